@@ -1,0 +1,42 @@
+// Shared plumbing of the tsctl executable: how subcommands register, and how
+// errors become one stderr line and an exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tsctl/error.h"
+
+namespace tsctl::cli {
+
+struct GlobalOptions {
+  bool verbose = false;
+};
+
+// What each cmd_*.cc provides: adds its subcommand to `app` and sets `run` to
+// the function main calls when that subcommand was given.
+struct Command {
+  CLI::App* sub = nullptr;
+  std::function<int()> run;
+};
+
+Command AddInspect(CLI::App& app, const GlobalOptions& global);
+Command AddGraph(CLI::App& app, const GlobalOptions& global);
+Command AddCode(CLI::App& app, const GlobalOptions& global);
+
+// Prints "tsctl: <command>: <subject>: <message>" (and the detail with -v)
+// to stderr and returns the exit code for the error's kind.
+int Report(const std::string& command, const std::string& subject, const Error& error,
+           const GlobalOptions& global);
+
+// Same for an error that is not a tsctl::Error (treated as an I/O failure).
+int ReportUnexpected(const std::string& command, const std::string& subject,
+                     const std::exception& error);
+
+// Writes `text` to `path` atomically, or to stdout when `path` is empty or "-".
+void WriteOutput(const std::string& path, const std::string& text);
+
+}  // namespace tsctl::cli

@@ -1,0 +1,70 @@
+// tsctl inspect ARCHIVE...: everything inside an archive, without LibTorch.
+#include <iostream>
+#include <memory>
+
+#include "cli.h"
+#include "tsctl/archive.h"
+#include "tsctl/inspect.h"
+
+namespace tsctl::cli {
+namespace {
+
+struct InspectFlags {
+  std::vector<std::string> archives;
+  bool json = false;
+  bool verify = false;
+  bool no_records = false;
+  bool no_code = false;
+};
+
+int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
+  int status = kExitOk;
+  bool first = true;
+  for (const std::string& path : f.archives) {
+    try {
+      std::unique_ptr<ByteSource> src;
+      try {
+        src = OpenFileSource(path);
+      } catch (const Error& e) {
+        throw Error(e.kind(), std::string("cannot open: ") + e.what());
+      }
+      Archive archive = Archive::Open(std::move(src));
+      InspectOptions options;
+      options.verify_crc = f.verify;
+      ArchiveInfo info = Inspect(archive, options);
+      if (f.json) {
+        std::cout << ToJson(info).dump() << '\n';
+      } else {
+        if (!first) std::cout << '\n';
+        TextOptions text;
+        text.show_records = !f.no_records;
+        text.show_code = !f.no_code;
+        RenderText(info, std::cout, text);
+      }
+      first = false;
+    } catch (const Error& e) {
+      int code = Report("inspect", path, e, global);
+      if (status == kExitOk) status = code;
+    } catch (const std::exception& e) {
+      int code = ReportUnexpected("inspect", path, e);
+      if (status == kExitOk) status = code;
+    }
+  }
+  std::cout << std::flush;
+  return status;
+}
+
+}  // namespace
+
+Command AddInspect(CLI::App& app, const GlobalOptions& global) {
+  auto flags = std::make_shared<InspectFlags>();
+  CLI::App* sub = app.add_subcommand("inspect", "Show everything inside archives without loading them into LibTorch");
+  sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...)")->required();
+  sub->add_flag("--json", flags->json, "One JSON document per archive and line (schema_version 1)");
+  sub->add_flag("--verify", flags->verify, "Also read tensor data records and check their CRC-32");
+  sub->add_flag("--no-records", flags->no_records, "Text output: leave out the record table");
+  sub->add_flag("--no-code", flags->no_code, "Text output: leave out code records and classes");
+  return {sub, [flags, &global] { return RunInspect(*flags, global); }};
+}
+
+}  // namespace tsctl::cli

@@ -1,0 +1,67 @@
+// A TorchScript archive opened without LibTorch: its records (with the root
+// folder stripped, as PyTorchStreamReader does), format facts and contents.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tsctl/source.h"
+#include "tsctl/zip.h"
+
+namespace tsctl {
+
+// What a file turned out to be.
+enum class ArchiveKind {
+  kTorchScript,        // data.pkl + code/ (+ constants.pkl)
+  kTorchScriptLegacy,  // PyTorch 1.0/1.1: model.json + tensors/
+  kTorchSave,          // a torch.save checkpoint (ZIP with data.pkl, no code/)
+  kOtherZip,           // some other ZIP archive
+  kTorchSaveLegacy,    // pre-1.6 torch.save: a bare pickle stream
+  kPythonSource,
+  kEmpty,
+  kTruncatedZip,
+  kUnknown,
+};
+
+const char* ArchiveKindName(ArchiveKind kind);
+
+class Archive {
+ public:
+  // Opens and classifies `src`. Throws tsctl::Error (kFormat) if the bytes are
+  // not a TorchScript archive, with a message that says what they are.
+  static Archive Open(std::unique_ptr<ByteSource> src);
+  // Like Open, but also accepts other kinds (`kind()` says which) as long as
+  // the ZIP layout can be read; used by validate to classify any file.
+  static Archive OpenAny(std::unique_ptr<ByteSource> src);
+
+  // Classifies bytes that are not a readable ZIP (for messages).
+  static ArchiveKind Sniff(const ByteSource& src);
+
+  ArchiveKind kind() const { return kind_; }
+  const ByteSource& source() const { return *src_; }
+  const ZipLayout& layout() const { return layout_; }
+  // Root folder shared by the records ("" if none).
+  const std::string& root() const { return root_; }
+
+  // Record name without the root folder.
+  std::string RecordName(const ZipEntry& e) const;
+  // Finds a record by its name without the root folder; null if absent. With
+  // duplicate names, the last one (what miniz and LibTorch use).
+  const ZipEntry* Find(const std::string& record) const;
+  bool Has(const std::string& record) const { return Find(record) != nullptr; }
+  // Reads a record fully, checking its CRC. Throws tsctl::Error (kFormat) if
+  // absent or corrupt, or bigger than `max_bytes`.
+  std::string Read(const std::string& record, uint64_t max_bytes = uint64_t{256} << 20) const;
+
+ private:
+  Archive() = default;
+  std::unique_ptr<ByteSource> src_;
+  ZipLayout layout_;
+  std::string root_;
+  ArchiveKind kind_ = ArchiveKind::kUnknown;
+};
+
+}  // namespace tsctl

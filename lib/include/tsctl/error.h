@@ -1,0 +1,46 @@
+// Errors raised by the tsctl library, and the exit codes the CLI maps them to.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tsctl {
+
+// What kind of failure an Error is. Each maps to one documented exit code.
+enum class ErrorKind {
+  kUsage,        // bad arguments or options (exit 2)
+  kIo,           // a file is missing, unreadable or cannot be written (exit 3)
+  kFormat,       // not a TorchScript archive, or a corrupt one (exit 4)
+  kTorch,        // LibTorch rejected the archive or failed running it (exit 5)
+  kUnavailable,  // a feature this build or machine lacks, e.g. CUDA (exit 6)
+};
+
+// Exit codes of the tsctl executable. Documented in README.md and tsctl(1).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFindings = 1;  // validate found errors, stamp --check differs
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitIo = 3;
+inline constexpr int kExitFormat = 4;
+inline constexpr int kExitTorch = 5;
+inline constexpr int kExitUnavailable = 6;
+
+int ExitCodeFor(ErrorKind kind);
+
+// The one exception type the library throws. `what()` is a single line that
+// names the failing thing and the cause; `detail()` may carry a multi-line
+// diagnostic (a LibTorch backtrace) that the CLI shows only with -v.
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message, std::string detail = {})
+      : std::runtime_error(message), kind_(kind), detail_(std::move(detail)) {}
+  ~Error() override;  // out of line: keeps the type's identity in libtsctl
+
+  ErrorKind kind() const { return kind_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  ErrorKind kind_;
+  std::string detail_;
+};
+
+}  // namespace tsctl

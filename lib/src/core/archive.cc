@@ -1,0 +1,133 @@
+#include "tsctl/archive.h"
+
+#include <algorithm>
+
+#include "tsctl/error.h"
+
+namespace tsctl {
+
+const char* ArchiveKindName(ArchiveKind kind) {
+  switch (kind) {
+    case ArchiveKind::kTorchScript: return "torchscript";
+    case ArchiveKind::kTorchScriptLegacy: return "torchscript-legacy";
+    case ArchiveKind::kTorchSave: return "torch-save";
+    case ArchiveKind::kOtherZip: return "zip";
+    case ArchiveKind::kTorchSaveLegacy: return "torch-save-legacy";
+    case ArchiveKind::kPythonSource: return "python-source";
+    case ArchiveKind::kEmpty: return "empty";
+    case ArchiveKind::kTruncatedZip: return "truncated-zip";
+    case ArchiveKind::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+namespace {
+
+std::string CommonRoot(const ZipLayout& layout) {
+  if (layout.entries.empty()) return {};
+  const std::string& first = layout.entries.front().name;
+  size_t slash = first.find('/');
+  if (slash == std::string::npos || slash == 0) return {};
+  std::string root = first.substr(0, slash + 1);
+  for (const ZipEntry& e : layout.entries) {
+    if (e.name.compare(0, root.size(), root) != 0) return {};
+  }
+  return root.substr(0, root.size() - 1);
+}
+
+bool LooksLikePythonSource(const std::string& head) {
+  static const char* kStarts[] = {"#", "import ", "from ", "def ", "class ", "\"\"\"", "'''"};
+  size_t printable = 0;
+  for (unsigned char c : head) printable += (c == '\n' || c == '\t' || c == '\r' || (c >= 32 && c < 127) || c >= 0x80);
+  if (head.empty() || printable != head.size()) return false;
+  std::string trimmed = head.substr(head.find_first_not_of(" \t\r\n") == std::string::npos ? 0 : head.find_first_not_of(" \t\r\n"));
+  for (const char* s : kStarts) {
+    if (trimmed.rfind(s, 0) == 0) return true;
+  }
+  return head.find("\nimport ") != std::string::npos || head.find("\ndef ") != std::string::npos;
+}
+
+std::string Describe(ArchiveKind kind) {
+  switch (kind) {
+    case ArchiveKind::kTorchSave:
+      return "a torch.save checkpoint (ZIP with data.pkl but no code/), not a TorchScript archive; load it with torch.load";
+    case ArchiveKind::kTorchSaveLegacy:
+      return "a legacy torch.save pickle (PyTorch < 1.6), not a TorchScript archive";
+    case ArchiveKind::kOtherZip: return "a ZIP archive without data.pkl or model.json, not a TorchScript archive";
+    case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
+    case ArchiveKind::kEmpty: return "empty file, not a TorchScript archive";
+    case ArchiveKind::kTruncatedZip: return "truncated ZIP archive: its central directory is missing";
+    default: return "not a ZIP archive, so not a TorchScript archive";
+  }
+}
+
+}  // namespace
+
+ArchiveKind Archive::Sniff(const ByteSource& src) {
+  if (src.Size() == 0) return ArchiveKind::kEmpty;
+  std::string head = src.ReadString(0, static_cast<size_t>(std::min<uint64_t>(src.Size(), 512)));
+  if (head.rfind("PK\x03\x04", 0) == 0) return ArchiveKind::kTruncatedZip;
+  // Legacy torch.save: a pickle whose first object is the magic number
+  // 0x1950a86a20f9469cfc6c (LONG1 of 10 bytes right after PROTO 2).
+  if (head.size() >= 4 && static_cast<unsigned char>(head[0]) == 0x80 &&
+      static_cast<unsigned char>(head[2]) == 0x8a && head[3] == '\x0a') {
+    return ArchiveKind::kTorchSaveLegacy;
+  }
+  if (LooksLikePythonSource(head)) return ArchiveKind::kPythonSource;
+  return ArchiveKind::kUnknown;
+}
+
+std::string Archive::RecordName(const ZipEntry& e) const {
+  if (root_.empty()) return e.name;
+  return e.name.substr(root_.size() + 1);
+}
+
+const ZipEntry* Archive::Find(const std::string& record) const {
+  const std::string full = root_.empty() ? record : root_ + "/" + record;
+  for (auto it = layout_.entries.rbegin(); it != layout_.entries.rend(); ++it) {
+    if (it->name == full) return &*it;
+  }
+  return nullptr;
+}
+
+std::string Archive::Read(const std::string& record, uint64_t max_bytes) const {
+  const ZipEntry* e = Find(record);
+  if (!e) throw Error(ErrorKind::kFormat, "record '" + record + "' is missing");
+  return ReadEntry(*src_, *e, max_bytes);
+}
+
+Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
+  Archive a;
+  a.src_ = std::move(src);
+  try {
+    a.layout_ = ReadZipLayout(*a.src_);
+  } catch (const Error& e) {
+    ArchiveKind kind = Sniff(*a.src_);
+    if (kind == ArchiveKind::kTruncatedZip) throw Error(ErrorKind::kFormat, std::string("truncated ZIP archive: ") + e.what());
+    throw Error(ErrorKind::kFormat, Describe(kind));
+  }
+  a.root_ = CommonRoot(a.layout_);
+  if (a.Has("data.pkl")) {
+    bool has_code = false;
+    for (const ZipEntry& e : a.layout_.entries) {
+      if (a.RecordName(e).rfind("code/", 0) == 0) { has_code = true; break; }
+    }
+    a.kind_ = (has_code || a.Has("constants.pkl") || a.Has("bytecode.pkl")) ? ArchiveKind::kTorchScript
+                                                                          : ArchiveKind::kTorchSave;
+  } else if (a.Has("model.json")) {
+    a.kind_ = ArchiveKind::kTorchScriptLegacy;
+  } else {
+    a.kind_ = ArchiveKind::kOtherZip;
+  }
+  return a;
+}
+
+Archive Archive::Open(std::unique_ptr<ByteSource> src) {
+  Archive a = OpenAny(std::move(src));
+  if (a.kind_ != ArchiveKind::kTorchScript && a.kind_ != ArchiveKind::kTorchScriptLegacy) {
+    throw Error(ErrorKind::kFormat, Describe(a.kind_));
+  }
+  return a;
+}
+
+}  // namespace tsctl

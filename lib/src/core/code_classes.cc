@@ -1,0 +1,117 @@
+// Reads class declarations out of TorchScript code records. The serializer
+// writes them in a fixed shape (python_print.cpp), e.g.:
+//   class Linear(Module):
+//     __parameters__ = ["weight", "bias", ]
+//     __buffers__ = []
+//     weight : Tensor
+//     in_features : Final[int] = 3
+//     def forward(self: __torch__...Linear,
+#include <string>
+#include <vector>
+
+#include "tsctl/inspect.h"
+
+namespace tsctl {
+namespace {
+
+std::string ModuleOfRecord(const std::string& record) {
+  // "code/__torch__/torch/nn/modules/linear.py" -> "__torch__.torch.nn.modules.linear"
+  std::string m = record;
+  if (m.rfind("code/", 0) == 0) m = m.substr(5);
+  if (m.size() > 3 && m.compare(m.size() - 3, 3, ".py") == 0) m.resize(m.size() - 3);
+  for (char& c : m) {
+    if (c == '/') c = '.';
+  }
+  return m;
+}
+
+std::vector<std::string> QuotedList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while ((pos = text.find('"', pos)) != std::string::npos) {
+    size_t end = text.find('"', pos + 1);
+    if (end == std::string::npos) break;
+    out.push_back(text.substr(pos + 1, end - pos - 1));
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source) {
+  std::vector<ClassInfo> classes;
+  const std::string module = ModuleOfRecord(record);
+  ClassInfo* current = nullptr;
+  size_t pos = 0;
+  while (pos < source.size()) {
+    size_t nl = source.find('\n', pos);
+    if (nl == std::string::npos) nl = source.size();
+    std::string line = source.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.rfind("class ", 0) == 0) {
+      size_t paren = line.find('(');
+      size_t colon = line.find(':');
+      size_t name_end = std::min(paren, colon);
+      if (name_end == std::string::npos) continue;
+      ClassInfo c;
+      c.qualified_name = module + "." + Trim(line.substr(6, name_end - 6));
+      c.record = record;
+      if (paren != std::string::npos) {
+        size_t close = line.find(')', paren);
+        if (close != std::string::npos) c.base = line.substr(paren + 1, close - paren - 1);
+      }
+      classes.push_back(std::move(c));
+      current = &classes.back();
+      continue;
+    }
+    if (line.empty() || line[0] != ' ') {
+      if (!line.empty() && line[0] != '#') current = nullptr;
+      continue;
+    }
+    if (!current || line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') continue;
+    std::string body = line.substr(2);
+    if (body.rfind("def ", 0) == 0) {
+      size_t paren = body.find('(');
+      if (paren != std::string::npos) current->methods.push_back(Trim(body.substr(4, paren - 4)));
+    } else if (body.rfind("__parameters__", 0) == 0) {
+      current->parameters = QuotedList(body);
+    } else if (body.rfind("__buffers__", 0) == 0) {
+      current->buffers = QuotedList(body);
+    } else {
+      size_t colon = body.find(" : ");
+      if (colon == std::string::npos) continue;
+      std::string name = Trim(body.substr(0, colon));
+      if (!IsIdentifier(name)) continue;
+      std::string rest = body.substr(colon + 3);
+      AttributeInfo a;
+      a.name = name;
+      size_t eq = rest.find(" = ");
+      if (eq != std::string::npos) {
+        a.type = Trim(rest.substr(0, eq));
+        a.value = Trim(rest.substr(eq + 3));
+      } else {
+        a.type = Trim(rest);
+      }
+      current->attributes.push_back(std::move(a));
+    }
+  }
+  return classes;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,278 @@
+#include <cstdio>
+#include <functional>
+#include <iomanip>
+#include <sstream>
+
+#include "tsctl/inspect.h"
+
+namespace tsctl {
+namespace {
+
+using nlohmann::json;
+
+json TensorJson(const TensorInfo& t) {
+  return {{"name", t.name},       {"role", t.role},
+          {"dtype", t.dtype},     {"shape", t.shape},
+          {"stride", t.stride},   {"storage_offset", t.storage_offset},
+          {"storage_key", t.storage_key}, {"device", t.device},
+          {"numel", t.numel},     {"bytes", t.bytes},
+          {"requires_grad", t.requires_grad}, {"quantized", t.quantized}};
+}
+
+json AttrJson(const AttributeInfo& a) { return {{"name", a.name}, {"type", a.type}, {"value", a.value}}; }
+
+json ModuleJson(const ModuleInfo& m) {
+  json j = {{"name", m.name}, {"path", m.path}, {"type", m.type}};
+  j["tensors"] = json::array();
+  for (const auto& t : m.tensors) j["tensors"].push_back(TensorJson(t));
+  j["attributes"] = json::array();
+  for (const auto& a : m.attributes) j["attributes"].push_back(AttrJson(a));
+  j["children"] = json::array();
+  for (const auto& c : m.children) j["children"].push_back(ModuleJson(c));
+  return j;
+}
+
+template <typename T>
+json Opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::string Shape(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string Grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+// A simple aligned table: columns padded to their widest cell.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Columns listed in `right` are right-aligned.
+  void Print(std::ostream& out, const std::string& indent, const std::vector<size_t>& right = {}) const {
+    std::vector<size_t> width;
+    for (const auto& r : rows_) {
+      if (width.size() < r.size()) width.resize(r.size(), 0);
+      for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    }
+    for (const auto& r : rows_) {
+      std::string line = indent;
+      for (size_t i = 0; i < r.size(); ++i) {
+        bool is_right = std::find(right.begin(), right.end(), i) != right.end();
+        std::string pad(width[i] - r[i].size(), ' ');
+        if (i + 1 == r.size() && !is_right) {
+          line += r[i];
+        } else {
+          line += is_right ? pad + r[i] : r[i] + pad;
+        }
+        if (i + 1 < r.size()) line += "  ";
+      }
+      out << line << '\n';
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+void PrintModule(const ModuleInfo& m, std::ostream& out, const std::string& indent) {
+  out << indent << (m.name.empty() ? "(root)" : m.name) << "  " << m.type << '\n';
+  std::string inner = indent + "    ";
+  if (!m.tensors.empty()) {
+    Table t({"tensor", "role", "dtype", "shape", "device", "size"});
+    for (const auto& x : m.tensors) {
+      std::string name = x.name.substr(m.path.empty() ? 0 : std::min(x.name.size(), m.path.size() + 1));
+      t.Add({name, x.role, x.dtype + (x.requires_grad ? "" : ""), Shape(x.shape), x.device, HumanBytes(x.bytes)});
+    }
+    t.Print(out, inner, {5});
+  }
+  for (const auto& a : m.attributes) out << inner << a.name << " : " << a.type << " = " << a.value << '\n';
+  for (const auto& c : m.children) PrintModule(c, out, indent + "  ");
+}
+
+}  // namespace
+
+std::string HumanBytes(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, kUnits[u]);
+  return buf;
+}
+
+json ToJson(const ArchiveInfo& info) {
+  json j;
+  j["schema_version"] = kInspectSchemaVersion;
+  j["path"] = info.path;
+  j["file_size"] = info.file_size;
+  j["kind"] = info.kind;
+  j["root"] = info.root;
+  const FormatInfo& f = info.format;
+  j["format"] = {{"version", Opt(f.version)},
+                 {"version_record", f.version_record},
+                 {"byteorder", f.byteorder},
+                 {"serialization_id", f.serialization_id},
+                 {"constants_pkl", f.has_constants_pkl},
+                 {"bytecode", f.has_bytecode},
+                 {"bytecode_version", Opt(f.bytecode_version)},
+                 {"bytecode_methods", f.bytecode_methods},
+                 {"legacy", f.legacy},
+                 {"producer_name", f.producer_name},
+                 {"producer_version", f.producer_version},
+                 {"traced_inputs", f.traced_inputs}};
+  j["records"] = json::array();
+  for (const auto& r : info.records) {
+    j["records"].push_back({{"name", r.name},
+                            {"header_offset", r.header_offset},
+                            {"data_offset", r.data_offset},
+                            {"size", r.size},
+                            {"compressed_size", r.compressed_size},
+                            {"method", r.method == kZipStored ? "stored" : r.method == kZipDeflated ? "deflated" : std::to_string(r.method)},
+                            {"crc32", r.crc32},
+                            {"crc", r.crc_status},
+                            {"aligned", r.aligned},
+                            {"error", r.error}});
+  }
+  j["module"] = info.module ? ModuleJson(*info.module) : json(nullptr);
+  j["constants"] = json::array();
+  for (const auto& t : info.constants) j["constants"].push_back(TensorJson(t));
+  j["other_constants"] = json::array();
+  for (const auto& a : info.other_constants) j["other_constants"].push_back(AttrJson(a));
+  j["classes"] = json::array();
+  for (const auto& c : info.classes) {
+    json cj = {{"name", c.qualified_name}, {"record", c.record}, {"base", c.base},
+               {"methods", c.methods},     {"parameters", c.parameters}, {"buffers", c.buffers}};
+    cj["attributes"] = json::array();
+    for (const auto& a : c.attributes) cj["attributes"].push_back(AttrJson(a));
+    j["classes"].push_back(cj);
+  }
+  j["code"] = json::array();
+  for (const auto& c : info.code) {
+    j["code"].push_back({{"name", c.name}, {"size", c.size}, {"compressed_size", c.compressed_size}, {"debug_info", c.has_debug_info}});
+  }
+  j["extra"] = json::array();
+  for (const auto& x : info.extra) {
+    json xj = {{"name", x.name}, {"size", x.size}, {"content_type", x.content_type}, {"truncated", x.truncated}};
+    if (x.content_type == "json") {
+      xj["content"] = json::parse(x.content, nullptr, false);
+    } else if (x.content_type == "text") {
+      xj["content"] = x.content;
+    } else {
+      xj["content"] = nullptr;
+    }
+    if (!x.error.empty()) xj["error"] = x.error;
+    j["extra"].push_back(xj);
+  }
+  j["totals"] = json::array();
+  for (const auto& t : info.totals) {
+    j["totals"].push_back({{"dtype", t.dtype}, {"device", t.device}, {"tensors", t.tensors}, {"numel", t.numel}, {"bytes", t.bytes}});
+  }
+  j["tensor_bytes"] = info.tensor_bytes;
+  j["storage_bytes"] = info.storage_bytes;
+  j["warnings"] = info.warnings;
+  return j;
+}
+
+void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& options) {
+  const FormatInfo& f = info.format;
+  out << "archive  " << info.path << " (" << HumanBytes(info.file_size) << ")\n";
+  out << "kind     " << info.kind << (f.has_bytecode ? " (mobile: bytecode.pkl)" : "") << '\n';
+  out << "root     " << (info.root.empty() ? "(none)" : info.root) << '\n';
+  std::string fmt = f.version ? "version " + std::to_string(*f.version) + " (" + f.version_record + ")" : "version unknown";
+  if (f.legacy) fmt += ", legacy model.json layout (producer " + f.producer_name + " " + f.producer_version + ")";
+  if (!f.byteorder.empty()) fmt += ", byteorder " + f.byteorder;
+  if (!f.serialization_id.empty()) fmt += ", serialization id " + f.serialization_id;
+  if (f.bytecode_version) fmt += ", bytecode version " + std::to_string(*f.bytecode_version);
+  if (f.traced_inputs) fmt += ", traced_inputs/ present";
+  out << "format   " << fmt << '\n';
+  size_t unaligned = 0, bad_crc = 0;
+  for (const auto& r : info.records) {
+    if (r.name.rfind("data/", 0) == 0 && !r.aligned) ++unaligned;
+    if (r.crc_status == "mismatch" || r.crc_status == "error") ++bad_crc;
+  }
+  out << "records  " << info.records.size() << ", " << unaligned << " data records unaligned, " << bad_crc << " failing CRC\n";
+  out << "tensors  " << HumanBytes(info.tensor_bytes) << " in tensors, " << HumanBytes(info.storage_bytes) << " of tensor data records\n";
+
+  if (options.show_records) {
+    out << "\nRecords\n";
+    Table t({"name", "size", "stored", "method", "crc", "aligned"});
+    for (const auto& r : info.records) {
+      t.Add({r.name, HumanBytes(r.size), HumanBytes(r.compressed_size),
+             r.method == kZipStored ? "stored" : r.method == kZipDeflated ? "deflated" : std::to_string(r.method),
+             r.crc_status, r.error.empty() ? (r.aligned ? "yes" : "no") : "error"});
+    }
+    t.Print(out, "  ", {1, 2});
+  }
+  if (info.module) {
+    out << "\nModules\n";
+    PrintModule(*info.module, out, "  ");
+  }
+  if (!info.totals.empty()) {
+    out << "\nTensors by dtype and device\n";
+    Table t({"dtype", "device", "tensors", "elements", "size"});
+    for (const auto& x : info.totals) t.Add({x.dtype, x.device, std::to_string(x.tensors), Grouped(x.numel), HumanBytes(x.bytes)});
+    t.Print(out, "  ", {2, 3, 4});
+  }
+  if (!info.constants.empty() || !info.other_constants.empty()) {
+    out << "\nConstants\n";
+    for (const auto& c : info.constants) out << "  " << c.name << "  " << c.dtype << Shape(c.shape) << "  " << c.device << "  " << HumanBytes(c.bytes) << '\n';
+    for (const auto& c : info.other_constants) out << "  " << c.name << "  " << c.value << '\n';
+  }
+  if (options.show_code && !info.code.empty()) {
+    out << "\nCode\n";
+    Table t({"record", "size", "debug"});
+    for (const auto& c : info.code) t.Add({c.name, HumanBytes(c.size), c.has_debug_info ? "yes" : "no"});
+    t.Print(out, "  ", {1});
+    out << "\nClasses\n";
+    for (const auto& c : info.classes) {
+      out << "  " << c.qualified_name << (c.base.empty() ? "" : "(" + c.base + ")") << '\n';
+      if (!c.methods.empty()) {
+        std::string m;
+        for (const auto& name : c.methods) m += (m.empty() ? "" : ", ") + name;
+        out << "    methods: " << m << '\n';
+      }
+      for (const auto& a : c.attributes) {
+        if (a.type.rfind("Final[", 0) == 0) out << "    constant: " << a.name << " : " << a.type << " = " << a.value << '\n';
+      }
+    }
+  }
+  if (f.has_bytecode && !f.bytecode_methods.empty()) {
+    out << "\nBytecode methods\n";
+    for (const auto& m : f.bytecode_methods) out << "  " << m << '\n';
+  }
+  out << "\nExtra files";
+  if (info.extra.empty()) out << "  (none)";
+  out << '\n';
+  for (const auto& x : info.extra) {
+    out << "  " << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
+    if (!x.content.empty()) {
+      std::string shown = x.content;
+      if (x.content_type == "json") {
+        auto parsed = nlohmann::json::parse(x.content, nullptr, false);
+        if (!parsed.is_discarded()) shown = parsed.dump(2);
+      }
+      std::istringstream lines(shown);
+      std::string line;
+      while (std::getline(lines, line)) out << "    | " << line << '\n';
+    }
+    if (!x.error.empty()) out << "    error: " << x.error << '\n';
+  }
+  if (!info.warnings.empty()) {
+    out << "\nWarnings\n";
+    for (const auto& w : info.warnings) out << "  " << w << '\n';
+  }
+}
+
+}  // namespace tsctl

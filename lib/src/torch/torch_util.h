@@ -1,0 +1,24 @@
+// Helpers shared by the LibTorch plugin's commands.
+#pragma once
+
+#include <torch/script.h>
+
+#include <string>
+
+#include "tsctl/error.h"
+
+namespace tsctl {
+
+// Loads an archive on the CPU (also when its tensors were saved on CUDA).
+// Throws tsctl::Error (kTorch) with LibTorch's cause in one line and the full
+// message as detail.
+torch::jit::Module LoadModule(const std::string& path);
+
+// Turns a LibTorch exception into a tsctl::Error of `kind`.
+Error FromTorch(const std::exception& e, ErrorKind kind = ErrorKind::kTorch);
+
+// The method `name` of `module`. Throws tsctl::Error (kUsage) listing the
+// methods there are if it does not exist.
+torch::jit::Method FindMethod(const torch::jit::Module& module, const std::string& name);
+
+}  // namespace tsctl

@@ -1,0 +1,590 @@
+#!/usr/bin/python3
+"""Regenerate the tsctl test corpus under testdata/.
+
+Usage:
+    /usr/bin/python3 scripts/gen_testdata.py [--out testdata]
+
+Needs torch (written against the Debian build of torch 1.13.1, CPU only).
+The output is deterministic: fixed seeds, fixed values, and every ZIP
+rewritten by this script uses fixed timestamps. Running it twice yields
+byte-identical files. See testdata/README.md (written by this script) for
+what each file is.
+"""
+
+import argparse
+import hashlib
+import json
+import linecache
+import os
+import shutil
+import struct
+import sys
+import tempfile
+import warnings
+import zipfile
+
+# TorchScript iterates Python sets of attribute names (e.g. a module's
+# __constants__) when it emits code/, so str hash randomization changes the
+# order of "Final" lines between runs. Pin the hash seed by re-executing.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+SEED = 20240101
+PYTORCH_ALIGNMENT = 64  # PyTorchStreamWriter aligns record data to 64 bytes
+# DOS date/time 0, which is what PyTorchStreamWriter (miniz) writes.
+ZIP_DATE_TIME = (1980, 0, 0, 0, 0, 0)
+
+
+def seed():
+    torch.manual_seed(SEED)
+
+
+# --------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------
+
+# The model classes are compiled from this string under a fixed pseudo file
+# name (registered in linecache so inspect/TorchScript can read the source),
+# so that source ranges saved in the archives' debug_pkl records, and hence
+# the golden graphs, do not depend on where this repository is checked out.
+MODELS_FILENAME = "tsctl_testdata_models.py"
+MODELS_SRC = '''\
+import torch
+import torch.nn as nn
+from torch import Tensor
+from typing import Dict, List
+from typing import Final
+import threading
+
+
+def trace_in_fixed_stack(module, example):
+    # torch.jit.trace records the whole Python call stack ("file(line): func")
+    # into the archive's debug_pkl records. Tracing on a fresh thread whose
+    # only non-torch frame lives in this pseudo file keeps those bytes
+    # independent of where gen_testdata.py is checked out.
+    box = {}
+
+    def target():
+        try:
+            box["value"] = torch.jit.trace(module, example)
+        except BaseException as e:
+            box["error"] = e
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.relu = nn.ReLU()
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = self.relu(x)
+        x = self.bn(x)
+        x = self.pool(x)
+        x = self.flatten(x)
+        return self.fc(x)
+
+
+class Block(nn.Module):
+    # submodule with its own parameters and a buffer
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+        self.register_buffer("gain", torch.full((width,), 0.5))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.relu(self.fc(x)) * self.gain
+
+
+class MultiModel(nn.Module):
+    __constants__ = ["hidden"]
+    max_steps: Final[int]
+
+    def __init__(self):
+        super().__init__()
+        self.hidden = 4
+        self.max_steps = 3
+        self.block = Block(4)
+        self.head = nn.Linear(4, 3)
+        self.register_buffer("offset", torch.tensor([0.0, 0.25, 0.5, 0.75]))
+        # non-tensor attributes
+        self.num_steps: int = 2
+        self.threshold: float = 0.125
+        self.name: str = "multi-demo"
+        self.dims: List[int] = [4, 4, 3]
+        self.label_to_id: Dict[str, int] = {"cat": 0, "dog": 1, "bird": 2}
+
+    def forward(self, x: Tensor, steps: int = 2) -> Tensor:
+        y = x + self.offset
+        for _ in range(min(steps, self.max_steps)):
+            y = self.block(y)
+        if bool(y.sum() > self.threshold):
+            y = y * 2.0
+        else:
+            y = y - 1.0
+        return self.head(y)
+
+    @torch.jit.export
+    def predict(self, x: Tensor) -> List[int]:
+        scores = self.forward(x, self.num_steps)
+        idx = scores.argmax(dim=-1)
+        out: List[int] = []
+        for i in range(idx.size(0)):
+            out.append(int(idx[i]))
+        return out
+
+    @torch.jit.export
+    def describe(self) -> str:
+        labels = sorted(self.label_to_id.keys())
+        return (self.name + " hidden=" + str(self.hidden) + " dims=" + str(self.dims)
+                + " labels=" + ",".join(labels))
+
+
+class TinyLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.relu(self.fc(x))
+
+
+class DynQuantModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 8)
+        self.fc2 = nn.Linear(8, 4)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class StaticQuantConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.quantization.QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.relu = nn.ReLU()
+        self.dequant = torch.quantization.DeQuantStub()
+
+    def forward(self, x):
+        return self.dequant(self.relu(self.conv(self.quant(x))))
+
+
+class MobileNetish(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = torch.relu(self.conv(x))
+        x = x.mean(dim=[2, 3])
+        return self.fc(x)
+'''
+
+
+# Set by load_models().
+SmallCNN = MultiModel = DynQuantModel = StaticQuantConv = TinyLinear = MobileNetish = None
+trace_in_fixed_stack = None
+
+
+def load_models():
+    lines = MODELS_SRC.splitlines(True)
+    # mtime None: linecache.checkcache() keeps the entry although no such file exists
+    linecache.cache[MODELS_FILENAME] = (len(MODELS_SRC), None, lines, MODELS_FILENAME)
+    ns = {"__name__": __name__}  # classes keep __module__ == "__main__" -> __torch__.<Class>
+    exec(compile(MODELS_SRC, MODELS_FILENAME, "exec"), ns)
+    globals().update({k: v for k, v in ns.items() if isinstance(v, type) and issubclass(v, nn.Module)})
+    globals()["trace_in_fixed_stack"] = ns["trace_in_fixed_stack"]
+
+
+# --------------------------------------------------------------------------
+# ZIP helpers
+# --------------------------------------------------------------------------
+
+def read_records(path):
+    """Return [(name, bytes)] in archive order."""
+    with zipfile.ZipFile(path) as zf:
+        return [(i.filename, zf.read(i.filename)) for i in zf.infolist()]
+
+
+def write_zip(path, records):
+    """Write records (list of (name, bytes), duplicates allowed) as a stored
+    ZIP that looks like PyTorchStreamWriter output: fixed DOS time 0, and
+    each record's data aligned to 64 bytes via an 'FB' padding extra field in
+    the local header only (the central directory has no extra)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Duplicate name" for duplicate_record.pt
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+            for name, data in records:
+                info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
+                info.compress_type = zipfile.ZIP_STORED
+                info.create_system = 0
+                info.external_attr = 0
+                start = zf.fp.tell()
+                data_pos = start + 30 + len(name.encode("utf-8"))
+                pad = (-data_pos) % PYTORCH_ALIGNMENT
+                if pad != 0 and pad < 4:
+                    pad += PYTORCH_ALIGNMENT
+                if pad:
+                    info.extra = b"FB" + struct.pack("<H", pad - 4) + b"Z" * (pad - 4)
+                zf.writestr(info, data)
+                info.extra = b""  # keep the central directory like PyTorch's
+
+
+def flip_byte_in_record(path, record_name, index=0):
+    """Flip one byte inside a stored record's data without touching headers."""
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo(record_name)
+        assert info.compress_type == zipfile.ZIP_STORED
+        offset = info.header_offset
+        size = info.file_size
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        hdr = f.read(30)
+        assert hdr[:4] == b"PK\x03\x04"
+        name_len, extra_len = struct.unpack("<HH", hdr[26:30])
+        assert 0 <= index < size
+        pos = offset + 30 + name_len + extra_len + index
+        f.seek(pos)
+        b = f.read(1)[0]
+        f.seek(pos)
+        f.write(bytes([b ^ 0xFF]))
+
+
+def root_of(records):
+    return records[0][0].split("/", 1)[0]
+
+
+# --------------------------------------------------------------------------
+# Generation
+# --------------------------------------------------------------------------
+
+def write_text(path, s):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(s)
+
+
+def write_bytes(path, b):
+    with open(path, "wb") as f:
+        f.write(b)
+
+
+def make_blob(n=200):
+    out = b""
+    i = 0
+    while len(out) < n:
+        out += hashlib.sha256(b"tsctl-blob-%d" % i).digest()
+        i += 1
+    # start with bytes that are never valid UTF-8 so it is clearly binary
+    return (b"\x00\xff\xfe\x80" + out)[:n]
+
+
+def gen_traced_cnn(out):
+    seed()
+    m = SmallCNN()
+    # give BatchNorm non-trivial running stats so freezing folds real values
+    with torch.no_grad():
+        m.bn.running_mean.copy_(torch.linspace(-0.5, 0.5, 8))
+        m.bn.running_var.copy_(torch.linspace(0.5, 1.5, 8))
+    m.eval()
+    traced = trace_in_fixed_stack(m, torch.rand(1, 3, 32, 32))
+    torch.jit.save(traced, os.path.join(out, "traced_cnn.pt"))
+
+
+def gen_scripted_multi(out):
+    seed()
+    m = torch.jit.script(MultiModel().eval())
+    torch.jit.save(m, os.path.join(out, "scripted_multi.pt"))
+
+
+def gen_quantized(out, notes):
+    engines = torch.backends.quantized.supported_engines
+    engine = "qnnpack" if "qnnpack" in engines else ("fbgemm" if "fbgemm" in engines else None)
+    notes.append("quantized engines supported: %s; using %r" % (engines, engine))
+    if engine is None:
+        raise RuntimeError("no quantized engine among %s" % engines)
+    torch.backends.quantized.engine = engine
+
+    seed()
+    m = DynQuantModel().eval()
+    q = torch.quantization.quantize_dynamic(m, {nn.Linear}, dtype=torch.qint8)
+    qs = torch.jit.script(q)
+    torch.jit.save(qs, os.path.join(out, "quantized.pt"))
+
+    seed()
+    try:
+        m = StaticQuantConv().eval()
+        m.qconfig = torch.quantization.get_default_qconfig(engine)
+        torch.quantization.prepare(m, inplace=True)
+        with torch.no_grad():
+            for _ in range(4):
+                m(torch.rand(1, 3, 8, 8))
+        torch.quantization.convert(m, inplace=True)
+        traced = trace_in_fixed_stack(m, torch.rand(1, 3, 8, 8))
+        torch.jit.save(traced, os.path.join(out, "quantized_static.pt"))
+        notes.append("quantized_static.pt: static quantization with %s OK" % engine)
+        return ["quantized.pt", "quantized_static.pt"]
+    except Exception as e:  # pragma: no cover
+        notes.append("quantized_static.pt SKIPPED: %s: %s" % (type(e).__name__, e))
+        return ["quantized.pt"]
+
+
+PRODUCER_INFO = {
+    "producer": "tsctl/scripts/gen_testdata.py",
+    "torch_version": "1.13",
+    "model": {"name": "TinyLinear", "inputs": [{"name": "x", "shape": [1, 4]}], "outputs": 1},
+    "tags": ["test", "extra-files"],
+}
+
+
+def gen_with_extra(out):
+    seed()
+    m = torch.jit.script(TinyLinear().eval())
+    extra = {
+        "producer_info.json": json.dumps(PRODUCER_INFO, indent=2, sort_keys=True) + "\n",
+        "notes.txt": "Test archive with extra files for tsctl.\n",
+        "blob.bin": make_blob(200),
+    }
+    torch.jit.save(m, os.path.join(out, "with_extra.pt"), _extra_files=extra)
+
+
+def gen_mobile(out, notes):
+    from torch.utils.mobile_optimizer import optimize_for_mobile
+    seed()
+    m = torch.jit.script(MobileNetish().eval())
+    opt = optimize_for_mobile(m)
+    opt._save_for_lite_interpreter(os.path.join(out, "mobile.ptl"))
+    names = [n for n, _ in read_records(os.path.join(out, "mobile.ptl"))]
+    assert any(n.endswith("/bytecode.pkl") for n in names), names
+
+
+def gen_renamed_root(out, tmp):
+    seed()
+    m = torch.jit.script(TinyLinear().eval())
+    src = os.path.join(tmp, "original_name.pt")  # root folder: "original_name"
+    torch.jit.save(m, src)
+    shutil.copyfile(src, os.path.join(out, "renamed_root.pt"))
+
+
+def save_tiny(path):
+    seed()
+    torch.jit.save(torch.jit.script(TinyLinear().eval()), path)
+
+
+def gen_bad(out, tmp):
+    bad = os.path.join(out, "bad")
+    os.makedirs(bad, exist_ok=True)
+
+    def tiny_records(stem):
+        p = os.path.join(tmp, stem + ".pt")
+        save_tiny(p)  # root folder == stem, as if saved under its final name
+        return p, read_records(p)
+
+    # truncated.pt: valid archive cut in half
+    p, _ = tiny_records("truncated")
+    data = open(p, "rb").read()
+    write_bytes(os.path.join(bad, "truncated.pt"), data[: len(data) // 2])
+
+    # not_zip.pt: plain text
+    write_text(os.path.join(bad, "not_zip.pt"),
+               "This is not a ZIP archive, just plain text with a .pt name.\n" * 4)
+
+    # checkpoint.pth: torch.save of a state_dict (zip, data.pkl, no code/)
+    seed()
+    torch.save(TinyLinear().state_dict(), os.path.join(bad, "checkpoint.pth"))
+
+    # python_source.ptl
+    write_text(os.path.join(bad, "python_source.ptl"),
+               "import torch\n\n\nclass Model(torch.nn.Module):\n"
+               "    def forward(self, x):\n        return x * 2\n\n\n"
+               "torch.jit.save(torch.jit.script(Model()), 'model.ptl')\n")
+
+    # empty.pt
+    write_bytes(os.path.join(bad, "empty.pt"), b"")
+
+    # crc_mismatch.pt: flip first byte of the first data/ record
+    p, recs = tiny_records("crc_mismatch")
+    dst = os.path.join(bad, "crc_mismatch.pt")
+    shutil.copyfile(p, dst)
+    data_rec = sorted(n for n, _ in recs if "/data/" in n)[0]
+    flip_byte_in_record(dst, data_rec, 0)
+
+    # bad_version.pt: version record content replaced with 99
+    p, recs = tiny_records("bad_version")
+    new = []
+    for n, d in recs:
+        if n.endswith("/version") or n.endswith("/.data/version"):
+            d = b"99\n" if d.endswith(b"\n") else b"99"
+        new.append((n, d))
+    write_zip(os.path.join(bad, "bad_version.pt"), new)
+
+    # missing_data_pkl.pt: data.pkl record removed
+    p, recs = tiny_records("missing_data_pkl")
+    root = root_of(recs)
+    write_zip(os.path.join(bad, "missing_data_pkl.pt"),
+              [(n, d) for n, d in recs if n != root + "/data.pkl"])
+
+    # path_traversal.pt: extra record "../evil.txt"
+    p, recs = tiny_records("path_traversal")
+    write_zip(os.path.join(bad, "path_traversal.pt"),
+              recs + [("../evil.txt", b"this file tried to escape the archive root\n")])
+
+    # duplicate_record.pt: <root>/version appears twice (same content)
+    p, recs = tiny_records("duplicate_record")
+    root = root_of(recs)
+    dup = [(n, d) for n, d in recs if n == root + "/version"]
+    assert len(dup) == 1
+    write_zip(os.path.join(bad, "duplicate_record.pt"), recs + dup)
+
+
+def gen_golden(out, stems, notes):
+    gold = os.path.join(out, "golden")
+    os.makedirs(gold, exist_ok=True)
+    for stem in stems:
+        m = torch.jit.load(os.path.join(out, stem + ".pt"), map_location="cpu")
+        write_text(os.path.join(gold, stem + ".graph.txt"), str(m.graph))
+        write_text(os.path.join(gold, stem + ".inlined_graph.txt"), str(m.inlined_graph))
+        write_text(os.path.join(gold, stem + ".code.txt"), m.code)
+        if stem == "scripted_multi":
+            write_text(os.path.join(gold, stem + ".predict.graph.txt"), str(m.predict.graph))
+        if stem == "traced_cnn":
+            try:
+                fm = torch.jit.load(os.path.join(out, stem + ".pt"), map_location="cpu")
+                frozen = torch.jit.optimize_for_inference(torch.jit.freeze(fm.eval()))
+                write_text(os.path.join(gold, stem + ".frozen_graph.txt"), str(frozen.graph))
+            except Exception as e:  # pragma: no cover
+                notes.append("traced_cnn.frozen_graph.txt SKIPPED: %s: %s" % (type(e).__name__, e))
+
+
+README = """\
+# tsctl test data
+
+Everything in this folder is generated by `scripts/gen_testdata.py`:
+
+    /usr/bin/python3 scripts/gen_testdata.py [--out testdata]
+
+(`/usr/bin/python3` is the interpreter that has torch; generated with torch
+{torch_version}.) The script is deterministic and idempotent: running it again
+reproduces every file byte for byte, wherever the repository is checked out.
+To get there it uses fixed seeds and values, fixed ZIP timestamps, re-executes
+itself with `PYTHONHASHSEED=0` (TorchScript emits a module's `__constants__`
+in Python set order), compiles the model classes under the fixed pseudo file
+name `tsctl_testdata_models.py` (source ranges in `debug_pkl` and the goldens),
+and traces on a helper thread (`torch.jit.trace` stores the Python call stack
+in `debug_pkl`). Paths of torch's own sources (`/usr/lib/python3/dist-packages/
+torch/...`) still appear in `debug_pkl` and in the goldens, so regenerate with
+the same torch installation. Do not edit these files by hand; change the
+script and rerun. Any change to the script may change the archives (e.g. the
+`___torch_mangle_N` numbers depend on the order models are compiled).
+
+PyTorch names an archive's root folder after the file stem it was saved to
+(e.g. `traced_cnn/data.pkl`), except `renamed_root.pt`.
+
+## Valid TorchScript archives
+
+| File | What it is |
+|---|---|
+| `traced_cnn.pt` | `torch.jit.trace` of Conv2d(3,8,3) -> ReLU -> BatchNorm2d -> AdaptiveAvgPool2d(1) -> Flatten -> Linear(8,10), eval mode, traced on `rand(1,3,32,32)`. |
+| `scripted_multi.pt` | `torch.jit.script` model: loop + `if` on data, submodule `block` (Linear + buffer `gain`), buffer `offset`, attributes `num_steps:int`, `threshold:float`, `name:str`, `dims:List[int]`, `label_to_id:Dict[str,int]`, constants `hidden` (`__constants__`) and `max_steps` (`Final`), exported methods `predict(x) -> List[int]` and `describe() -> str`. |
+| `quantized.pt` | scripted `quantize_dynamic` (qint8) of Linear(8,8) -> ReLU -> Linear(8,4); packed params via `quantized.linear_dynamic`. |
+| `quantized_static.pt` | traced static-quantized Conv2d(3,4,3) + ReLU with Quant/DeQuant stubs (engine: {engine}). |
+| `with_extra.pt` | scripted Linear(4,2)+ReLU saved with `_extra_files`: `extra/producer_info.json` (nested JSON), `extra/notes.txt`, `extra/blob.bin` (200 non-text bytes). |
+| `mobile.ptl` | `optimize_for_mobile` + `_save_for_lite_interpreter` of a small conv+linear model; contains `bytecode.pkl`. |
+| `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
+
+## Broken inputs (`bad/`)
+
+| File | What it is |
+|---|---|
+| `bad/truncated.pt` | a valid small archive cut to half its length (no end-of-central-directory). |
+| `bad/not_zip.pt` | plain text. |
+| `bad/checkpoint.pth` | `torch.save(state_dict)`: a PyTorch zip with `data.pkl`, `data/`, `version` but no `code/` and no `constants.pkl` (not TorchScript). |
+| `bad/python_source.ptl` | a Python source file with a `.ptl` name. |
+| `bad/empty.pt` | 0 bytes. |
+| `bad/crc_mismatch.pt` | valid archive with the first byte of the first `data/` record flipped; ZIP structure intact, CRC-32 check fails. |
+| `bad/bad_version.pt` | valid archive rewritten (stored, 64-byte aligned) with `version` content `99`; CRCs are correct. |
+| `bad/missing_data_pkl.pt` | valid archive rewritten without its `data.pkl` record. |
+| `bad/path_traversal.pt` | valid archive rewritten with an extra record named `../evil.txt`. |
+| `bad/duplicate_record.pt` | valid archive rewritten with the `<root>/version` record appearing twice (identical content). |
+
+## Golden output (`golden/`)
+
+For each of {golden_stems}: what Python gives after
+`m = torch.jit.load(path, map_location='cpu')` (always loaded from the saved
+file, so source ranges point into the archive's `code/`), written byte-exact
+(no trailing newline added):
+
+* `<stem>.graph.txt` = `str(m.graph)`
+* `<stem>.inlined_graph.txt` = `str(m.inlined_graph)`
+* `<stem>.code.txt` = `m.code`
+* `scripted_multi.predict.graph.txt` = `str(m.predict.graph)`
+* `traced_cnn.frozen_graph.txt` = `str(torch.jit.optimize_for_inference(torch.jit.freeze(m.eval())).graph)`
+
+Note: loading the quantized archives needs a quantized engine that can
+unpack/repack the packed params; the goldens were produced with
+`torch.backends.quantized.engine = '{engine}'`.
+"""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata"))
+    args = ap.parse_args(argv)
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    # golden/ and bad/ are entirely generated: start them fresh so stale files vanish
+    for sub in ("golden", "bad"):
+        shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
+
+    torch.set_num_threads(1)
+    load_models()
+    notes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        gen_traced_cnn(out)
+        gen_scripted_multi(out)
+        q_files = gen_quantized(out, notes)
+        gen_with_extra(out)
+        gen_mobile(out, notes)
+        gen_renamed_root(out, tmp)
+        gen_bad(out, tmp)
+
+    stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
+    gen_golden(out, stems, notes)
+
+    write_text(os.path.join(out, "README.md"), README.format(
+        torch_version=torch.__version__, engine=torch.backends.quantized.engine,
+        golden_stems=", ".join("`%s.pt`" % s for s in stems)))
+
+    total = 0
+    for dirpath, _, files in os.walk(out):
+        for fn in files:
+            total += os.path.getsize(os.path.join(dirpath, fn))
+    for n in notes:
+        print("note:", n)
+    print("wrote %s (%d bytes total)" % (out, total))
+    if total >= 2 * 1024 * 1024:
+        print("warning: testdata exceeds 2 MB", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
