@@ -25,7 +25,7 @@ void PrintVersion() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, check, stamp and benchmark TorchScript archives"};
+  CLI::App app{"tsctl: inspect, check, stamp and benchmark TorchScript archives", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   tsctl::cli::GlobalOptions global;

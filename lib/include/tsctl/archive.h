@@ -18,6 +18,7 @@ enum class ArchiveKind {
   kTorchScript,        // data.pkl + code/ (+ constants.pkl)
   kTorchScriptLegacy,  // PyTorch 1.0/1.1: model.json + tensors/
   kTorchSave,          // a torch.save checkpoint (ZIP with data.pkl, no code/)
+  kDamagedTorchScript, // version/constants.pkl but no data.pkl
   kOtherZip,           // some other ZIP archive
   kTorchSaveLegacy,    // pre-1.6 torch.save: a bare pickle stream
   kPythonSource,

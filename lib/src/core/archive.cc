@@ -12,6 +12,7 @@ const char* ArchiveKindName(ArchiveKind kind) {
     case ArchiveKind::kTorchScriptLegacy: return "torchscript-legacy";
     case ArchiveKind::kTorchSave: return "torch-save";
     case ArchiveKind::kOtherZip: return "zip";
+    case ArchiveKind::kDamagedTorchScript: return "torchscript-damaged";
     case ArchiveKind::kTorchSaveLegacy: return "torch-save-legacy";
     case ArchiveKind::kPythonSource: return "python-source";
     case ArchiveKind::kEmpty: return "empty";
@@ -23,16 +24,24 @@ const char* ArchiveKindName(ArchiveKind kind) {
 
 namespace {
 
-std::string CommonRoot(const ZipLayout& layout) {
-  if (layout.entries.empty()) return {};
-  const std::string& first = layout.entries.front().name;
-  size_t slash = first.find('/');
-  if (slash == std::string::npos || slash == 0) return {};
-  std::string root = first.substr(0, slash + 1);
-  for (const ZipEntry& e : layout.entries) {
-    if (e.name.compare(0, root.size(), root) != 0) return {};
+// The root folder: where data.pkl (or model.json) sits, one level down. Records
+// outside it (a "../x" an attacker added, say) keep their full names.
+std::string FindRoot(const ZipLayout& layout) {
+  for (const char* marker : {"/data.pkl", "/model.json", "/version", "/.data/version"}) {
+    std::string best;
+    bool found = false;
+    for (const ZipEntry& e : layout.entries) {
+      const std::string& n = e.name;
+      std::string m(marker);
+      if (n.size() <= m.size() || n.compare(n.size() - m.size(), m.size(), m) != 0) continue;
+      std::string root = n.substr(0, n.size() - m.size());
+      if (root.find('/') != std::string::npos) continue;
+      if (!found || root.size() < best.size()) best = root;
+      found = true;
+    }
+    if (found) return best;
   }
-  return root.substr(0, root.size() - 1);
+  return {};
 }
 
 bool LooksLikePythonSource(const std::string& head) {
@@ -54,6 +63,7 @@ std::string Describe(ArchiveKind kind) {
     case ArchiveKind::kTorchSaveLegacy:
       return "a legacy torch.save pickle (PyTorch < 1.6), not a TorchScript archive";
     case ArchiveKind::kOtherZip: return "a ZIP archive without data.pkl or model.json, not a TorchScript archive";
+    case ArchiveKind::kDamagedTorchScript: return "damaged TorchScript archive: its data.pkl record is missing";
     case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
     case ArchiveKind::kEmpty: return "empty file, not a TorchScript archive";
     case ArchiveKind::kTruncatedZip: return "truncated ZIP archive: its central directory is missing";
@@ -78,7 +88,10 @@ ArchiveKind Archive::Sniff(const ByteSource& src) {
 }
 
 std::string Archive::RecordName(const ZipEntry& e) const {
-  if (root_.empty()) return e.name;
+  if (root_.empty() || e.name.size() <= root_.size() || e.name.compare(0, root_.size(), root_) != 0 ||
+      e.name[root_.size()] != '/') {
+    return e.name;
+  }
   return e.name.substr(root_.size() + 1);
 }
 
@@ -106,7 +119,7 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     if (kind == ArchiveKind::kTruncatedZip) throw Error(ErrorKind::kFormat, std::string("truncated ZIP archive: ") + e.what());
     throw Error(ErrorKind::kFormat, Describe(kind));
   }
-  a.root_ = CommonRoot(a.layout_);
+  a.root_ = FindRoot(a.layout_);
   if (a.Has("data.pkl")) {
     bool has_code = false;
     for (const ZipEntry& e : a.layout_.entries) {
@@ -116,6 +129,8 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
                                                                           : ArchiveKind::kTorchSave;
   } else if (a.Has("model.json")) {
     a.kind_ = ArchiveKind::kTorchScriptLegacy;
+  } else if (a.Has("constants.pkl") || a.Has("version") || a.Has(".data/version")) {
+    a.kind_ = ArchiveKind::kDamagedTorchScript;
   } else {
     a.kind_ = ArchiveKind::kOtherZip;
   }

@@ -387,6 +387,9 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
     r.aligned = e.local_header_error.empty() && e.data_offset % 64 == 0;
     r.error = e.local_header_error;
     if (!seen.insert(r.name).second) info.warnings.push_back("duplicate record name: " + r.name);
+    if (!e.name.empty() && (e.name[0] == '/' || e.name.find("..") != std::string::npos || e.name.find('\\') != std::string::npos)) {
+      info.warnings.push_back("record name escapes the archive: " + e.name);
+    }
     bool tensor_data = r.name.rfind("data/", 0) == 0 || r.name.rfind("tensors/", 0) == 0 ||
                        r.name.rfind("constants/", 0) == 0;
     if (r.error.empty() && (options.verify_crc || !tensor_data)) {

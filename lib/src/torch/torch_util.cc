@@ -24,6 +24,30 @@ Error FromTorch(const std::exception& e, ErrorKind kind) {
     break;
   }
   if (first.empty()) first = "unknown LibTorch error";
+  // "[enforce fail at inline_container.cc:165] . Attempted ..." -> "Attempted ..."
+  if (first.rfind("[enforce fail at", 0) == 0) {
+    size_t close = first.find("] ");
+    if (close != std::string::npos) first = first.substr(close + 2);
+    if (first.rfind(". ", 0) == 0) first = first.substr(2);
+  }
+  // Schema mismatches: name the operator and where the archive calls it.
+  if (full.find("The following variants are available:") != std::string::npos) {
+    size_t v = full.find("The following variants are available:");
+    std::istringstream rest(full.substr(v));
+    std::getline(rest, line);
+    while (std::getline(rest, line)) {
+      size_t b = line.find_first_not_of(" \t");
+      if (b == std::string::npos) continue;
+      first += " (operator " + line.substr(b, line.find('(', b) - b) + ")";
+      break;
+    }
+  }
+  size_t file = full.find("File \"");
+  if (file != std::string::npos) {
+    size_t end = full.find('\n', file);
+    std::string where = full.substr(file, end == std::string::npos ? std::string::npos : end - file);
+    first += " at " + where;
+  }
   if (first.size() > 400) first = first.substr(0, 400) + "...";
   return Error(kind, first, e.what());
 }

@@ -1,0 +1,1 @@
+code --class Block testdata/scripted_multi.pt

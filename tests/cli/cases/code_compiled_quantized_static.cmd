@@ -1,0 +1,1 @@
+code --compiled testdata/quantized_static.pt

@@ -1,0 +1,1 @@
+code --compiled testdata/renamed_root.pt

@@ -1,0 +1,1 @@
+code --compiled testdata/scripted_multi.pt

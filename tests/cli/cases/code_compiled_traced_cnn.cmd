@@ -1,0 +1,1 @@
+code --compiled testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+code --compiled testdata/with_extra.pt

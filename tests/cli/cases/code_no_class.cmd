@@ -1,0 +1,1 @@
+code --class Nope testdata/scripted_multi.pt

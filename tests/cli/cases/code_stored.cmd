@@ -1,0 +1,1 @@
+code testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+code testdata/bad/truncated.pt

@@ -1,0 +1,1 @@
+graph testdata/bad/bad_version.pt

@@ -1,0 +1,1 @@
+graph --format dot testdata/traced_cnn.pt

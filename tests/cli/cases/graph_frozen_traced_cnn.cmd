@@ -1,0 +1,1 @@
+graph --frozen testdata/traced_cnn.pt

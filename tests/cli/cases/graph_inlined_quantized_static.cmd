@@ -1,0 +1,1 @@
+graph --inlined testdata/quantized_static.pt

@@ -1,0 +1,1 @@
+graph --inlined testdata/renamed_root.pt

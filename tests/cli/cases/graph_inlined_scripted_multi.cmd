@@ -1,0 +1,1 @@
+graph --inlined testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+graph --inlined testdata/traced_cnn.pt

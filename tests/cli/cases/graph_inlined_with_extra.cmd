@@ -1,0 +1,1 @@
+graph --inlined testdata/with_extra.pt

@@ -1,0 +1,1 @@
+graph --method predict testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+graph --method nope testdata/scripted_multi.pt

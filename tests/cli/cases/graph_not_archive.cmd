@@ -1,0 +1,1 @@
+graph testdata/bad/checkpoint.pth

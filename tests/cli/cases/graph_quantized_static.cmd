@@ -1,0 +1,1 @@
+graph testdata/quantized_static.pt

@@ -1,0 +1,1 @@
+graph testdata/renamed_root.pt

@@ -1,0 +1,1 @@
+graph testdata/scripted_multi.pt

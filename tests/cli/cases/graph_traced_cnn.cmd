@@ -1,0 +1,1 @@
+graph testdata/traced_cnn.pt

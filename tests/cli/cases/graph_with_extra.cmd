@@ -1,0 +1,1 @@
+graph testdata/with_extra.pt

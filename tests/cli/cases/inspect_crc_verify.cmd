@@ -1,0 +1,1 @@
+inspect --verify --no-code testdata/bad/crc_mismatch.pt

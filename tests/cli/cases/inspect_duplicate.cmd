@@ -1,0 +1,1 @@
+inspect --no-code testdata/bad/duplicate_record.pt

@@ -1,0 +1,1 @@
+inspect --no-records testdata/with_extra.pt

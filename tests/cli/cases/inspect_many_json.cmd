@@ -1,0 +1,1 @@
+inspect --json testdata/with_extra.pt testdata/renamed_root.pt

@@ -1,0 +1,1 @@
+inspect testdata/bad/missing_data_pkl.pt

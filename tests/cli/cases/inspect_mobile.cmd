@@ -1,0 +1,1 @@
+inspect testdata/mobile.ptl

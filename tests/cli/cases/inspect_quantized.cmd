@@ -1,0 +1,1 @@
+inspect --no-code testdata/quantized_static.pt

@@ -1,0 +1,1 @@
+inspect --no-records --no-code testdata/renamed_root.pt

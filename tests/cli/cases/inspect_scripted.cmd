@@ -1,0 +1,1 @@
+inspect testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+inspect --json testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+inspect --no-code testdata/bad/path_traversal.pt

@@ -1,0 +1,1 @@
+inspect testdata/bad/truncated.pt

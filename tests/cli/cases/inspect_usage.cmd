@@ -1,0 +1,1 @@
+inspect --bogus testdata/with_extra.pt

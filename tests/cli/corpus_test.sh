@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs inspect, code and graph over every file of the shared corpus. Each must
+# give a result (exit 0) or its documented error: exactly one line on stderr
+# and exit 4 (not an archive / corrupt), 5 (LibTorch refused it) or 2 (e.g. no
+# forward method). Files under _not_torchscript/ must be refused with exit 4.
+# Exits 77 (skipped) when the corpus folder is absent.
+set -u
+tsctl=$1
+corpus=$2
+[ -d "$corpus" ] || { echo "corpus not found at $corpus: skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 checked=0
+
+check() {  # check FILE EXPECTED_CODES CMD...
+  local file=$1 allowed=$2
+  shift 2
+  timeout 120 "$tsctl" "$@" "$file" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  checked=$((checked + 1))
+  if [[ " $allowed " != *" $rc "* ]]; then
+    echo "FAIL: tsctl $* $file: exit $rc (allowed: $allowed)"; head -3 "$tmp/err"; failures=$((failures + 1))
+  elif [ "$rc" != 0 ] && [ "$lines" != 1 ]; then
+    echo "FAIL: tsctl $* $file: exit $rc with $lines stderr lines"; head -5 "$tmp/err"; failures=$((failures + 1))
+  elif [ "$rc" = 0 ] && [ ! -s "$tmp/out" ]; then
+    echo "FAIL: tsctl $* $file: exit 0 but no output"; failures=$((failures + 1))
+  fi
+  if [ "$rc" = 0 ] && [ "$1" = inspect ] && [ "${2:-}" = --json ]; then
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["schema_version"]==1 and d["records"]' "$tmp/out" ||
+      { echo "FAIL: inspect --json $file: not the expected JSON"; failures=$((failures + 1)); }
+  fi
+}
+
+for f in "$corpus"/*; do
+  [ -f "$f" ] || continue
+  case "$f" in *.md) continue ;; esac
+  check "$f" "0" inspect --json
+  check "$f" "0" inspect
+  check "$f" "0" code
+  check "$f" "0 2 5" graph
+done
+for f in "$corpus"/_not_torchscript/*; do
+  for cmd in inspect code graph; do check "$f" "4" $cmd; done
+done
+echo "$checked checks, $failures failures"
+[ $failures = 0 ]

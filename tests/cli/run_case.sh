@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs one CLI test case: CASE.cmd holds the arguments to tsctl (one line,
+# word-split by bash, run from the repository root). The case passes when
+# stdout, stderr and the exit code equal CASE.stdout, CASE.stderr, CASE.exit
+# (a missing expectation file means "empty" / 0).
+#
+#   run_case.sh TSCTL CASE.cmd                 check
+#   run_case.sh TSCTL CASE.cmd --set-exact-output   rewrite the expectations
+set -u
+tsctl=$1
+case_file=$2
+mode=${3:-check}
+base=${case_file%.cmd}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+read -r -a args < "$case_file"
+"$tsctl" "${args[@]}" >"$out/stdout" 2>"$out/stderr"
+echo $? >"$out/exit"
+
+if [ "$mode" = "--set-exact-output" ]; then
+  for k in stdout stderr exit; do
+    if [ -s "$out/$k" ] && ! { [ $k = exit ] && [ "$(cat "$out/exit")" = 0 ]; }; then
+      cp "$out/$k" "$base.$k"
+    else
+      rm -f "$base.$k"
+    fi
+  done
+  exit 0
+fi
+
+status=0
+for k in stdout stderr exit; do
+  expected="$base.$k"
+  if [ -f "$expected" ]; then
+    want="$expected"
+  else
+    want="$out/empty.$k"
+    if [ $k = exit ]; then echo 0 >"$want"; else : >"$want"; fi
+  fi
+  if ! cmp -s "$want" "$out/$k"; then
+    echo "FAIL: $k differs for tsctl ${args[*]}"
+    diff -u "$want" "$out/$k" | head -40
+    status=1
+  fi
+done
+exit $status
