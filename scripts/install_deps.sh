@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what tsctl's default build needs from Debian 12's packages.
+# Idempotent: does nothing (and needs no network) when everything is present.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev catch2
+  python3-torch python3-torchvision   # test data generation and benchmarks
+  graphviz                            # renders `tsctl graph --format dot` in a test
+  zip unzip
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all packages present"
+  exit 0
+fi
+echo "install_deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
