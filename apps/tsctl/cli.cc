@@ -1,10 +1,7 @@
 #include "cli.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "tsctl/atomic_file.h"
 
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 
 namespace tsctl::cli {
@@ -31,26 +28,7 @@ void WriteOutput(const std::string& path, const std::string& text) {
     std::cout << text << std::flush;
     return;
   }
-  std::string tmp = path + ".tsctl-tmp-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(ErrorKind::kIo, "cannot write " + path + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error(ErrorKind::kIo, "cannot write " + path + ": " + std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(ErrorKind::kIo, "cannot write " + path + ": " + std::strerror(err));
-  }
+  WriteFileAtomically(path, text);
 }
 
 }  // namespace tsctl::cli

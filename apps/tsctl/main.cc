@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
       tsctl::cli::AddInspect(app, global),
       tsctl::cli::AddGraph(app, global),
       tsctl::cli::AddCode(app, global),
+      tsctl::cli::AddStamp(app, global),
   };
   try {
     app.parse(argc, argv);

@@ -34,6 +34,9 @@ struct ZipEntry {
   // Size of the local header (30 + name + extra).
   uint64_t local_header_size = 0;
   uint32_t external_attributes = 0;
+  // Where this entry's central directory record sits in the file, and its size.
+  uint64_t central_offset = 0;
+  uint64_t central_size = 0;
   std::string local_header_error;  // empty when the local header is sound
 
   bool encrypted() const { return (flags & 0x1) != 0; }
@@ -47,6 +50,9 @@ struct ZipLayout {
   uint64_t central_directory_offset = 0;
   uint64_t central_directory_size = 0;
   uint64_t eocd_offset = 0;  // of the end-of-central-directory record
+  // Where the trailer starts: the ZIP64 end record if there is one, else the
+  // end record. Normally central_directory_offset + central_directory_size.
+  uint64_t trailer_offset = 0;
   bool zip64 = false;
   std::string comment;
 };

@@ -136,6 +136,7 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   layout.central_directory_size = U32(eocd + 12);
   layout.central_directory_offset = U32(eocd + 16);
   layout.comment = std::string(eocd + 22, U16(eocd + 20));
+  layout.trailer_offset = layout.eocd_offset;
   if (U16(eocd + 4) != 0 || U16(eocd + 6) != 0) throw Bad("multi-disk ZIP archives are not supported");
 
   // ZIP64: a locator sits just before the EOCD record.
@@ -149,6 +150,7 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
       src.Read(z64_off, z64, sizeof z64);
       if (U32(z64) != kZip64EocdSig) throw Bad("ZIP64 end-of-central-directory record is damaged");
       layout.zip64 = true;
+      layout.trailer_offset = z64_off;
       count = U64(z64 + 32);
       layout.central_directory_size = U64(z64 + 40);
       layout.central_directory_offset = U64(z64 + 48);
@@ -191,6 +193,8 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
     e.name.assign(c + 46, name_len);
     bool unused = false;
     ApplyZip64Extra(std::string(c + 46 + name_len, extra_len), e, unused);
+    e.central_offset = layout.central_directory_offset + pos;
+    e.central_size = 46 + name_len + extra_len + comment_len;
     pos += 46 + name_len + extra_len + comment_len;
     ReadLocalHeader(src, e);
     layout.entries.push_back(std::move(e));

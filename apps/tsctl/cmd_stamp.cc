@@ -1,0 +1,150 @@
+// tsctl stamp ARCHIVE...: producer metadata into extra/ records, in place.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "tsctl/archive.h"
+#include "tsctl/inspect.h"
+#include "tsctl/stamp.h"
+
+namespace tsctl::cli {
+namespace {
+
+struct StampFlags {
+  std::vector<std::string> archives;
+  std::string meta_path;
+  std::vector<std::string> set;
+  std::vector<std::string> files;
+  bool show = false;
+  bool json = false;
+  StampOptions options;
+};
+
+std::string ReadWholeFile(const std::string& path, const std::string& flag) {
+  if (path == "-") {
+    std::ostringstream s;
+    s << std::cin.rdbuf();
+    return s.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::kIo, flag + ": cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw Error(ErrorKind::kIo, flag + ": cannot read " + path);
+  return s.str();
+}
+
+std::pair<std::string, std::string> SplitAssignment(const std::string& arg, const std::string& flag) {
+  size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0) throw Error(ErrorKind::kUsage, flag + " wants NAME=VALUE, got '" + arg + "'");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+void PrintShow(const ArchiveInfo& info, bool json) {
+  if (json) {
+    nlohmann::json j = ToJson(info);
+    std::cout << nlohmann::json{{"schema_version", kStampSchemaVersion}, {"path", info.path}, {"extra", j["extra"]}}.dump() << '\n';
+    return;
+  }
+  std::cout << info.path << '\n';
+  if (info.extra.empty()) std::cout << "  (no extra/ records)\n";
+  for (const ExtraInfo& x : info.extra) {
+    std::cout << "  extra/" << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
+    std::string shown = x.content;
+    if (x.content_type == "json") shown = nlohmann::json::parse(x.content).dump(2);
+    std::istringstream lines(shown);
+    std::string line;
+    while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
+  }
+}
+
+void PrintResult(const StampResult& r, bool json) {
+  if (json) {
+    std::cout << ToJson(r).dump() << '\n';
+    return;
+  }
+  std::cout << (r.dry_run ? "would stamp " : "stamped ") << r.output;
+  if (r.output != r.path) std::cout << " (from " << r.path << ")";
+  std::cout << '\n';
+  if (r.repaired) std::cout << "  repaired: removed the trailer of an interrupted stamp first\n";
+  for (const StampAction& a : r.actions) {
+    std::cout << "  " << a.action << ' ' << a.record;
+    if (a.action == "replace") std::cout << " (" << HumanBytes(a.old_size) << " -> " << HumanBytes(a.new_size) << ")";
+    else if (a.action == "add") std::cout << " (" << HumanBytes(a.new_size) << ")";
+    std::cout << '\n';
+  }
+  if (r.dry_run && !r.producer.is_null()) {
+    std::istringstream lines(r.producer.dump(2));
+    std::string line;
+    while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
+  }
+}
+
+int RunStamp(StampFlags& f, const GlobalOptions& global) {
+  try {
+    if (!f.options.output.empty() && f.archives.size() != 1) {
+      throw Error(ErrorKind::kUsage, "--output takes exactly one archive");
+    }
+    if (!f.meta_path.empty()) {
+      f.options.meta_json = ReadWholeFile(f.meta_path, "--meta");
+      f.options.has_meta = true;
+    }
+    for (const std::string& s : f.set) f.options.set.push_back(SplitAssignment(s, "--set"));
+    for (const std::string& s : f.files) {
+      auto [name, path] = SplitAssignment(s, "--file");
+      f.options.files.emplace_back(name, ReadWholeFile(path, "--file"));
+    }
+  } catch (const Error& e) {
+    return Report("stamp", "", e, global);
+  }
+  int status = kExitOk;
+  for (const std::string& path : f.archives) {
+    try {
+      if (f.show) {
+        std::unique_ptr<ByteSource> src;
+        try {
+          src = OpenFileSource(path);
+        } catch (const Error& e) {
+          throw Error(e.kind(), std::string("cannot open: ") + e.what());
+        }
+        PrintShow(Inspect(Archive::Open(std::move(src))), f.json);
+      } else {
+        PrintResult(Stamp(path, f.options), f.json);
+      }
+    } catch (const Error& e) {
+      int code = Report("stamp", path, e, global);
+      if (status == kExitOk) status = code;
+    } catch (const std::exception& e) {
+      int code = ReportUnexpected("stamp", path, e);
+      if (status == kExitOk) status = code;
+    }
+  }
+  std::cout << std::flush;
+  return status;
+}
+
+}  // namespace
+
+Command AddStamp(CLI::App& app, const GlobalOptions& global) {
+  auto f = std::make_shared<StampFlags>();
+  CLI::App* sub = app.add_subcommand("stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives");
+  sub->add_option("archives", f->archives, "TorchScript archives to stamp (changed in place unless --output)")->required();
+  auto* show = sub->add_flag("--show", f->show, "Print the extra/ records instead of changing anything");
+  sub->add_option("--meta", f->meta_path, "JSON object file merged into extra/producer_info.json ('-': stdin)")->excludes(show);
+  sub->add_option("--meta-name", f->options.meta_name, "Name of the producer record under extra/")->capture_default_str();
+  sub->add_option("--set", f->set, "KEY=VALUE into the producer record; dotted keys nest; VALUE is JSON if it parses, else a string")
+      ->excludes(show);
+  sub->add_option("--file", f->files, "NAME=PATH: store the file PATH as extra/NAME")->excludes(show);
+  sub->add_option("--remove", f->options.remove, "Remove the record extra/NAME")->excludes(show);
+  sub->add_flag("!--no-auto", f->options.auto_fields,
+                "Do not fill tsctl/LibTorch versions, user, host, time, git commit and CI variables")
+      ->excludes(show);
+  sub->add_flag("--replace", f->options.replace, "Start the producer record empty instead of merging into it")->excludes(show);
+  sub->add_option("-o,--output", f->options.output, "Write a new archive to this path; the original is left alone")->excludes(show);
+  sub->add_flag("-n,--dry-run", f->options.dry_run, "Print what would change; write nothing")->excludes(show);
+  sub->add_flag("--json", f->json, "One JSON document per archive and line");
+  return {sub, [f, &global] { return RunStamp(*f, global); }};
+}
+
+}  // namespace tsctl::cli

@@ -1,0 +1,45 @@
+// The one place tsctl writes whole files: the target either keeps its old
+// content or gets the complete new one, and no temporary file is left behind
+// by a crash (the data is written to an unnamed O_TMPFILE and linked in only
+// when complete).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace tsctl {
+
+class AtomicFile {
+ public:
+  // Prepares to replace `path`. New files get `mode` (default: the existing
+  // file's mode, else 0644 less the umask). Throws tsctl::Error (kIo) if the
+  // folder cannot be written.
+  explicit AtomicFile(std::string path, int mode = -1);
+  ~AtomicFile();  // discards the data unless Commit() succeeded
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  int fd() const { return fd_; }
+  // Writes all of `n` bytes at the current end. Throws tsctl::Error (kIo).
+  void Write(const void* data, size_t n);
+  // Copies `n` bytes from `src_fd` at `offset` (copy_file_range, in-kernel).
+  void CopyFrom(int src_fd, uint64_t offset, uint64_t n);
+  uint64_t size() const { return size_; }
+  // fsyncs and atomically puts the file in place. Throws tsctl::Error (kIo).
+  void Commit();
+
+ private:
+  std::string path_;
+  std::string dir_;
+  int fd_ = -1;
+  int mode_ = 0644;
+  uint64_t size_ = 0;
+  bool committed_ = false;
+};
+
+// Writes `text` to `path` through AtomicFile.
+void WriteFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace tsctl

@@ -1,0 +1,68 @@
+// `tsctl stamp`: adds, replaces and removes extra/ records of an existing
+// archive. Every other record keeps its bytes and its offset, so tensor data
+// stays 64-byte aligned and the cost does not grow with the archive's size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tsctl {
+
+inline constexpr int kStampSchemaVersion = 1;
+
+struct StampOptions {
+  // Content of a --meta JSON file (must be a JSON object), merged into the
+  // producer record.
+  std::string meta_json;
+  bool has_meta = false;
+  std::string meta_name = "producer_info.json";  // record under extra/
+  // --set key=value: dotted keys nest; the value is JSON when it parses as
+  // JSON (numbers, true, null, "quoted", {...}), else a string.
+  std::vector<std::pair<std::string, std::string>> set;
+  // --file NAME=PATH, already read: stored as extra/NAME.
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::string> remove;  // --remove NAME
+  bool auto_fields = true;          // fill tsctl/libtorch versions, user, host, time, git, CI
+  bool replace = false;             // start the producer record empty instead of merging
+  bool dry_run = false;
+  std::string output;  // write a new archive here instead of changing the original
+};
+
+struct StampAction {
+  std::string record;  // "extra/NAME"
+  std::string action;  // add, replace, remove
+  uint64_t old_size = 0;
+  uint64_t new_size = 0;
+};
+
+struct StampResult {
+  std::string path;
+  std::string output;  // same as path when in place
+  bool dry_run = false;
+  bool repaired = false;  // a trailer left by an interrupted stamp was removed first
+  std::vector<StampAction> actions;
+  nlohmann::json producer;  // the producer record written (null if untouched)
+  uint64_t bytes_written = 0;
+};
+
+// Validates a name for a record under extra/. Throws tsctl::Error (kUsage)
+// if it is empty, absolute, or escapes extra/ ("..", backslashes, control
+// characters).
+void CheckExtraName(const std::string& name);
+
+// Applies the options to the archive at `path`. Crash safety in place: the
+// new records and central directory are written after the old end while a
+// copy of the old end record stays last in the file, so LibTorch still reads
+// the original; one final write of the end record (within one page) switches
+// to the new version. Throws tsctl::Error: kIo (missing, read-only, disk
+// full), kFormat (not a TorchScript archive), kUsage (bad names, bad JSON).
+// On any error the archive is unchanged.
+StampResult Stamp(const std::string& path, const StampOptions& options);
+
+nlohmann::json ToJson(const StampResult& result);
+
+}  // namespace tsctl
