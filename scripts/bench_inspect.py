@@ -16,7 +16,7 @@ What it measures
   stdout goes to /dev/null. Each command runs once untimed first (warm-up,
   which also pulls the archive into the page cache: the page cache cannot be
   dropped without root, so all figures are for a warm cache), then --repeat
-  times, the commands taking turns. It reports the median wall time
+  times, one command after the other. It reports the median wall time
   (time.perf_counter around fork..wait4) and the largest peak RSS (ru_maxrss
   from os.wait4 on the child, KiB on Linux).
 
@@ -151,7 +151,8 @@ def ensure_archive(workdir, layers, python):
     if status != 0:
         die(f"generating {path} failed (exit status {status})")
     print(f"  done in {time.perf_counter() - t0:.1f} s, "
-          f"generator peak RSS {ru.ru_maxrss / 1024:.0f} MiB",
+          f"generator peak RSS {ru.ru_maxrss / 1024:.0f} MiB (most of it "
+          f"torch and the mapped, reclaimable scratch files)",
           file=sys.stderr, flush=True)
     return path, True
 
@@ -163,7 +164,7 @@ def ensure_archive(workdir, layers, python):
 def run_child(argv, capture_stderr=True):
     """fork+exec argv with stdout on /dev/null; wait4 for it.
 
-    Returns (exit status, rusage, stderr text). fork() rather than
+    Returns (exit status, _Usage, stderr text). fork() rather than
     posix_spawn(): a vfork-style spawn makes the child's ru_maxrss include
     the parent's whole peak RSS, fork() only the parent's copied pages.
     """
@@ -267,12 +268,15 @@ def main():
         runs = {label: [] for label, _, _ in commands}
         argvs = {label: [path if a == "PATH" else a for a in argv]
                  for label, argv, _ in commands}
-        for label, _, _ in commands:          # untimed warm-up runs
+        for label, _, _ in commands:
+            # One command at a time: its untimed warm-up run first, so the
+            # timed runs do not follow straight on another command (a timed
+            # tsctl run right after the 1 GiB reference exits is measurably
+            # slower).
             measure(label, argvs[label])
-        for _ in range(args.repeat):          # commands take turns
-            floor_kib = max(floor_kib,
-                            measure("/bin/true", ["/bin/true"]).ru_maxrss)
-            for label, _, _ in commands:
+            for _ in range(args.repeat):
+                floor_kib = max(floor_kib,
+                                measure("/bin/true", ["/bin/true"]).ru_maxrss)
                 runs[label].append(measure(label, argvs[label]))
         results[path] = {
             label: (statistics.median(u.wall for u in us),

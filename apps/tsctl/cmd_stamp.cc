@@ -93,6 +93,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     for (const std::string& s : f.set) f.options.set.push_back(SplitAssignment(s, "--set"));
     for (const std::string& s : f.files) {
       auto [name, path] = SplitAssignment(s, "--file");
+      CheckExtraName(name);
       f.options.files.emplace_back(name, ReadWholeFile(path, "--file"));
     }
   } catch (const Error& e) {

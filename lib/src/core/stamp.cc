@@ -210,12 +210,23 @@ void Sync(int fd, const std::string& path) {
 // of the old end record, separated from its central directory by the
 // partial new data. Returns the size the file had before that stamp, or 0.
 uint64_t InterruptedStampEnd(const ByteSource& src, const ZipLayout& layout) {
-  uint64_t cd_end = layout.central_directory_offset + layout.central_directory_size;
-  if (layout.trailer_offset <= cd_end) return 0;
-  uint64_t trailer_len = src.Size() - layout.trailer_offset;
-  if (cd_end + trailer_len > layout.trailer_offset) return 0;
-  if (src.ReadString(cd_end, trailer_len) != src.ReadString(layout.trailer_offset, trailer_len)) return 0;
-  return cd_end + trailer_len;
+  const uint64_t cd_end = layout.central_directory_offset + layout.central_directory_size;
+  // Where the last trailer starts. A ZIP64 locator in a copied trailer still
+  // points at the original ZIP64 record, so measure the copy from its end.
+  uint64_t start = layout.eocd_offset;
+  if (layout.zip64 && layout.trailer_offset + 12 <= src.Size()) {
+    std::string size_field = src.ReadString(layout.trailer_offset + 4, 8);
+    uint64_t record_size = 0;  // counts the bytes after the 12-byte head
+    for (int i = 7; i >= 0; --i) record_size = (record_size << 8) | static_cast<uint8_t>(size_field[static_cast<size_t>(i)]);
+    const uint64_t z64_len = 12 + record_size;
+    if (layout.eocd_offset < 20 + z64_len) return 0;
+    start = layout.eocd_offset - 20 - z64_len;
+  }
+  if (start <= cd_end) return 0;
+  const uint64_t len = src.Size() - start;
+  if (cd_end + len > start) return 0;
+  if (src.ReadString(cd_end, len) != src.ReadString(start, len)) return 0;
+  return cd_end + len;
 }
 
 }  // namespace

@@ -3,14 +3,16 @@
 #include <torch/script.h>
 #include <torch/version.h>
 
+#include "backend.h"
 #include "graph.h"
+#include "producer_hook.h"
 #include "torch_util.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {
 namespace {
 
-class Backend : public TorchBackend {
+class Backend final : public TorchBackend {
  public:
   BuildInfo Info() const override {
     BuildInfo info;
@@ -36,9 +38,14 @@ class Backend : public TorchBackend {
 };
 
 }  // namespace
+
+const TorchBackend* CreateTorchBackend() {
+  static const TorchBackend* backend = [] {
+    InstallProducerHook();
+    return new Backend();
+  }();
+  return backend;
+}
+
 }  // namespace tsctl
 
-extern "C" __attribute__((visibility("default"))) const tsctl::TorchBackend* tsctl_torch_backend_v1() {
-  static const tsctl::Backend backend;
-  return &backend;
-}

@@ -1,0 +1,1 @@
+stamp --file ../evil=README.md testdata/with_extra.pt

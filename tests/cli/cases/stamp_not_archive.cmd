@@ -1,0 +1,1 @@
+stamp --dry-run testdata/bad/checkpoint.pth

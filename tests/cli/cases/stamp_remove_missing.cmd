@@ -1,0 +1,1 @@
+stamp --dry-run --remove nope.txt testdata/with_extra.pt

@@ -1,0 +1,1 @@
+stamp --show testdata/with_extra.pt

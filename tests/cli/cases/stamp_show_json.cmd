@@ -1,0 +1,1 @@
+stamp --show --json testdata/with_extra.pt

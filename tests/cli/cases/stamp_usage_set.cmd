@@ -1,0 +1,1 @@
+stamp --set novalue testdata/with_extra.pt

@@ -1,0 +1,207 @@
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
+#include "tsctl/archive.h"
+#include "tsctl/error.h"
+#include "tsctl/stamp.h"
+
+using namespace tsctl;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scratch copy of a testdata archive, removed at the end of the test.
+struct Scratch {
+  fs::path dir;
+  fs::path file;
+  explicit Scratch(const std::string& name) {
+    char tmpl[] = "/tmp/tsctl-stamp-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+    file = dir / fs::path(name).filename();
+    fs::copy_file(test::TestData(name), file);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+};
+
+// Raw bytes of each record (local header through data) keyed by name.
+std::map<std::string, std::pair<uint64_t, std::string>> RawRecords(const std::string& path) {
+  Archive a = Archive::Open(OpenFileSource(path));
+  std::map<std::string, std::pair<uint64_t, std::string>> out;
+  for (const ZipEntry& e : a.layout().entries) {
+    out[a.RecordName(e)] = {e.local_header_offset,
+                            a.source().ReadString(e.local_header_offset, e.data_end() - e.local_header_offset)};
+  }
+  return out;
+}
+
+// Opens with libzip's consistency checks and reads every record; returns
+// name -> content. An independent reader of what tsctl wrote.
+std::map<std::string, std::string> ReadWithLibzip(const std::string& path) {
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err);
+  REQUIRE(z != nullptr);
+  std::map<std::string, std::string> out;
+  zip_int64_t n = zip_get_num_entries(z, 0);
+  for (zip_int64_t i = 0; i < n; ++i) {
+    zip_stat_t st;
+    REQUIRE(zip_stat_index(z, static_cast<zip_uint64_t>(i), 0, &st) == 0);
+    zip_file_t* f = zip_fopen_index(z, static_cast<zip_uint64_t>(i), 0);
+    REQUIRE(f != nullptr);
+    std::string data(st.size, '\0');
+    CHECK(zip_fread(f, data.data(), st.size) == static_cast<zip_int64_t>(st.size));
+    char extra;
+    CHECK(zip_fread(f, &extra, 1) == 0);  // end reached: libzip has checked the CRC
+    zip_fclose(f);
+    out[st.name] = data;
+  }
+  zip_close(z);
+  return out;
+}
+
+std::string FileBytes(const fs::path& p) { return test::Slurp(p.string()); }
+
+}  // namespace
+
+TEST_CASE("stamp: other records keep their bytes and offsets", "[stamp]") {
+  Scratch s("traced_cnn.pt");
+  auto before = RawRecords(s.file);
+  StampOptions o;
+  o.set = {{"model.epochs", "10"}, {"owner", "alice"}};
+  o.files = {{"notes/readme.txt", "hello"}};
+  StampResult r = Stamp(s.file, o);
+  CHECK(r.actions.size() == 2);
+  auto after = RawRecords(s.file);
+  for (const auto& [name, rec] : before) {
+    INFO(name);
+    REQUIRE(after.count(name));
+    CHECK(after[name].first == rec.first);
+    CHECK(after[name].second == rec.second);
+  }
+  Archive a = Archive::Open(OpenFileSource(s.file));
+  for (const ZipEntry& e : a.layout().entries) {
+    INFO(e.name);
+    CHECK(e.data_offset % 64 == 0);
+    CHECK_NOTHROW(ReadEntry(a.source(), e));
+  }
+  auto producer = nlohmann::json::parse(a.Read("extra/producer_info.json"));
+  CHECK(producer["model"]["epochs"] == 10);
+  CHECK(producer["owner"] == "alice");
+  CHECK(producer.contains("tsctl_version"));
+  CHECK(producer.contains("time"));
+  CHECK(a.Read("extra/notes/readme.txt") == "hello");
+  auto libzip = ReadWithLibzip(s.file);
+  CHECK(libzip.at("traced_cnn/extra/notes/readme.txt") == "hello");
+}
+
+TEST_CASE("stamp: merge, replace, remove, repeat", "[stamp]") {
+  Scratch s("with_extra.pt");
+  StampOptions o;
+  o.auto_fields = false;
+  o.set = {{"stage", "\"train\""}};
+  Stamp(s.file, o);
+  Archive a = Archive::Open(OpenFileSource(s.file));
+  auto merged = nlohmann::json::parse(a.Read("extra/producer_info.json"));
+  CHECK(merged["stage"] == "train");
+  CHECK(merged.size() > 1);  // the fields that were there before survive
+  StampOptions r;
+  r.auto_fields = false;
+  r.replace = true;
+  r.set = {{"only", "1"}};
+  r.remove = {"blob.bin"};
+  Stamp(s.file, r);
+  r.remove.clear();
+  for (int i = 0; i < 5; ++i) Stamp(s.file, r);
+  Archive b = Archive::Open(OpenFileSource(s.file));
+  CHECK(nlohmann::json::parse(b.Read("extra/producer_info.json")) == nlohmann::json{{"only", 1}});
+  CHECK_FALSE(b.Has("extra/blob.bin"));
+  CHECK(b.Read("extra/notes.txt").size() > 0);
+  ReadWithLibzip(s.file);
+}
+
+TEST_CASE("stamp: --output leaves the original alone and keeps its mode", "[stamp]") {
+  Scratch s("with_extra.pt");
+  ::chmod(s.file.c_str(), 0640);
+  std::string original = FileBytes(s.file);
+  StampOptions o;
+  o.output = (s.dir / "out.pt").string();
+  Stamp(s.file, o);
+  CHECK(FileBytes(s.file) == original);
+  struct stat st {};
+  REQUIRE(::stat(o.output.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  ReadWithLibzip(o.output);
+  CHECK(fs::directory_iterator(s.dir) != fs::directory_iterator());
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(s.dir)) files += e.is_regular_file();
+  CHECK(files == 2);  // no temporary left beside it
+}
+
+TEST_CASE("stamp: in place keeps the file mode", "[stamp]") {
+  Scratch s("with_extra.pt");
+  ::chmod(s.file.c_str(), 0604);
+  Stamp(s.file, StampOptions{});
+  struct stat st {};
+  REQUIRE(::stat(s.file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0604);
+}
+
+TEST_CASE("stamp: bad input leaves the archive untouched", "[stamp]") {
+  Scratch s("with_extra.pt");
+  const std::string original = FileBytes(s.file);
+  auto expect = [&](StampOptions o, ErrorKind kind) {
+    try {
+      Stamp(s.file, o);
+      FAIL("stamp succeeded");
+    } catch (const Error& e) {
+      CHECK(e.kind() == kind);
+    }
+    CHECK(FileBytes(s.file) == original);
+  };
+  for (const char* name : {"../x", "/etc/passwd", "a/../../x", "a\\b", "", "a//b", "./x"}) {
+    INFO(name);
+    StampOptions o;
+    o.files = {{name, "x"}};
+    expect(o, ErrorKind::kUsage);
+  }
+  StampOptions bad_meta;
+  bad_meta.has_meta = true;
+  bad_meta.meta_json = "{not json";
+  expect(bad_meta, ErrorKind::kUsage);
+  StampOptions missing;
+  missing.remove = {"nope.txt"};
+  expect(missing, ErrorKind::kUsage);
+  ::chmod(s.file.c_str(), 0444);
+  expect(StampOptions{}, ErrorKind::kIo);
+}
+
+TEST_CASE("stamp: non-archives and missing files are refused", "[stamp]") {
+  Scratch s("bad/checkpoint.pth");
+  const std::string original = FileBytes(s.file);
+  CHECK_THROWS_AS(Stamp(s.file, StampOptions{}), Error);
+  CHECK(FileBytes(s.file) == original);
+  try {
+    Stamp((s.dir / "missing.pt").string(), StampOptions{});
+    FAIL("stamped a missing file");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kIo);
+  }
+}
+
+TEST_CASE("stamp: dry run writes nothing", "[stamp]") {
+  Scratch s("traced_cnn.pt");
+  const std::string original = FileBytes(s.file);
+  StampOptions o;
+  o.dry_run = true;
+  o.set = {{"a", "b"}};
+  StampResult r = Stamp(s.file, o);
+  CHECK(r.actions.size() == 1);
+  CHECK(r.actions[0].action == "add");
+  CHECK(FileBytes(s.file) == original);
+}
