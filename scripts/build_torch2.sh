@@ -24,8 +24,19 @@ echo "build_torch2: install step $((SECONDS - start)) s; torch at $torch_root" >
 # links both c10s into tsctl_torch.
 # TORCH_CUDA_ARCH_LIST only matters for nvcc-compiled code (tsctl has none); it
 # skips the GPU autodetection, which fails on a machine without a GPU.
+# -rpath-link: executables that link LibTorch (tsctl_torch_unit) must resolve
+# libtorch_cuda.so's own dependencies (libnccl.so.2, ...) from the wheel's nvidia/*
+# folders. Without it ld takes /usr/local/cuda/lib/libnccl.so.2 (the toolkit's
+# older NCCL; that folder is on the link rpath because TORCH_LIBRARIES names the
+# toolkit's libcudart/libnvrtc) and fails: undefined reference to `ncclCommResume'.
+rpath_link=$torch_root/lib
+for d in "$torch_root"/../nvidia/*/lib; do
+  [ -d "$d" ] && rpath_link+=":$(cd "$d" && pwd)"
+done
+
 start=$SECONDS
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$rpath_link" \
   "-DCMAKE_PREFIX_PATH=$torch_root;$cmake_prefix" \
   "-DPython_EXECUTABLE=$venv_python" \
   "-DTORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0}" \

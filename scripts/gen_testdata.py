@@ -456,6 +456,27 @@ def gen_bad(out, tmp):
     write_zip(os.path.join(bad, "duplicate_record.pt"), recs + dup)
 
 
+def gen_unaligned(out):
+    """traced_cnn.pt re-packed without PyTorch's 64-byte padding."""
+    recs = read_records(os.path.join(out, "traced_cnn.pt"))
+    path = os.path.join(out, "unaligned.pt")
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as zf:
+        for name, data in recs:
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
+            info.create_system = 0
+            zf.writestr(info, data)
+
+
+def gen_reference(out):
+    """Inputs and outputs of traced_cnn.pt, as validate --reference reads them."""
+    m = torch.jit.load(os.path.join(out, "traced_cnn.pt"))
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        y = m(x)
+    torch.save({"inputs": (x,), "outputs": y}, os.path.join(out, "traced_cnn.reference.pt"))
+
+
 def gen_golden(out, stems, notes):
     gold = os.path.join(out, "golden")
     os.makedirs(gold, exist_ok=True)
@@ -510,6 +531,8 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `with_extra.pt` | scripted Linear(4,2)+ReLU saved with `_extra_files`: `extra/producer_info.json` (nested JSON), `extra/notes.txt`, `extra/blob.bin` (200 non-text bytes). |
 | `mobile.ptl` | `optimize_for_mobile` + `_save_for_lite_interpreter` of a small conv+linear model; contains `bytecode.pkl`. |
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
+| `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
+| `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
 
 ## Broken inputs (`bad/`)
 
@@ -566,6 +589,8 @@ def main(argv=None):
         gen_mobile(out, notes)
         gen_renamed_root(out, tmp)
         gen_bad(out, tmp)
+        gen_unaligned(out)
+        gen_reference(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

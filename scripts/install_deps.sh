@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
-  libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev catch2
+  libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libpugixml-dev catch2
   python3-torch python3-torchvision   # test data generation and benchmarks
   graphviz                            # renders `tsctl graph --format dot` in a test
   zip unzip

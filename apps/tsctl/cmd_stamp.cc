@@ -135,9 +135,10 @@ Command AddStamp(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--meta", f->meta_path, "JSON object file merged into extra/producer_info.json ('-': stdin)")->excludes(show);
   sub->add_option("--meta-name", f->options.meta_name, "Name of the producer record under extra/")->capture_default_str();
   sub->add_option("--set", f->set, "KEY=VALUE into the producer record; dotted keys nest; VALUE is JSON if it parses, else a string")
+      ->allow_extra_args(false)
       ->excludes(show);
-  sub->add_option("--file", f->files, "NAME=PATH: store the file PATH as extra/NAME")->excludes(show);
-  sub->add_option("--remove", f->options.remove, "Remove the record extra/NAME")->excludes(show);
+  sub->add_option("--file", f->files, "NAME=PATH: store the file PATH as extra/NAME")->allow_extra_args(false)->excludes(show);
+  sub->add_option("--remove", f->options.remove, "Remove the record extra/NAME")->allow_extra_args(false)->excludes(show);
   sub->add_flag("!--no-auto", f->options.auto_fields,
                 "Do not fill tsctl/LibTorch versions, user, host, time, git commit and CI variables")
       ->excludes(show);

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       tsctl::cli::AddGraph(app, global),
       tsctl::cli::AddCode(app, global),
       tsctl::cli::AddStamp(app, global),
+      tsctl::cli::AddValidate(app, global),
   };
   try {
     app.parse(argc, argv);

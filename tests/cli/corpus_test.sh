@@ -2,7 +2,8 @@
 # Runs inspect, code and graph over every file of the shared corpus. Each must
 # give a result (exit 0) or its documented error: exactly one line on stderr
 # and exit 4 (not an archive / corrupt), 5 (LibTorch refused it) or 2 (e.g. no
-# forward method). Files under _not_torchscript/ must be refused with exit 4.
+# forward method); validate exits 0 or 1 (findings) with a report. Files
+# under _not_torchscript/ must be refused with exit 4 (validate: findings).
 # Exits 77 (skipped) when the corpus folder is absent.
 set -u
 tsctl=$1
@@ -22,7 +23,7 @@ check() {  # check FILE EXPECTED_CODES CMD...
   checked=$((checked + 1))
   if [[ " $allowed " != *" $rc "* ]]; then
     echo "FAIL: tsctl $* $file: exit $rc (allowed: $allowed)"; head -3 "$tmp/err"; failures=$((failures + 1))
-  elif [ "$rc" != 0 ] && [ "$lines" != 1 ]; then
+  elif [ "$rc" != 0 ] && [ "$rc" != 1 ] && [ "$lines" != 1 ]; then
     echo "FAIL: tsctl $* $file: exit $rc with $lines stderr lines"; head -5 "$tmp/err"; failures=$((failures + 1))
   elif [ "$rc" = 0 ] && [ ! -s "$tmp/out" ]; then
     echo "FAIL: tsctl $* $file: exit 0 but no output"; failures=$((failures + 1))
@@ -40,9 +41,11 @@ for f in "$corpus"/*; do
   check "$f" "0" inspect
   check "$f" "0" code
   check "$f" "0 2 5" graph
+  check "$f" "0 1" validate     # 1: findings, as data on stdout
 done
 for f in "$corpus"/_not_torchscript/*; do
-  for cmd in inspect code graph; do check "$f" "4" $cmd; done
+  for cmd in inspect code graph stamp; do check "$f" "4" $cmd; done
+  check "$f" "1" validate
 done
 echo "$checked checks, $failures failures"
 [ $failures = 0 ]

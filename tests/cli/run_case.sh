@@ -2,7 +2,8 @@
 # Runs one CLI test case: CASE.cmd holds the arguments to tsctl (one line,
 # word-split by bash, run from the repository root). The case passes when
 # stdout, stderr and the exit code equal CASE.stdout, CASE.stderr, CASE.exit
-# (a missing expectation file means "empty" / 0).
+# (a missing expectation file means "empty" / 0). CASE.env may hold VAR=value
+# lines set for that run.
 #
 #   run_case.sh TSCTL CASE.cmd                 check
 #   run_case.sh TSCTL CASE.cmd --set-exact-output   rewrite the expectations
@@ -15,7 +16,10 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 read -r -a args < "$case_file"
-"$tsctl" "${args[@]}" >"$out/stdout" 2>"$out/stderr"
+# CASE.env, if present: VAR=value lines exported for this case only.
+env_args=()
+if [ -f "$base.env" ]; then mapfile -t env_args < "$base.env"; fi
+env "${env_args[@]}" "$tsctl" "${args[@]}" </dev/null >"$out/stdout" 2>"$out/stderr"
 echo $? >"$out/exit"
 
 if [ "$mode" = "--set-exact-output" ]; then

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tsctl/inputs.h"
+
 namespace tsctl {
 
 struct BuildInfo {
@@ -24,6 +26,23 @@ struct GraphOptions {
   enum class Format { kText, kDot } format = Format::kText;
 };
 
+struct ModelCheckOptions {
+  std::string path;
+  std::string method = "forward";
+  std::vector<InputSpec> inputs;  // empty: take them from the reference, else do not run
+  bool run = true;
+  bool check_determinism = true;
+  // Reference outputs: a file (torch::pickle_save / torch.save of a dict
+  // {"inputs": [tensors], "outputs": value}, or of the outputs alone), or the
+  // archive's extra/tsctl_reference.pt when `reference_from_archive`.
+  std::string reference_path;
+  bool reference_from_archive = false;
+  std::vector<double> rtol = {1e-5};  // one value, or one per output
+  std::vector<double> atol = {1e-8};
+  // Write {"inputs", "outputs"} of this run here (for --record-reference).
+  std::string record_reference_path;
+};
+
 class TorchBackend {
  public:
   virtual ~TorchBackend() = default;
@@ -35,6 +54,10 @@ class TorchBackend {
   virtual std::string Graph(const GraphOptions& options) const = 0;
   // What Python's `m.code` (or `m.<method>.code`) prints for the archive.
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
+  // Loads, finds the method, lists operators, runs and compares, as
+  // `tsctl validate` needs; returns a JSON document (see validate.cc for the
+  // fields). Failures of the model are data in the result, not exceptions.
+  virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
   // Names of the methods of the archive's top-level module.
   virtual std::vector<std::string> Methods(const std::string& path) const = 0;
 };

@@ -4,6 +4,7 @@
 #include <torch/version.h>
 
 #include "backend.h"
+#include "check_model.h"
 #include "graph.h"
 #include "producer_hook.h"
 #include "torch_util.h"
@@ -29,6 +30,8 @@ class Backend final : public TorchBackend {
   std::string CompiledCode(const std::string& path, const std::string& method) const override {
     return RenderCompiledCode(path, method);
   }
+
+  std::string CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
 
   std::vector<std::string> Methods(const std::string& path) const override {
     std::vector<std::string> names;

@@ -42,6 +42,36 @@ Error FromTorch(const std::exception& e, ErrorKind kind) {
       break;
     }
   }
+  // Interpreter failures: the cause is on the last line, the innermost place
+  // in the archive's code is the last "File" line of the serialized traceback.
+  if (first.rfind("The following operation failed in the TorchScript interpreter", 0) == 0) {
+    std::string serialized = full.substr(0, full.find("Traceback of TorchScript, original code"));
+    std::string cause, where;
+    // The cause: the last line that starts "SomethingError: ", else the last line.
+    std::istringstream all(full);
+    std::string last;
+    while (std::getline(all, line)) {
+      size_t b = line.find_first_not_of(" \t");
+      if (b == std::string::npos) continue;
+      last = line.substr(b);
+      size_t colon = line.find("Error: ");
+      if (b == 0 && colon != std::string::npos && line.find_first_of(" ") > colon) cause = line;
+    }
+    if (cause.empty()) cause = last;
+    if (cause.size() > 160) {  // keep the first sentence of long messages
+      size_t stop = cause.find(". ", 40);
+      if (stop != std::string::npos) cause.resize(stop + 1);
+    }
+    std::istringstream ser(serialized);
+    while (std::getline(ser, line)) {
+      size_t b = line.find("File \"");
+      if (b != std::string::npos) where = line.substr(b);
+    }
+    if (!cause.empty()) {
+      first = cause + (where.empty() ? "" : " at " + where);
+      return Error(kind, first.size() > 400 ? first.substr(0, 400) + "..." : first, e.what());
+    }
+  }
   size_t file = full.find("File \"");
   if (file != std::string::npos) {
     size_t end = full.find('\n', file);

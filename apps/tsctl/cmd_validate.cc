@@ -1,0 +1,160 @@
+// tsctl validate ARCHIVE...: a CI gate with machine-readable reports.
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "tsctl/torch_backend.h"
+#include "tsctl/validate.h"
+
+namespace tsctl::cli {
+namespace {
+
+struct ValidateFlags {
+  std::vector<std::string> archives;
+  std::vector<std::string> inputs;
+  std::string rtol = "1e-5";
+  std::string atol = "1e-8";
+  std::string allow_ops;
+  std::string require_meta;
+  std::string format = "text";
+  std::string output;
+  bool strict = false;
+  bool list_ops = false;
+  bool no_load = false;
+  bool no_run = false;
+  ValidateOptions options;
+};
+
+std::vector<double> ParseTolerances(const std::string& text, const std::string& flag) {
+  std::vector<double> out;
+  std::stringstream s(text);
+  std::string part;
+  while (std::getline(s, part, ',')) {
+    try {
+      size_t used = 0;
+      double v = std::stod(part, &used);
+      if (used != part.size() || v < 0) throw std::invalid_argument(part);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::kUsage, flag + ": '" + part + "' is not a non-negative number");
+    }
+  }
+  if (out.empty()) throw Error(ErrorKind::kUsage, flag + " needs a value");
+  return out;
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  std::string part;
+  while (std::getline(s, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
+  ValidateOptions& o = f.options;
+  try {
+    for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+    o.rtol = ParseTolerances(f.rtol, "--rtol");
+    o.atol = ParseTolerances(f.atol, "--atol");
+    o.require_meta = SplitCommas(f.require_meta);
+    if (!f.allow_ops.empty()) {
+      o.allow_ops = ReadOperatorList(f.allow_ops);
+      o.has_allow_ops = true;
+    }
+    o.load = !f.no_load;
+    o.run = !f.no_run;
+    if (f.list_ops) {
+      o.run = false;
+      o.load = true;
+    }
+    if ((o.record_reference || !o.save_reference_path.empty()) && (f.no_load || f.no_run)) {
+      throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
+    }
+  } catch (const Error& e) {
+    return Report("validate", "", e, global);
+  }
+  ValidationReport report;
+  report.strict = f.strict;
+  int status = kExitOk;
+  for (const std::string& path : f.archives) {
+    try {
+      report.archives.push_back(ValidateArchive(path, o));
+    } catch (const Error& e) {
+      int code = Report("validate", path, e, global);
+      if (status == kExitOk) status = code;
+    }
+  }
+  try {
+    if (f.list_ops) {
+      // Like PyTorch's dump_operator_names: one operator per line.
+      std::string text;
+      for (const auto& a : report.archives) {
+        if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
+          for (const auto& c : a.checks) {
+            if (c.status == CheckStatus::kFail) {
+              std::cerr << "tsctl: validate: " << a.path << ": " << c.id << ": " << c.message << '\n';
+              if (status == kExitOk) status = kExitFindings;
+              break;
+            }
+          }
+        }
+        for (const auto& op : a.ops) text += op + "\n";
+      }
+      WriteOutput(f.output, text);
+      return status;
+    }
+    std::string rendered;
+    if (f.format == "json") {
+      rendered = ToJson(report).dump() + "\n";
+    } else if (f.format == "junit") {
+      rendered = RenderJUnit(report);
+    } else {
+      std::ostringstream text;
+      RenderText(report, text);
+      rendered = text.str();
+    }
+    WriteOutput(f.output, rendered);
+  } catch (const Error& e) {
+    return Report("validate", f.output, e, global);
+  }
+  if (status != kExitOk) return status;
+  return report.Passed() ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+Command AddValidate(CLI::App& app, const GlobalOptions& global) {
+  auto f = std::make_shared<ValidateFlags>();
+  CLI::App* sub = app.add_subcommand("validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata");
+  sub->add_option("archives", f->archives, "Archives to check")->required();
+  sub->add_option("-m,--method", f->options.method, "Method to check and run")->capture_default_str();
+  sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
+      ->allow_extra_args(false);
+  sub->add_option("--reference", f->options.reference_path,
+                  "Expected outputs: a torch.save/pickle_save file of {'inputs': [...], 'outputs': ...} or of the outputs");
+  sub->add_option("--rtol", f->rtol, "Relative tolerance, or one per output separated by commas")->capture_default_str();
+  sub->add_option("--atol", f->atol, "Absolute tolerance, or one per output separated by commas")->capture_default_str();
+  sub->add_flag("--record-reference", f->options.record_reference,
+                "Store this run's inputs and outputs in extra/tsctl_reference.pt; later runs compare with them");
+  sub->add_option("--save-reference", f->options.save_reference_path,
+                  "Write this run's inputs and outputs to FILE (for --reference elsewhere; torch.load reads it)");
+  sub->add_option("--allow-ops", f->allow_ops, "File listing the operators the deployment target has, one per line");
+  sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
+  sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
+  sub->add_flag("--strict", f->strict, "Warnings fail too");
+  sub->add_option("--format", f->format, "Report format: text, json or junit")
+      ->check(CLI::IsMember({"text", "json", "junit"}))
+      ->capture_default_str();
+  sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
+  sub->add_option("--timeout", f->options.timeout_seconds, "Seconds LibTorch may take to load and run before it counts as hung")
+      ->capture_default_str();
+  sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
+  sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
+  return {sub, [f, &global] { return RunValidate(*f, global); }};
+}
+
+}  // namespace tsctl::cli

@@ -1,0 +1,77 @@
+// `tsctl validate`: a CI gate. Runs a list of checks on an archive and
+// reports each as data; nothing here throws for a failed check.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tsctl/inputs.h"
+#include "tsctl/source.h"
+
+namespace tsctl {
+
+inline constexpr int kValidateSchemaVersion = 1;
+
+enum class CheckStatus { kPass, kWarn, kFail, kSkip };
+const char* CheckStatusName(CheckStatus status);  // PASS WARN FAIL SKIP
+
+struct CheckResult {
+  std::string id;  // e.g. "zip.crc"; every id is documented in tsctl-validate(1)
+  CheckStatus status = CheckStatus::kPass;
+  std::string message;
+};
+
+struct ArchiveReport {
+  std::string path;
+  std::vector<CheckResult> checks;
+  std::string schema;             // the method's schema when it loaded
+  std::vector<std::string> ops;   // operators the methods call
+  nlohmann::json details;         // load time, outputs, error statistics
+
+  int Count(CheckStatus status) const;
+};
+
+struct ValidateOptions {
+  std::string method = "forward";
+  std::vector<InputSpec> inputs;
+  std::string reference_path;
+  std::vector<double> rtol = {1e-5};
+  std::vector<double> atol = {1e-8};
+  bool record_reference = false;   // store inputs and outputs in extra/tsctl_reference.pt
+  std::string save_reference_path; // write inputs and outputs to this file (torch.load reads it)
+  bool has_allow_ops = false;
+  std::vector<std::string> allow_ops;
+  std::vector<std::string> require_meta;  // keys of extra/producer_info.json (dotted)
+  bool load = true;   // false: only the checks that need no LibTorch
+  bool run = true;
+  double timeout_seconds = 300;
+  uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
+};
+
+// Throws tsctl::Error (kIo) only if the file cannot be opened.
+ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options);
+// The same over bytes from any source; with options.load, LibTorch reads
+// the file at `path` (so it must be the same bytes).
+ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options);
+
+struct ValidationReport {
+  std::vector<ArchiveReport> archives;
+  bool strict = false;
+  bool Passed() const;  // no FAIL, and no WARN when strict
+};
+
+nlohmann::json ToJson(const ValidationReport& report);
+void RenderText(const ValidationReport& report, std::ostream& out);
+std::string RenderJUnit(const ValidationReport& report);
+
+// Reads an operator list: one name per line, '#' comments; "aten::add"
+// allows every overload of it. Throws tsctl::Error (kIo).
+std::vector<std::string> ReadOperatorList(const std::string& path);
+// True if `op` ("aten::add.Tensor") is in `allowed`.
+bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allowed);
+
+}  // namespace tsctl

@@ -1,0 +1,121 @@
+#include "tsctl/inputs.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+#include "tsctl/error.h"
+#include "tsctl/pickle.h"
+
+namespace tsctl {
+namespace {
+
+const std::set<std::string>& Dtypes() {
+  static const std::set<std::string> k = {"float32", "float64", "float16", "bfloat16", "int64",
+                                          "int32",   "int16",   "int8",    "uint8",    "bool"};
+  return k;
+}
+
+std::string NormalizeDtype(std::string d) {
+  if (d == "float" || d == "f32") return "float32";
+  if (d == "double" || d == "f64") return "float64";
+  if (d == "half" || d == "f16") return "float16";
+  if (d == "long" || d == "i64") return "int64";
+  if (d == "int" || d == "i32") return "int32";
+  return d;
+}
+
+}  // namespace
+
+std::string InputSpec::ToString() const {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  if (shape.empty()) s = "scalar";
+  s += ":" + dtype;
+  if (channels_last) s += ":channels_last";
+  return s;
+}
+
+InputSpec ParseInputSpec(const std::string& text) {
+  auto bad = [&](const std::string& why) -> Error {
+    return Error(ErrorKind::kUsage, "bad input spec '" + text + "': " + why +
+                                        " (expected e.g. 1x3x224x224:float32[:channels_last])");
+  };
+  InputSpec spec;
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() > 3) throw bad("too many ':' fields");
+  if (parts[0] != "scalar") {
+    size_t pos = 0;
+    const std::string& dims = parts[0];
+    if (dims.empty()) throw bad("no shape");
+    while (pos <= dims.size()) {
+      size_t x = dims.find('x', pos);
+      std::string d = dims.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
+      if (d.empty() || d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9) {
+        throw bad("dimension '" + d + "' is not a whole number");
+      }
+      spec.shape.push_back(std::stoll(d));
+      if (x == std::string::npos) break;
+      pos = x + 1;
+    }
+  }
+  if (parts.size() >= 2 && !parts[1].empty()) spec.dtype = NormalizeDtype(parts[1]);
+  if (!Dtypes().count(spec.dtype)) throw bad("unknown dtype '" + parts[1] + "'");
+  if (parts.size() == 3) {
+    if (parts[2] != "channels_last") throw bad("unknown memory format '" + parts[2] + "'");
+    if (spec.shape.size() != 4) throw bad("channels_last needs a 4-d shape");
+    spec.channels_last = true;
+  }
+  return spec;
+}
+
+ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& method) {
+  ArchiveInputs result;
+  if (archive.Has("extra/tsctl_inputs.json")) {
+    auto j = nlohmann::json::parse(archive.Read("extra/tsctl_inputs.json", 1 << 20), nullptr, false);
+    if (j.is_object() && j.contains(method) && j[method].is_array()) {
+      for (const auto& s : j[method]) {
+        if (s.is_string()) result.inputs.push_back(ParseInputSpec(s.get<std::string>()));
+      }
+      result.source = "extra/tsctl_inputs.json";
+      return result;
+    }
+  }
+  if (archive.Has("traced_inputs.pkl")) {
+    PyRef v = ParsePickle(archive.Read("traced_inputs.pkl", 16 << 20));
+    // {method: [tensor, ...]}, wrapped in restore_type_tag.
+    while (v && v->kind == PyKind::kObject && !v->items.empty()) v = v->items[0];
+    PyRef list = v ? v->Get(method) : nullptr;
+    while (list && list->kind == PyKind::kObject && !list->items.empty()) list = list->items[0];
+    if (list && (list->kind == PyKind::kList || list->kind == PyKind::kTuple)) {
+      static const std::map<std::string, std::string> kStorage = {
+          {"FloatStorage", "float32"}, {"DoubleStorage", "float64"}, {"HalfStorage", "float16"},
+          {"BFloat16Storage", "bfloat16"}, {"LongStorage", "int64"}, {"IntStorage", "int32"},
+          {"ShortStorage", "int16"}, {"CharStorage", "int8"}, {"ByteStorage", "uint8"}, {"BoolStorage", "bool"}};
+      for (const PyRef& t : list->items) {
+        if (!t || t->kind != PyKind::kObject || t->items.size() < 3) return {};
+        InputSpec spec;
+        const PyRef& pid = t->items[0];
+        if (pid->kind == PyKind::kPersistentId && !pid->items.empty() && pid->items[0]->items.size() >= 2) {
+          auto it = kStorage.find(pid->items[0]->items[1]->name);
+          if (it == kStorage.end()) return {};
+          spec.dtype = it->second;
+        }
+        for (const PyRef& d : t->items[2]->items) spec.shape.push_back(d->integer);
+        result.inputs.push_back(spec);
+      }
+      result.source = "traced_inputs.pkl";
+    }
+  }
+  return result;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,98 @@
+#include <pugixml.hpp>
+
+#include <sstream>
+
+#include "tsctl/validate.h"
+
+namespace tsctl {
+
+nlohmann::json ToJson(const ValidationReport& report) {
+  nlohmann::json j;
+  j["schema_version"] = kValidateSchemaVersion;
+  j["passed"] = report.Passed();
+  j["strict"] = report.strict;
+  j["archives"] = nlohmann::json::array();
+  for (const auto& a : report.archives) {
+    nlohmann::json aj = {{"path", a.path},
+                         {"errors", a.Count(CheckStatus::kFail)},
+                         {"warnings", a.Count(CheckStatus::kWarn)},
+                         {"schema", a.schema},
+                         {"ops", a.ops},
+                         {"details", a.details}};
+    aj["checks"] = nlohmann::json::array();
+    aj["findings"] = nlohmann::json::array();
+    for (const auto& c : a.checks) {
+      aj["checks"].push_back({{"id", c.id}, {"status", CheckStatusName(c.status)}, {"message", c.message}});
+      if (c.status == CheckStatus::kFail || c.status == CheckStatus::kWarn) {
+        aj["findings"].push_back({{"id", c.id},
+                                  {"severity", c.status == CheckStatus::kFail ? "error" : "warning"},
+                                  {"message", c.message},
+                                  {"archive", a.path}});
+      }
+    }
+    j["archives"].push_back(aj);
+  }
+  return j;
+}
+
+void RenderText(const ValidationReport& report, std::ostream& out) {
+  for (const auto& a : report.archives) {
+    out << a.path << '\n';
+    size_t width = 0;
+    for (const auto& c : a.checks) width = std::max(width, c.id.size());
+    for (const auto& c : a.checks) {
+      out << "  " << CheckStatusName(c.status) << "  " << c.id << std::string(width - c.id.size(), ' ') << "  " << c.message << '\n';
+    }
+    int errors = a.Count(CheckStatus::kFail), warnings = a.Count(CheckStatus::kWarn);
+    bool ok = errors == 0 && (!report.strict || warnings == 0);
+    out << "  result: " << (ok ? "PASSED" : "FAILED") << " (" << errors << (errors == 1 ? " error, " : " errors, ") << warnings
+        << (warnings == 1 ? " warning" : " warnings") << (report.strict ? ", strict" : "") << ")\n";
+  }
+}
+
+std::string RenderJUnit(const ValidationReport& report) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = "tsctl validate";
+  int total_tests = 0, total_failures = 0, total_skipped = 0;
+  for (const auto& a : report.archives) {
+    auto suite = suites.append_child("testsuite");
+    suite.append_attribute("name") = a.path.c_str();
+    int failures = 0, skipped = 0;
+    for (const auto& c : a.checks) {
+      auto tc = suite.append_child("testcase");
+      tc.append_attribute("classname") = a.path.c_str();
+      tc.append_attribute("name") = c.id.c_str();
+      bool fail = c.status == CheckStatus::kFail || (report.strict && c.status == CheckStatus::kWarn);
+      if (fail) {
+        auto f = tc.append_child("failure");
+        f.append_attribute("message") = c.message.c_str();
+        f.append_attribute("type") = CheckStatusName(c.status);
+        ++failures;
+      } else if (c.status == CheckStatus::kSkip) {
+        tc.append_child("skipped").append_attribute("message") = c.message.c_str();
+        ++skipped;
+      } else {
+        tc.append_child("system-out").text() = (std::string(CheckStatusName(c.status)) + ": " + c.message).c_str();
+      }
+    }
+    suite.append_attribute("tests") = static_cast<int>(a.checks.size());
+    suite.append_attribute("failures") = failures;
+    suite.append_attribute("errors") = 0;
+    suite.append_attribute("skipped") = skipped;
+    total_tests += static_cast<int>(a.checks.size());
+    total_failures += failures;
+    total_skipped += skipped;
+  }
+  suites.append_attribute("tests") = total_tests;
+  suites.append_attribute("failures") = total_failures;
+  suites.append_attribute("skipped") = total_skipped;
+  std::ostringstream out;
+  doc.save(out, "  ");
+  return out.str();
+}
+
+}  // namespace tsctl

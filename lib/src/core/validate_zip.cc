@@ -1,0 +1,221 @@
+// The checks of `tsctl validate` that need no LibTorch: ZIP integrity and
+// TorchScript structure. Reads only; never writes or extracts a file.
+#include "validate_internal.h"
+
+#include <caffe2/serialize/versions.h>  // constants only: links nothing
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tsctl/error.h"
+#include "tsctl/pickle.h"
+
+namespace tsctl {
+namespace {
+
+constexpr double kBombRatio = 200;             // deflate tops out near 1032
+constexpr uint64_t kBombMinBytes = 16 << 20;   // small records may compress well
+// The range the LibTorch tsctl was built with reads, from its headers alone.
+constexpr auto kMinFormatVersion = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
+constexpr auto kMaxFormatVersion = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);
+
+std::string Plural(size_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+std::string List(const std::vector<std::string>& names, size_t max = 5) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
+}
+
+// Bytes after the data: a data descriptor when flag bit 3 is set.
+uint64_t DescriptorSize(const ByteSource& src, const ZipEntry& e) {
+  if (!e.has_data_descriptor()) return 0;
+  if (e.data_end() + 4 > src.Size()) return 12;
+  std::string sig = src.ReadString(e.data_end(), 4);
+  bool has_sig = sig == std::string("PK\x07\x08", 4);
+  bool zip64 = e.compressed_size >= 0xFFFFFFFFu || e.uncompressed_size >= 0xFFFFFFFFu;
+  return (has_sig ? 4 : 0) + 4 + (zip64 ? 16 : 8);
+}
+
+}  // namespace
+
+void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
+  const ByteSource& src = a.source();
+  const auto& entries = a.layout().entries;
+
+  // Local headers and extents.
+  std::vector<std::string> damaged;
+  for (const ZipEntry& e : entries) {
+    if (!e.local_header_error.empty()) damaged.push_back(e.name + " (" + e.local_header_error + ")");
+  }
+  out.push_back({"zip.structure", damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 damaged.empty() ? Plural(entries.size(), "record") + ", central directory and local headers sound"
+                                 : "damaged records: " + List(damaged)});
+
+  // Names: traversal, absolute paths, duplicates.
+  std::vector<std::string> escaping, duplicates;
+  std::set<std::string> seen;
+  for (const ZipEntry& e : entries) {
+    const std::string& n = e.name;
+    bool bad = n.empty() || n[0] == '/' || n.find('\\') != std::string::npos || n == ".." ||
+               n.rfind("../", 0) == 0 || n.find("/../") != std::string::npos ||
+               (n.size() >= 3 && n.compare(n.size() - 3, 3, "/..") == 0) ||
+               (n.size() > 1 && n[1] == ':');
+    if (bad) escaping.push_back(n);
+    if (!seen.insert(n).second) duplicates.push_back(n);
+  }
+  out.push_back({"zip.names", escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
+  out.push_back({"zip.duplicates", duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
+
+  // Overlaps: each record's bytes, and the central directory, apart.
+  struct Extent {
+    uint64_t begin, end;
+    std::string name;
+  };
+  std::vector<Extent> extents;
+  for (const ZipEntry& e : entries) {
+    if (!e.local_header_error.empty()) continue;
+    extents.push_back({e.local_header_offset, e.data_end() + DescriptorSize(src, e), e.name});
+  }
+  const ZipLayout& layout = a.layout();
+  extents.push_back({layout.central_directory_offset, layout.central_directory_offset + layout.central_directory_size,
+                     "(central directory)"});
+  std::sort(extents.begin(), extents.end(), [](const Extent& x, const Extent& y) { return x.begin < y.begin; });
+  std::vector<std::string> overlaps;
+  for (size_t i = 1; i < extents.size(); ++i) {
+    if (extents[i].begin < extents[i - 1].end) overlaps.push_back(extents[i - 1].name + " / " + extents[i].name);
+  }
+  out.push_back({"zip.overlap", overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)});
+
+  // Compression: encryption, unknown methods, bombs.
+  std::vector<std::string> odd, bombs;
+  for (const ZipEntry& e : entries) {
+    if (e.encrypted()) odd.push_back(e.name + " (encrypted)");
+    else if (e.method != kZipStored && e.method != kZipDeflated) odd.push_back(e.name + " (method " + std::to_string(e.method) + ")");
+    double ratio = e.compressed_size ? static_cast<double>(e.uncompressed_size) / static_cast<double>(e.compressed_size) : 0;
+    if (e.uncompressed_size > options.max_record_bytes ||
+        (e.uncompressed_size >= kBombMinBytes && (ratio > kBombRatio || e.compressed_size == 0))) {
+      bombs.push_back(e.name + " (" + std::to_string(e.uncompressed_size) + " bytes from " + std::to_string(e.compressed_size) + ")");
+    }
+  }
+  out.push_back({"zip.compression", odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)});
+  out.push_back({"zip.bomb", bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
+
+  // CRCs and sizes, streaming every record (bombs skipped, sizes capped).
+  std::vector<std::string> crc_bad, size_bad;
+  std::set<std::string> bomb_names;
+  for (const auto& b : bombs) bomb_names.insert(b.substr(0, b.find(" (")));
+  size_t checked = 0;
+  for (const ZipEntry& e : entries) {
+    if (!e.local_header_error.empty() || e.encrypted() || bomb_names.count(e.name)) continue;
+    if (e.method != kZipStored && e.method != kZipDeflated) continue;
+    if (e.method == kZipStored && e.compressed_size != e.uncompressed_size) {
+      size_bad.push_back(e.name);
+      continue;
+    }
+    try {
+      StreamResult r = StreamEntry(src, e, e.uncompressed_size);
+      if (r.produced != e.uncompressed_size) size_bad.push_back(e.name);
+      else if (r.crc32 != e.crc32) crc_bad.push_back(e.name);
+      ++checked;
+    } catch (const Error& err) {
+      (std::string(err.what()).find("limit") != std::string::npos ? size_bad : crc_bad).push_back(e.name);
+    }
+  }
+  out.push_back({"zip.crc", crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 crc_bad.empty() ? Plural(checked, "record") + " read, all CRC-32 match"
+                                 : "CRC-32 mismatch (corrupt data): " + List(crc_bad)});
+  out.push_back({"zip.sizes", size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
+}
+
+void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
+  const bool legacy = a.kind() == ArchiveKind::kTorchScriptLegacy;
+  out.push_back({"ts.kind", CheckStatus::kPass, legacy ? "TorchScript archive (legacy model.json layout)" : "TorchScript archive"});
+  out.push_back({"ts.layout", legacy ? CheckStatus::kWarn : CheckStatus::kPass,
+                 legacy ? "legacy PyTorch 1.0 layout (model.json): newer LibTorch builds may refuse it; re-save it"
+                        : std::string("root folder '") + a.root() + "'" + (a.Has("bytecode.pkl") ? ", mobile bytecode.pkl present" : "")});
+
+  // Required records, and the storages data.pkl refers to.
+  std::vector<std::string> missing;
+  if (legacy) {
+    for (const char* r : {"model.json", "version"}) if (!a.Has(r)) missing.push_back(r);
+  } else {
+    for (const char* r : {"data.pkl", "constants.pkl"}) if (!a.Has(r)) missing.push_back(r);
+    if (!a.Has("version") && !a.Has(".data/version")) missing.push_back("version");
+  }
+  std::vector<std::string> pickle_errors;
+  for (const char* pkl : {"data.pkl", "constants.pkl"}) {
+    if (legacy || !a.Has(pkl)) continue;
+    try {
+      PyRef v = ParsePickle(a.Read(pkl));
+      // Every persistent storage id must name a record.
+      std::vector<PyRef> stack = {v};
+      std::set<const PyValue*> visited;
+      const std::string dir = std::string(pkl) == "data.pkl" ? "data/" : "constants/";
+      while (!stack.empty()) {
+        PyRef cur = stack.back();
+        stack.pop_back();
+        if (!cur || !visited.insert(cur.get()).second) continue;
+        if (cur->kind == PyKind::kPersistentId && !cur->items.empty() && cur->items[0]->kind == PyKind::kTuple) {
+          const auto& id = cur->items[0]->items;
+          if (id.size() >= 3 && id[2]->kind == PyKind::kString) {
+            const std::string& key = id[2]->str;
+            bool found = a.Has(dir + key) || a.Has("data/" + key) || a.Has(key) || a.Has("constants/" + key + ".storage");
+            if (!found) missing.push_back(dir + key + " (storage of " + pkl + ")");
+          }
+        }
+        for (const auto& i : cur->items) stack.push_back(i);
+        for (const auto& [k, val] : cur->entries) stack.push_back(val);
+        if (cur->state) stack.push_back(cur->state);
+      }
+    } catch (const Error& e) {
+      pickle_errors.push_back(std::string(pkl) + ": " + e.what());
+    }
+  }
+  bool has_code = false;
+  for (const ZipEntry& e : a.layout().entries) has_code |= a.RecordName(e).rfind("code/", 0) == 0;
+  if (!legacy && !has_code) missing.push_back("code/");
+  out.push_back({"ts.records", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
+  if (!legacy) {
+    out.push_back({"ts.pickle", pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                   pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(pickle_errors)});
+  }
+
+  // Format version.
+  std::string record = a.Has(".data/version") ? ".data/version" : "version";
+  try {
+    int64_t v = std::stoll(a.Read(record, 64));
+    bool ok = v >= kMinFormatVersion && v <= kMaxFormatVersion;
+    std::string range = std::to_string(kMinFormatVersion) + " to ";
+    out.push_back({"ts.version", ok ? CheckStatus::kPass : CheckStatus::kFail,
+                   "format version " + std::to_string(v) + (ok ? " (this LibTorch reads " : " is outside the range this LibTorch reads (") + range +
+                       std::to_string(kMaxFormatVersion) + ")"});
+  } catch (const std::exception& e) {
+    out.push_back({"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()});
+  }
+
+  // Alignment of tensor data.
+  std::vector<std::string> unaligned;
+  for (const ZipEntry& e : a.layout().entries) {
+    std::string n = a.RecordName(e);
+    if ((n.rfind("data/", 0) == 0 || n.rfind("constants/", 0) == 0) && e.local_header_error.empty() && e.data_offset % 64 != 0) {
+      unaligned.push_back(n);
+    }
+  }
+  out.push_back({"ts.alignment", unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
+                 unaligned.empty() ? "tensor data records start on 64-byte boundaries"
+                                   : Plural(unaligned.size(), "tensor data record") + " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)});
+}
+
+}  // namespace tsctl

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+
+// See TorchBackend::CheckModel.
+std::string CheckModel(const ModelCheckOptions& options);
+
+}  // namespace tsctl

@@ -1,0 +1,68 @@
+#include "tensors.h"
+
+#include <map>
+#include <sstream>
+
+#include "tsctl/error.h"
+
+namespace tsctl {
+
+at::ScalarType ScalarTypeOf(const std::string& dtype) {
+  static const std::map<std::string, at::ScalarType> kMap = {
+      {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
+      {"int64", at::kLong},    {"int32", at::kInt},      {"int16", at::kShort},  {"int8", at::kChar},
+      {"uint8", at::kByte},    {"bool", at::kBool}};
+  auto it = kMap.find(dtype);
+  if (it == kMap.end()) throw Error(ErrorKind::kUsage, "unsupported dtype " + dtype);
+  return it->second;
+}
+
+at::Tensor MakeInput(const InputSpec& spec, at::Generator& gen, const at::Device& device) {
+  at::ScalarType type = ScalarTypeOf(spec.dtype);
+  at::Tensor t;
+  if (at::isFloatingType(type)) {
+    t = at::randn(spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).to(type);
+  } else if (type == at::kBool) {
+    t = at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+  } else {
+    t = at::randint(0, 10, spec.shape, gen, at::TensorOptions().dtype(at::kLong)).to(type);
+  }
+  if (spec.channels_last) t = t.contiguous(at::MemoryFormat::ChannelsLast);
+  return t.to(device);
+}
+
+std::vector<std::pair<std::string, at::Tensor>> FlattenTensors(const c10::IValue& value, const std::string& name) {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  if (value.isTensor()) {
+    out.emplace_back(name, value.toTensor());
+  } else if (value.isTuple()) {
+    const auto& elems = value.toTupleRef().elements();
+    for (size_t i = 0; i < elems.size(); ++i) {
+      auto sub = FlattenTensors(elems[i], name + "[" + std::to_string(i) + "]");
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  } else if (value.isList()) {
+    auto list = value.toListRef();
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto sub = FlattenTensors(list[i], name + "[" + std::to_string(i) + "]");
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  } else if (value.isGenericDict()) {
+    for (const auto& kv : value.toGenericDict()) {
+      std::ostringstream key;
+      if (kv.key().isString()) key << "'" << kv.key().toStringRef() << "'";
+      else key << kv.key();
+      auto sub = FlattenTensors(kv.value(), name + "[" + key.str() + "]");
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+  }
+  return out;
+}
+
+std::string Describe(const at::Tensor& t) {
+  std::ostringstream s;
+  s << c10::toString(t.scalar_type()) << t.sizes();
+  return s.str();
+}
+
+}  // namespace tsctl

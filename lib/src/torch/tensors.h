@@ -1,0 +1,29 @@
+// Input tensors from specs, and flattening of outputs: shared by validate and bench.
+#pragma once
+
+#include <torch/script.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tsctl/inputs.h"
+
+namespace tsctl {
+
+// "float32" -> at::kFloat. Throws tsctl::Error (kUsage) for unknown names.
+at::ScalarType ScalarTypeOf(const std::string& dtype);
+
+// A tensor of the spec's shape and dtype with reproducible values from
+// `gen`: normal floats, integers in [0, 10), booleans. Throws tsctl::Error
+// (kUsage) for a dtype LibTorch cannot make.
+at::Tensor MakeInput(const InputSpec& spec, at::Generator& gen, const at::Device& device = at::kCPU);
+
+// Every tensor in a (nested) output value, named "output", "output[0]",
+// "output['key']" ... Non-tensor leaves are skipped.
+std::vector<std::pair<std::string, at::Tensor>> FlattenTensors(const c10::IValue& value, const std::string& name = "output");
+
+// "float32[1, 10]".
+std::string Describe(const at::Tensor& t);
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+validate --input 1xbx3 testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate testdata/bad/bad_version.pt

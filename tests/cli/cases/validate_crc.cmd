@@ -1,0 +1,1 @@
+validate --no-load testdata/bad/crc_mismatch.pt

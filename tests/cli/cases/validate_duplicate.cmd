@@ -1,0 +1,1 @@
+validate --no-load testdata/bad/duplicate_record.pt

@@ -1,0 +1,1 @@
+validate testdata/bad/empty.pt

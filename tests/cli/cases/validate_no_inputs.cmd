@@ -1,0 +1,1 @@
+validate testdata/scripted_multi.pt

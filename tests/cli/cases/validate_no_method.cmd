@@ -1,0 +1,1 @@
+validate --method nope testdata/traced_cnn.pt

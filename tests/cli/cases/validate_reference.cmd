@@ -1,0 +1,1 @@
+validate --reference testdata/traced_cnn.reference.pt testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate --no-load --require-meta model.name,git_commit testdata/with_extra.pt

@@ -1,0 +1,1 @@
+validate --format json --no-load testdata/bad/truncated.pt

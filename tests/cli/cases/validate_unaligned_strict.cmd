@@ -1,0 +1,1 @@
+validate --no-load --strict testdata/unaligned.pt

@@ -1,0 +1,206 @@
+#include <catch2/catch.hpp>
+#include <zlib.h>
+
+#include <random>
+
+#include "test_util.h"
+#include "tsctl/validate.h"
+#include "tsctl/zip.h"
+
+using namespace tsctl;
+
+namespace {
+
+ValidateOptions NoTorch() {
+  ValidateOptions o;
+  o.load = false;
+  return o;
+}
+
+ArchiveReport Check(const std::string& bytes, const std::string& name = "<memory>") {
+  return ValidateSource(MakeMemorySource(bytes, name), name, NoTorch());
+}
+
+CheckStatus StatusOf(const ArchiveReport& r, const std::string& id) {
+  for (const auto& c : r.checks) {
+    if (c.id == id) return c.status;
+  }
+  return CheckStatus::kSkip;
+}
+
+// A minimal ZIP writer for hostile archives: stored or deflated records with
+// exactly the headers we ask for.
+struct RawRecord {
+  std::string name;
+  std::string data;       // what is stored (already compressed for method 8)
+  uint16_t method = 0;
+  uint32_t crc = 0;
+  uint64_t declared = 0;  // uncompressed size written in the headers
+};
+
+void P16(std::string& s, uint32_t v) { s += static_cast<char>(v & 0xff); s += static_cast<char>((v >> 8) & 0xff); }
+void P32(std::string& s, uint32_t v) { P16(s, v & 0xffff); P16(s, v >> 16); }
+
+std::string MakeZip(const std::vector<RawRecord>& recs) {
+  std::string out, cd;
+  for (const auto& r : recs) {
+    uint32_t off = static_cast<uint32_t>(out.size());
+    P32(out, 0x04034b50); P16(out, 20); P16(out, 0); P16(out, r.method); P16(out, 0); P16(out, 0);
+    P32(out, r.crc); P32(out, static_cast<uint32_t>(r.data.size())); P32(out, static_cast<uint32_t>(r.declared));
+    P16(out, static_cast<uint32_t>(r.name.size())); P16(out, 0);
+    out += r.name + r.data;
+    P32(cd, 0x02014b50); P16(cd, 20); P16(cd, 20); P16(cd, 0); P16(cd, r.method); P16(cd, 0); P16(cd, 0);
+    P32(cd, r.crc); P32(cd, static_cast<uint32_t>(r.data.size())); P32(cd, static_cast<uint32_t>(r.declared));
+    P16(cd, static_cast<uint32_t>(r.name.size())); P16(cd, 0); P16(cd, 0); P16(cd, 0); P16(cd, 0); P32(cd, 0); P32(cd, off);
+    cd += r.name;
+  }
+  uint32_t cd_off = static_cast<uint32_t>(out.size());
+  out += cd;
+  P32(out, 0x06054b50); P16(out, 0); P16(out, 0); P16(out, static_cast<uint32_t>(recs.size())); P16(out, static_cast<uint32_t>(recs.size()));
+  P32(out, static_cast<uint32_t>(cd.size())); P32(out, cd_off); P16(out, 0);
+  return out;
+}
+
+RawRecord Stored(const std::string& name, const std::string& data) {
+  return {name, data, 0, Crc32(data.data(), data.size()), data.size()};
+}
+
+// The records of a real archive, re-packed by MakeZip (so tests can add hostile ones).
+std::vector<RawRecord> RecordsOf(const std::string& file) {
+  auto src = MakeMemorySource(test::Slurp(test::TestData(file)));
+  ZipLayout layout = ReadZipLayout(*src);
+  std::vector<RawRecord> out;
+  for (const auto& e : layout.entries) out.push_back(Stored(e.name, ReadEntry(*src, e)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("validate: a sound archive passes every structural check", "[validate]") {
+  ArchiveReport r = Check(test::Slurp(test::TestData("traced_cnn.pt")));
+  for (const auto& c : r.checks) {
+    INFO(c.id << ": " << c.message);
+    CHECK(c.status == CheckStatus::kPass);
+  }
+  CHECK(r.checks.size() >= 14);
+}
+
+TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {
+  const std::string bytes = test::Slurp(test::TestData("scripted_multi.pt"));
+  for (size_t n = 0; n < bytes.size(); n += 97) {
+    ArchiveReport r = Check(bytes.substr(0, n));
+    INFO("cut at " << n);
+    CHECK(r.Count(CheckStatus::kFail) > 0);
+  }
+}
+
+TEST_CASE("validate: flipped bytes in tensor data fail zip.crc", "[validate]") {
+  const std::string bytes = test::Slurp(test::TestData("traced_cnn.pt"));
+  auto src = MakeMemorySource(bytes);
+  ZipLayout layout = ReadZipLayout(*src);
+  std::mt19937 rng(7);
+  int flips = 0;
+  for (const auto& e : layout.entries) {
+    if (e.name.find("/data/") == std::string::npos || e.compressed_size == 0) continue;
+    std::string bad = bytes;
+    size_t at = e.data_offset + rng() % e.compressed_size;
+    bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+    ArchiveReport r = Check(bad);
+    INFO(e.name << " byte " << at);
+    CHECK(StatusOf(r, "zip.crc") == CheckStatus::kFail);
+    ++flips;
+  }
+  CHECK(flips > 0);
+}
+
+TEST_CASE("validate: a flipped byte anywhere never crashes", "[validate]") {
+  const std::string bytes = test::Slurp(test::TestData("with_extra.pt"));
+  for (size_t at = 0; at < bytes.size(); at += 13) {
+    std::string bad = bytes;
+    bad[at] = static_cast<char>(bad[at] ^ 0xff);
+    ArchiveReport r = Check(bad);
+    CHECK(!r.checks.empty());
+  }
+}
+
+TEST_CASE("validate: path traversal, absolute names and duplicates", "[validate]") {
+  auto recs = RecordsOf("traced_cnn.pt");
+  auto with = [&](RawRecord extra) {
+    auto all = recs;
+    all.push_back(std::move(extra));
+    return Check(MakeZip(all));
+  };
+  CHECK(StatusOf(with(Stored("../escape.txt", "x")), "zip.names") == CheckStatus::kFail);
+  CHECK(StatusOf(with(Stored("/etc/cron.d/x", "x")), "zip.names") == CheckStatus::kFail);
+  CHECK(StatusOf(with(Stored("traced_cnn/extra/a/../../../x", "x")), "zip.names") == CheckStatus::kFail);
+  CHECK(StatusOf(with(Stored("traced_cnn/version", "3\n")), "zip.duplicates") == CheckStatus::kFail);
+  CHECK(StatusOf(Check(MakeZip(recs)), "zip.names") == CheckStatus::kPass);
+}
+
+TEST_CASE("validate: a zip bomb in extra/ is found without inflating it", "[validate]") {
+  // 64 MiB of zeros deflate to about 64 KiB; declare the real size.
+  const size_t big = 64u << 20;
+  std::string zeros(big, '\0');
+  uLongf bound = compressBound(static_cast<uLong>(big));
+  std::string z(bound, '\0');
+  z_stream zs{};
+  deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  zs.next_in = reinterpret_cast<Bytef*>(zeros.data());
+  zs.avail_in = static_cast<uInt>(big);
+  zs.next_out = reinterpret_cast<Bytef*>(z.data());
+  zs.avail_out = static_cast<uInt>(bound);
+  REQUIRE(deflate(&zs, Z_FINISH) == Z_STREAM_END);
+  z.resize(zs.total_out);
+  deflateEnd(&zs);
+  auto recs = RecordsOf("traced_cnn.pt");
+  recs.push_back({"traced_cnn/extra/bomb.bin", z, 8, Crc32(zeros.data(), zeros.size()), big});
+  ArchiveReport r = Check(MakeZip(recs));
+  CHECK(StatusOf(r, "zip.bomb") == CheckStatus::kFail);
+  CHECK(StatusOf(r, "zip.crc") == CheckStatus::kPass);  // the bomb was skipped, not inflated
+}
+
+TEST_CASE("validate: declared sizes that lie", "[validate]") {
+  auto recs = RecordsOf("traced_cnn.pt");
+  RawRecord liar = Stored("traced_cnn/extra/liar.txt", "hello");
+  liar.declared = 4;  // stored 5 bytes, claims 4
+  recs.push_back(liar);
+  CHECK(StatusOf(Check(MakeZip(recs)), "zip.sizes") == CheckStatus::kFail);
+}
+
+TEST_CASE("validate: missing records and storages", "[validate]") {
+  auto recs = RecordsOf("traced_cnn.pt");
+  std::vector<RawRecord> no_storage;
+  for (const auto& r : recs) {
+    if (r.name != "traced_cnn/data/0") no_storage.push_back(r);
+  }
+  CHECK(StatusOf(Check(MakeZip(no_storage)), "ts.records") == CheckStatus::kFail);
+}
+
+TEST_CASE("validate: non-archives get a verdict", "[validate]") {
+  for (const char* f : {"bad/empty.pt", "bad/not_zip.pt", "bad/python_source.ptl", "bad/checkpoint.pth", "bad/missing_data_pkl.pt"}) {
+    INFO(f);
+    ArchiveReport r = Check(test::Slurp(test::TestData(f)));
+    CHECK(r.Count(CheckStatus::kFail) > 0);
+  }
+}
+
+TEST_CASE("validate: operator allow lists", "[validate]") {
+  std::vector<std::string> allowed = {"aten::add", "aten::linear.out"};
+  CHECK(OperatorAllowed("aten::add.Tensor", allowed));
+  CHECK(OperatorAllowed("aten::add", allowed));
+  CHECK(OperatorAllowed("aten::linear.out", allowed));
+  CHECK_FALSE(OperatorAllowed("aten::linear", allowed));
+  CHECK_FALSE(OperatorAllowed("aten::addmm", allowed));
+}
+
+TEST_CASE("validate: reports in JSON and JUnit agree with the checks", "[validate]") {
+  ValidationReport report;
+  report.archives.push_back(Check(test::Slurp(test::TestData("bad/crc_mismatch.pt")), "crc.pt"));
+  nlohmann::json j = ToJson(report);
+  CHECK(j["schema_version"] == kValidateSchemaVersion);
+  CHECK(j["passed"] == false);
+  CHECK(j["archives"][0]["findings"].size() == static_cast<size_t>(report.archives[0].Count(CheckStatus::kFail)));
+  std::string xml = RenderJUnit(report);
+  CHECK(xml.find("<failure") != std::string::npos);
+  CHECK(xml.find("name=\"zip.crc\"") != std::string::npos);
+}
