@@ -272,7 +272,17 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
     }
   }
 
-  // Open for writing first, so a read-only archive fails before any work.
+  // Refuse what is not a TorchScript archive before anything else, then a
+  // read-only one, before any work.
+  {
+    std::unique_ptr<ByteSource> check;
+    try {
+      check = OpenFileSource(path);
+    } catch (const Error& e) {
+      throw Error(e.kind(), std::string("cannot open: ") + e.what());
+    }
+    Archive::Open(std::move(check));
+  }
   int wfd = -1;
   if (in_place && !options.dry_run) {
     wfd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
