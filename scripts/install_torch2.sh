@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs a LibTorch 2.x for tsctl's second build: PyPI's torch wheel (the
 # default Linux one, built with CUDA; it pulls the nvidia-* runtime wheels, about
-# 3 GB to download and 4.7 GB installed) into a venv at .venv-torch2.
+# 2.7 GB to download and 4.7 GB installed) into a venv at .venv-torch2.
 # Idempotent: does nothing (and needs no network) when the pinned version is there.
 # Prints torch.utils.cmake_prefix_path on stdout; everything else goes to stderr.
 #
@@ -12,10 +12,11 @@
 # Why 2.12.1: the newest torch whose Python torch.jit (script/trace/save/load/
 # freeze) works without warnings printed by default (torch.jit.script raises a
 # DeprecationWarning, hidden unless -W is given) and whose headers need only
-# C++17 (2.13+ need C++20; 2.14 warns on torch.jit). From 2.11 on the PyPI wheel is
-# built with CUDA 13.0, which matches the CUDA toolkit on this machine (nvcc 13.0);
-# 2.8 to 2.10 use CUDA 12.8. PyPI has no CPU-only Linux x86_64 wheel (+cpu builds
-# are only on PyTorch's own index, which is not reachable here).
+# C++17 (2.13+ need C++20 and 2.14 warns on torch.jit: shared/docs/libtorch.md).
+# From 2.11 on the PyPI wheel is built with CUDA 13.0, which matches the CUDA
+# toolkit on this machine (nvcc 13.0); 2.8 to 2.10 use CUDA 12.8. PyPI has no
+# CPU-only Linux x86_64 wheel (+cpu builds are only on PyTorch's own index, which
+# is not reachable here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${TORCH2_VERSION:-2.12.1}

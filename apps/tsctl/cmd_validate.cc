@@ -135,7 +135,7 @@ Command AddValidate(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
   sub->add_option("--reference", f->options.reference_path,
-                  "Expected outputs: a torch.save/pickle_save file of {'inputs': [...], 'outputs': ...} or of the outputs");
+                  "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
   sub->add_option("--rtol", f->rtol, "Relative tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_option("--atol", f->atol, "Absolute tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_flag("--record-reference", f->options.record_reference,

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
       tsctl::cli::AddCode(app, global),
       tsctl::cli::AddStamp(app, global),
       tsctl::cli::AddValidate(app, global),
+      tsctl::cli::AddBench(app, global),
   };
   try {
     app.parse(argc, argv);

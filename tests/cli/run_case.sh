@@ -42,7 +42,13 @@ for k in stdout stderr exit; do
     want="$out/empty.$k"
     if [ $k = exit ]; then echo 0 >"$want"; else : >"$want"; fi
   fi
-  if ! cmp -s "$want" "$out/$k"; then
+  # An alternative expectation (CASE.K.alt-WHY) covers a known difference
+  # between LibTorch versions, e.g. 2.x printing one more argument.
+  matched=0
+  for alt in "$want" "$expected".alt-*; do
+    [ -f "$alt" ] && cmp -s "$alt" "$out/$k" && matched=1
+  done
+  if [ $matched = 0 ]; then
     echo "FAIL: $k differs for tsctl ${args[*]}"
     diff -u "$want" "$out/$k" | head -40
     status=1

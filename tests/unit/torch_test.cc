@@ -1,7 +1,9 @@
 // Tests of the LibTorch side: these link LibTorch and the plugin's code.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
+#include <torch/cuda.h>
 #include <torch/script.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
@@ -53,4 +55,86 @@ TEST_CASE("archives saved by tsctl carry the producer record", "[torch][stamp]")
   CHECK(producer["written_by"] == "tsctl");
   CHECK(producer.contains("libtorch_version"));
   CHECK(producer.contains("time"));
+}
+
+#include "bench_runner.h"
+
+TEST_CASE("bench: times, profiles and traces a real archive", "[torch][bench]") {
+  tsctl::BenchOptions o;
+  o.path = tsctl::test::TestData("traced_cnn.pt");
+  o.inputs = {tsctl::ParseInputSpec("1x3x32x32")};
+  o.warmup = 3;
+  o.iters = 20;
+  o.profile = true;
+  o.profile_shapes = true;
+  char tmpl[] = "/tmp/tsctl-trace-XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  ::close(fd);
+  o.trace_path = tmpl;
+  tsctl::BenchResult r = tsctl::RunBench(o);
+  CHECK(r.latencies_ns.size() == 20);
+  CHECK(r.warmup_ns.size() == 3);
+  CHECK(r.first_ns == r.warmup_ns[0]);
+  CHECK(r.load_ns > 0);
+  REQUIRE(!r.ops.empty());
+  bool conv = false;
+  for (const auto& op : r.ops) {
+    conv |= op.name.find("conv") != std::string::npos;
+    CHECK(op.self_ns <= op.total_ns);
+    CHECK(op.calls % 20 == 0);  // every timed call runs the same operators
+  }
+  CHECK(conv);
+  auto trace = nlohmann::json::parse(tsctl::test::Slurp(tmpl));
+  CHECK(trace["traceEvents"].size() > 20);
+  ::unlink(tmpl);
+}
+
+TEST_CASE("bench: several instances, shared weights", "[torch][bench]") {
+  tsctl::BenchOptions o;
+  o.path = tsctl::test::TestData("traced_cnn.pt");
+  o.inputs = {tsctl::ParseInputSpec("1x3x32x32")};
+  o.warmup = 2;
+  o.iters = 10;
+  o.instances = 2;
+  o.share_weights = true;
+  tsctl::BenchResult r = tsctl::RunBench(o);
+  CHECK(r.latencies_ns.size() == 20);
+  CHECK(r.instances == 2);
+}
+
+TEST_CASE("bench: sampled profiling sees fewer calls", "[torch][bench]") {
+  tsctl::BenchOptions o;
+  o.path = tsctl::test::TestData("traced_cnn.pt");
+  o.inputs = {tsctl::ParseInputSpec("1x3x32x32")};
+  o.warmup = 2;
+  o.iters = 200;
+  o.profile = true;
+  o.profile_sample = 0.05;
+  tsctl::BenchResult r = tsctl::RunBench(o);
+  uint64_t calls = 0;
+  for (const auto& op : r.ops) calls += op.calls;
+  tsctl::BenchOptions full = o;
+  full.profile_sample = 1.0;
+  full.iters = 200;
+  tsctl::BenchResult all = tsctl::RunBench(full);
+  uint64_t all_calls = 0;
+  for (const auto& op : all.ops) all_calls += op.calls;
+  CHECK(calls > 0);
+  CHECK(calls < all_calls / 4);
+}
+
+TEST_CASE("bench: CUDA", "[torch][bench][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("skipped: no CUDA device is visible");
+    return;
+  }
+  tsctl::BenchOptions o;
+  o.path = tsctl::test::TestData("traced_cnn.pt");
+  o.inputs = {tsctl::ParseInputSpec("1x3x32x32")};
+  o.device = "cuda";
+  o.warmup = 3;
+  o.iters = 20;
+  tsctl::BenchResult r = tsctl::RunBench(o);
+  CHECK(r.latencies_ns.size() == 20);
+  CHECK(r.cuda_peak_bytes > 0);
 }

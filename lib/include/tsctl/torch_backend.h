@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tsctl/bench.h"
 #include "tsctl/inputs.h"
 
 namespace tsctl {
@@ -33,7 +34,7 @@ struct ModelCheckOptions {
   bool run = true;
   bool check_determinism = true;
   // Reference outputs: a file (torch::pickle_save / torch.save of a dict
-  // {"inputs": [tensors], "outputs": value}, or of the outputs alone), or the
+  // {"inputs": (tensors,), "outputs": value}, or of the outputs alone), or the
   // archive's extra/tsctl_reference.pt when `reference_from_archive`.
   std::string reference_path;
   bool reference_from_archive = false;
@@ -58,6 +59,10 @@ class TorchBackend {
   // `tsctl validate` needs; returns a JSON document (see validate.cc for the
   // fields). Failures of the model are data in the result, not exceptions.
   virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
+  // Loads and times a method (tsctl bench). Throws tsctl::Error: kTorch if
+  // loading or running fails, kUnavailable for a device this build or
+  // machine lacks, kUsage for bad options.
+  virtual BenchResult Bench(const BenchOptions& options) const = 0;
   // Names of the methods of the archive's top-level module.
   virtual std::vector<std::string> Methods(const std::string& path) const = 0;
 };

@@ -26,6 +26,26 @@ std::string NormalizeDtype(std::string d) {
   return d;
 }
 
+// Shapes and dtypes of pickled tensors (_rebuild_tensor_v2 calls).
+bool TensorSpecs(const std::vector<PyRef>& tensors, std::vector<InputSpec>& out) {
+  static const std::map<std::string, std::string> kStorage = {
+      {"FloatStorage", "float32"}, {"DoubleStorage", "float64"}, {"HalfStorage", "float16"},
+      {"BFloat16Storage", "bfloat16"}, {"LongStorage", "int64"}, {"IntStorage", "int32"},
+      {"ShortStorage", "int16"}, {"CharStorage", "int8"}, {"ByteStorage", "uint8"}, {"BoolStorage", "bool"}};
+  for (const PyRef& t : tensors) {
+    if (!t || t->kind != PyKind::kObject || t->items.size() < 3) return false;
+    InputSpec spec;
+    const PyRef& pid = t->items[0];
+    if (pid->kind != PyKind::kPersistentId || pid->items.empty() || pid->items[0]->items.size() < 2) return false;
+    auto it = kStorage.find(pid->items[0]->items[1]->name);
+    if (it == kStorage.end()) return false;
+    spec.dtype = it->second;
+    for (const PyRef& d : t->items[2]->items) spec.shape.push_back(d->integer);
+    out.push_back(spec);
+  }
+  return !tensors.empty();
+}
+
 }  // namespace
 
 std::string InputSpec::ToString() const {
@@ -89,6 +109,24 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
       return result;
     }
   }
+  if (archive.Has("extra/tsctl_reference.pt")) {
+    // validate --record-reference: a torch.save-format ZIP whose data.pkl is
+    // {"inputs": [tensors], "outputs": ...}; the shapes are in the pickle.
+    try {
+      Archive ref = Archive::OpenAny(MakeMemorySource(archive.Read("extra/tsctl_reference.pt")));
+      PyRef v = ParsePickle(ref.Read("data.pkl", 16 << 20));
+      while (v && v->kind == PyKind::kObject && !v->items.empty()) v = v->items[0];
+      PyRef list = v ? v->Get("inputs") : nullptr;
+      while (list && list->kind == PyKind::kObject && !list->items.empty()) list = list->items[0];
+      std::vector<InputSpec> specs;
+      if (list && (list->kind == PyKind::kList || list->kind == PyKind::kTuple) && TensorSpecs(list->items, specs)) {
+        result.inputs = specs;
+        result.source = "extra/tsctl_reference.pt";
+        return result;
+      }
+    } catch (const Error&) {
+    }
+  }
   if (archive.Has("traced_inputs.pkl")) {
     PyRef v = ParsePickle(archive.Read("traced_inputs.pkl", 16 << 20));
     // {method: [tensor, ...]}, wrapped in restore_type_tag.
@@ -96,22 +134,7 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
     PyRef list = v ? v->Get(method) : nullptr;
     while (list && list->kind == PyKind::kObject && !list->items.empty()) list = list->items[0];
     if (list && (list->kind == PyKind::kList || list->kind == PyKind::kTuple)) {
-      static const std::map<std::string, std::string> kStorage = {
-          {"FloatStorage", "float32"}, {"DoubleStorage", "float64"}, {"HalfStorage", "float16"},
-          {"BFloat16Storage", "bfloat16"}, {"LongStorage", "int64"}, {"IntStorage", "int32"},
-          {"ShortStorage", "int16"}, {"CharStorage", "int8"}, {"ByteStorage", "uint8"}, {"BoolStorage", "bool"}};
-      for (const PyRef& t : list->items) {
-        if (!t || t->kind != PyKind::kObject || t->items.size() < 3) return {};
-        InputSpec spec;
-        const PyRef& pid = t->items[0];
-        if (pid->kind == PyKind::kPersistentId && !pid->items.empty() && pid->items[0]->items.size() >= 2) {
-          auto it = kStorage.find(pid->items[0]->items[1]->name);
-          if (it == kStorage.end()) return {};
-          spec.dtype = it->second;
-        }
-        for (const PyRef& d : t->items[2]->items) spec.shape.push_back(d->integer);
-        result.inputs.push_back(spec);
-      }
+      if (!TensorSpecs(list->items, result.inputs)) return {};
       result.source = "traced_inputs.pkl";
     }
   }

@@ -90,6 +90,12 @@ void ChecksFromModel(const json& r, const ValidateOptions& options, ArchiveRepor
                    bad.empty() ? std::to_string(report.ops.size()) + " operators, all allowed" : "operators not in the allowed list: " + list});
   }
   if (!r.value("method_found", false)) return;
+  const json& ref = r["reference"];
+  if (!ref.value("error", std::string()).empty() && !ref.value("compared", false) && !r["run"].value("ran", false)) {
+    // An unreadable reference stops the run: report it, never a silent pass.
+    out.push_back({"torch.reference", CheckStatus::kFail, ref.value("error", std::string())});
+    return;
+  }
   const json& run = r["run"];
   if (!run.value("ran", false)) {
     if (run.value("error", std::string()).empty()) {
@@ -101,7 +107,8 @@ void ChecksFromModel(const json& r, const ValidateOptions& options, ArchiveRepor
   }
   std::string shapes;
   for (const auto& o : run["outputs"]) shapes += (shapes.empty() ? "" : ", ") + o.value("name", std::string()) + " " + o.value("desc", std::string());
-  out.push_back({"torch.run", CheckStatus::kPass, "ran with inputs from " + run.value("input_source", std::string()) + ": " + shapes});
+  const std::string source = run.value("input_source", std::string());
+  out.push_back({"torch.run", CheckStatus::kPass, (source.empty() ? "ran without inputs: " : "ran with inputs from " + source + ": ") + shapes});
   std::vector<std::string> nonfinite;
   for (const auto& o : run["outputs"]) {
     if (o.value("nonfinite", 0) > 0) nonfinite.push_back(o.value("name", std::string()) + " has " + std::to_string(o.value("nonfinite", 0)) + " NaN/Inf");
@@ -114,7 +121,6 @@ void ChecksFromModel(const json& r, const ValidateOptions& options, ArchiveRepor
     out.push_back({"torch.deterministic", det ? CheckStatus::kPass : CheckStatus::kFail,
                    det ? "two runs give identical outputs" : "two runs differ (max abs difference " + std::to_string(run.value("max_run_diff", 0.0)) + ")"});
   }
-  const json& ref = r["reference"];
   if (ref.value("compared", false)) {
     bool all = true;
     std::string msg;
@@ -231,12 +237,14 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   m.reference_path = options.reference_path;
   m.reference_from_archive = options.reference_path.empty() && archive->Has(std::string("extra/") + kReferenceRecord);
   m.inputs = options.inputs;
-  std::string input_source = "--input";
+  std::string input_source = options.inputs.empty() ? "" : "--input";
   if (m.inputs.empty() && !m.reference_from_archive && options.reference_path.empty()) {
     try {
       ArchiveInputs stored = InputsFromArchive(*archive, options.method);
-      m.inputs = stored.inputs;
-      input_source = stored.source;
+      if (!stored.inputs.empty()) {
+        m.inputs = stored.inputs;
+        input_source = stored.source;
+      }
     } catch (const Error&) {
     }
   }

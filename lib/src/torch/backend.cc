@@ -4,6 +4,7 @@
 #include <torch/version.h>
 
 #include "backend.h"
+#include "bench_runner.h"
 #include "check_model.h"
 #include "graph.h"
 #include "producer_hook.h"
@@ -18,7 +19,8 @@ class Backend final : public TorchBackend {
   BuildInfo Info() const override {
     BuildInfo info;
     info.libtorch_version = TORCH_VERSION;
-    info.cuda_compiled = torch::cuda::is_available() || at::hasCUDA();
+    // hasCUDART: the build has CUDA, whether or not a device is visible.
+    info.cuda_compiled = at::globalContext().hasCUDART();
     info.cuda_available = torch::cuda::is_available();
     info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
@@ -30,6 +32,8 @@ class Backend final : public TorchBackend {
   std::string CompiledCode(const std::string& path, const std::string& method) const override {
     return RenderCompiledCode(path, method);
   }
+
+  BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
 
   std::string CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
 

@@ -142,6 +142,11 @@ std::string CheckModel(const ModelCheckOptions& o) {
     }
     outs.push_back({{"name", name}, {"desc", Describe(t)}, {"nonfinite", nonfinite}});
   }
+  if (flat.empty()) {
+    std::ostringstream v;
+    v << out1.tagKind();
+    outs.push_back({{"name", "output"}, {"desc", v.str() + " (no tensors)"}, {"nonfinite", 0}});
+  }
   r["run"]["outputs"] = outs;
   if (o.check_determinism) {
     auto flat2 = FlattenTensors(out2);

@@ -1,0 +1,161 @@
+// tsctl bench ARCHIVE: latency, throughput, warm-up and per-operator profiles.
+#include <unistd.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "tsctl/archive.h"
+#include "tsctl/bench.h"
+#include "tsctl/bench_sweep.h"
+#include "tsctl/torch_backend.h"
+
+namespace tsctl::cli {
+namespace {
+
+struct BenchFlags {
+  BenchOptions o;
+  std::vector<std::string> inputs;
+  std::string optimized = "on", inference = "on", profiling, executor, fuser;
+  std::string percentiles = "50,90,99";
+  bool json = false;
+  bool sweep = false;
+  double sweep_timeout = 600;
+};
+
+std::optional<bool> OnOff(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  return v == "on";
+}
+
+std::vector<double> ParsePercentiles(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream s(text);
+  std::string part;
+  while (std::getline(s, part, ',')) {
+    try {
+      size_t used = 0;
+      double p = std::stod(part, &used);
+      if (used != part.size() || p < 0 || p > 100) throw std::invalid_argument(part);
+      out.push_back(p);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::kUsage, "--percentiles: '" + part + "' is not a number from 0 to 100");
+    }
+  }
+  return out;
+}
+
+void Progress(const std::string& phase, int done, int total) {
+  std::cerr << "\r\x1b[K[tsctl bench] " << phase;
+  if (total > 0) std::cerr << ' ' << done << '/' << total;
+  std::cerr << std::flush;
+}
+
+int RunBench(BenchFlags& f, const GlobalOptions& global) {
+  BenchOptions& o = f.o;
+  try {
+    for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+    std::vector<double> percentiles = ParsePercentiles(f.percentiles);
+    o.percentiles = percentiles;
+    o.settings.optimized_execution = f.optimized == "on";
+    o.settings.inference_mode = f.inference == "on";
+    o.settings.jit_profiling = OnOff(f.profiling);
+    o.settings.jit_executor = OnOff(f.executor);
+    o.settings.tensor_fuser = OnOff(f.fuser);
+    if (o.profile_sample <= 0 || o.profile_sample > 1) throw Error(ErrorKind::kUsage, "--profile-sample must be in (0, 1]");
+    if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
+    if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
+
+    // Check the archive and find inputs without LibTorch.
+    std::unique_ptr<ByteSource> src;
+    try {
+      src = OpenFileSource(o.path);
+    } catch (const Error& e) {
+      throw Error(e.kind(), std::string("cannot open: ") + e.what());
+    }
+    Archive archive = Archive::Open(std::move(src));
+    if (o.inputs.empty()) {
+      ArchiveInputs stored = InputsFromArchive(archive, o.method);
+      if (stored.inputs.empty()) {
+        throw Error(ErrorKind::kUsage, "no inputs known for " + o.method +
+                                           ": pass --input SHAPE[:DTYPE] for each tensor argument, e.g. --input 1x3x224x224:float32");
+      }
+      o.inputs = stored.inputs;
+      o.input_source = stored.source;
+    } else {
+      o.input_source = "--input";
+    }
+    const bool tty = ::isatty(2) && !f.json;
+    if (f.sweep) {
+      auto rows = RunSweep(o, f.sweep_timeout, [&](size_t done, size_t total) {
+        if (tty) Progress("sweep", static_cast<int>(done), static_cast<int>(total));
+      });
+      if (tty) std::cerr << "\r\x1b[K" << std::flush;
+      if (f.json) {
+        std::cout << SweepJson(rows).dump() << '\n';
+      } else {
+        RenderSweep(rows, std::cout);
+      }
+      bool any = false;
+      for (const auto& r : rows) any |= r.ok;
+      if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
+      return kExitOk;
+    }
+    if (tty) o.progress = Progress;
+    BenchResult r = GetTorchBackend().Bench(o);
+    if (tty) std::cerr << "\r\x1b[K" << std::flush;
+    if (f.json) {
+      std::cout << ToJson(r, percentiles).dump() << '\n';
+    } else {
+      RenderText(r, percentiles, std::cout);
+    }
+    return kExitOk;
+  } catch (const Error& e) {
+    return Report("bench", o.path, e, global);
+  } catch (const std::exception& e) {
+    return ReportUnexpected("bench", o.path, e);
+  }
+}
+
+}  // namespace
+
+Command AddBench(CLI::App& app, const GlobalOptions& global) {
+  auto f = std::make_shared<BenchFlags>();
+  auto on_off = CLI::IsMember({"on", "off"});
+  CLI::App* sub = app.add_subcommand("bench", "Measure latency, throughput and warm-up; profile operators; sweep execution settings");
+  sub->add_option("archive", f->o.path, "TorchScript archive")->required();
+  sub->add_option("-m,--method", f->o.method, "Method to time")->capture_default_str();
+  sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
+  sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
+      ->allow_extra_args(false);
+  sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")->capture_default_str();
+  auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")->capture_default_str();
+  sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")->excludes(iters);
+  sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT");
+  sub->add_option("--interop-threads", f->o.interop_threads, "Inter-op threads; Triton INTER_OP_THREAD_COUNT");
+  sub->add_option("--instances", f->o.instances, "Concurrent instances, each on its own thread")->capture_default_str();
+  sub->add_flag("--share-weights", f->o.share_weights, "One module for all instances (Triton ENABLE_WEIGHT_SHARING)");
+  sub->add_option("--optimized-execution", f->optimized, "Graph executor optimization (Triton DISABLE_OPTIMIZED_EXECUTION inverted)")
+      ->check(on_off)->capture_default_str();
+  sub->add_option("--inference-mode", f->inference, "c10::InferenceMode, else NoGradGuard (Triton INFERENCE_MODE)")
+      ->check(on_off)->capture_default_str();
+  sub->add_option("--jit-profiling", f->profiling, "Profiling executor mode (Triton ENABLE_JIT_PROFILING); default: LibTorch's")->check(on_off);
+  sub->add_option("--jit-executor", f->executor, "JIT executor mode (Triton ENABLE_JIT_EXECUTOR); default: LibTorch's")->check(on_off);
+  sub->add_option("--tensor-fuser", f->fuser, "Tensor-expression fuser (Triton ENABLE_TENSOR_FUSER); default: LibTorch's")->check(on_off);
+  sub->add_flag("--freeze", f->o.settings.freeze, "torch::jit::freeze the module first");
+  sub->add_flag("--optimize-for-inference", f->o.settings.optimize_for_inference, "torch::jit::optimize_for_inference (implies --freeze)");
+  sub->add_flag("--cache-cleaning", f->o.settings.cache_cleaning, "CUDA: empty the caching allocator after each call (Triton ENABLE_CACHE_CLEANING)");
+  sub->add_flag("--sweep", f->sweep, "Time every combination of the execution settings and print Triton's parameters for the fastest");
+  sub->add_option("--percentiles", f->percentiles, "Percentiles to report, comma-separated")->capture_default_str();
+  sub->add_flag("--profile", f->o.profile, "Per-operator calls, total and self time (global operator callbacks)");
+  sub->add_flag("--profile-shapes", f->o.profile_shapes, "Split the profile by input shapes (implies --profile)");
+  sub->add_option("--profile-sample", f->o.profile_sample, "Sample operator calls with this probability (implies --profile)")
+      ->capture_default_str();
+  sub->add_option("--trace-out", f->o.trace_path, "Write a Chrome trace JSON of the operator calls (opens in Perfetto)");
+  sub->add_flag("--log-api-usage", f->o.log_api_usage, "Report PyTorch API usage events (c10::SetAPIUsageLogger)");
+  sub->add_option("--model-id", f->o.model_id, "Id the operator callbacks see for this model (default: the path)");
+  sub->add_flag("--json", f->json, "One JSON document (schema_version 1, raw nanoseconds)");
+  return {sub, [f, &global] { return RunBench(*f, global); }};
+}
+
+}  // namespace tsctl::cli

@@ -1,0 +1,124 @@
+// `tsctl bench`: latency, throughput, warm-up and per-operator profiles.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tsctl/inputs.h"
+
+namespace tsctl {
+
+inline constexpr int kBenchSchemaVersion = 1;
+
+// Triton's PyTorch backend parameters and what they map to (docs/anchors.md).
+struct ExecutionSettings {
+  bool optimized_execution = true;  // torch::jit::setGraphExecutorOptimize
+  bool inference_mode = true;       // c10::InferenceMode (else torch::NoGradGuard)
+  std::optional<bool> jit_profiling;   // torch::jit::getProfilingMode(); unset: LibTorch's default
+  std::optional<bool> jit_executor;    // torch::jit::getExecutorMode()
+  std::optional<bool> tensor_fuser;    // torch::jit::setTensorExprFuserEnabled
+  bool freeze = false;                 // torch::jit::freeze
+  bool optimize_for_inference = false; // torch::jit::optimize_for_inference
+  bool cache_cleaning = false;         // empty the CUDA caching allocator after each run
+
+  std::string Describe() const;
+};
+
+struct BenchOptions {
+  std::string path;
+  std::string method = "forward";
+  std::string device = "cpu";  // cpu, cuda, cuda:N
+  std::vector<InputSpec> inputs;
+  std::string input_source;    // where the inputs came from, for the report
+  int warmup = 10;
+  int iters = 100;
+  double duration_seconds = 0;  // > 0: run timed iterations for this long instead of `iters`
+  int threads = 0;              // 0: LibTorch's default
+  int interop_threads = 0;
+  int instances = 1;
+  bool share_weights = false;
+  ExecutionSettings settings;
+  std::vector<double> percentiles = {50, 90, 99};
+  // Profiling.
+  bool profile = false;
+  bool profile_shapes = false;
+  double profile_sample = 1.0;
+  std::string trace_path;  // Chrome trace JSON
+  bool log_api_usage = false;
+  std::string model_id;    // tags operator callbacks through c10::DebugInfoGuard
+  // Called now and then from the timing thread (not in the timed region).
+  std::function<void(const std::string& phase, int done, int total)> progress;
+};
+
+struct OpStat {
+  std::string name;
+  std::string shapes;  // with profile_shapes: input shapes, e.g. "[1, 3, 224, 224], [64, 3, 7, 7]"
+  uint64_t calls = 0;
+  uint64_t total_ns = 0;
+  uint64_t self_ns = 0;
+};
+
+struct BenchResult {
+  std::string path;
+  std::string method;
+  std::string device;
+  std::vector<std::string> inputs;
+  std::string input_source;
+  std::string settings;
+  std::string libtorch_version;
+  int threads = 0;
+  int interop_threads = 0;
+  int instances = 1;
+  uint64_t load_ns = 0;
+  uint64_t first_ns = 0;                 // the first call
+  std::vector<uint64_t> warmup_ns;       // every warm-up call, the first included
+  int settled_after = -1;                // warm-up calls until timings settled; -1: never
+  std::vector<uint64_t> latencies_ns;    // timed calls, in order
+  uint64_t wall_ns = 0;                  // the timed phase, all instances
+  uint64_t peak_rss_bytes = 0;
+  int64_t cuda_peak_bytes = -1;          // -1: not measured
+  std::vector<OpStat> ops;               // with profile
+  uint64_t profiled_ns = 0;              // sum of top-level operator time
+  double profile_sample = 1.0;
+  std::vector<std::pair<std::string, uint64_t>> api_usage;  // event, count
+  std::vector<std::string> warnings;
+  bool device_time = false;              // per-op device time measured
+};
+
+struct Stats {
+  uint64_t min = 0, max = 0;
+  double mean = 0, stddev = 0, median = 0;
+  std::vector<std::pair<double, double>> percentiles;  // (p, value)
+  double throughput = 0;  // calls per second over the timed phase
+};
+Stats ComputeStats(const BenchResult& r, const std::vector<double>& percentiles);
+// The index after which a rolling median of the warm-up calls stays within
+// 10% of the timed median; -1 if it never does.
+int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median);
+// trtexec-style advice: unstable timings, warm-up not settled, ...
+std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);
+
+nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles);
+void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out);
+
+// --sweep: one row per settings combination.
+struct SweepRow {
+  ExecutionSettings settings;
+  bool ok = false;
+  std::string error;
+  double mean_ns = 0, median_ns = 0, p90_ns = 0;
+  uint64_t first_ns = 0;
+};
+std::vector<ExecutionSettings> SweepSettings(bool cuda);
+void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
+nlohmann::json SweepJson(const std::vector<SweepRow>& rows);
+// The `parameters { ... }` block of Triton's config.pbtxt for these settings.
+std::string TritonParameters(const ExecutionSettings& s);
+
+}  // namespace tsctl

@@ -1,0 +1,318 @@
+// Statistics, advice and rendering for `tsctl bench`. No LibTorch here.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "tsctl/bench.h"
+#include "tsctl/inspect.h"  // HumanBytes
+
+namespace tsctl {
+namespace {
+
+std::string OnOff(bool v) { return v ? "on" : "off"; }
+std::string OptOnOff(const std::optional<bool>& v) { return v ? OnOff(*v) : "default"; }
+
+double Percentile(std::vector<uint64_t> sorted, double p) {
+  if (sorted.empty()) return 0;
+  // Linear interpolation between closest ranks (numpy's default).
+  double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(rank)), hi = static_cast<size_t>(std::ceil(rank));
+  double frac = rank - static_cast<double>(lo);
+  return static_cast<double>(sorted[lo]) * (1 - frac) + static_cast<double>(sorted[hi]) * frac;
+}
+
+std::string Ms(double ns) {
+  char buf[32];
+  double ms = ns / 1e6;
+  std::snprintf(buf, sizeof buf, ms < 0.01 ? "%.4f ms" : ms < 1 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
+  return buf;
+}
+
+std::string PercentName(double p) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "p%g", p);
+  return buf;
+}
+
+}  // namespace
+
+std::string ExecutionSettings::Describe() const {
+  std::string s = "optimized-execution " + OnOff(optimized_execution) + ", inference-mode " + OnOff(inference_mode) +
+                  ", jit-profiling " + OptOnOff(jit_profiling) + ", jit-executor " + OptOnOff(jit_executor) +
+                  ", tensor-fuser " + OptOnOff(tensor_fuser);
+  if (freeze) s += ", freeze";
+  if (optimize_for_inference) s += ", optimize-for-inference";
+  if (cache_cleaning) s += ", cache-cleaning";
+  return s;
+}
+
+Stats ComputeStats(const BenchResult& r, const std::vector<double>& percentiles) {
+  Stats s;
+  const auto& l = r.latencies_ns;
+  if (l.empty()) return s;
+  std::vector<uint64_t> sorted = l;
+  std::sort(sorted.begin(), sorted.end());
+  s.min = sorted.front();
+  s.max = sorted.back();
+  s.mean = std::accumulate(l.begin(), l.end(), 0.0) / static_cast<double>(l.size());
+  double var = 0;
+  for (uint64_t v : l) var += (static_cast<double>(v) - s.mean) * (static_cast<double>(v) - s.mean);
+  s.stddev = l.size() > 1 ? std::sqrt(var / static_cast<double>(l.size() - 1)) : 0;
+  s.median = Percentile(sorted, 50);
+  for (double p : percentiles) s.percentiles.emplace_back(p, Percentile(sorted, p));
+  s.throughput = r.wall_ns ? static_cast<double>(l.size()) / (static_cast<double>(r.wall_ns) / 1e9) : 0;
+  return s;
+}
+
+int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median) {
+  // Settled at i: call i and, from i on, every rolling median of 5 calls lie
+  // within 15% of the timed median (single outliers do not count).
+  if (timed_median <= 0 || warmup_ns.empty()) return -1;
+  const size_t n = warmup_ns.size(), window = 5;
+  auto close = [&](size_t j) {
+    std::vector<uint64_t> w(warmup_ns.begin() + static_cast<std::ptrdiff_t>(j),
+                            warmup_ns.begin() + static_cast<std::ptrdiff_t>(std::min(j + window, n)));
+    std::sort(w.begin(), w.end());
+    return std::abs(static_cast<double>(w[(w.size() - 1) / 2]) - timed_median) <= 0.15 * timed_median;
+  };
+  // Scan backwards while every window from j on is close; the answer is the
+  // first such j whose own call is close too.
+  int settled = -1;
+  for (size_t j = n; j-- > 0;) {
+    if (!close(j)) break;
+    if (std::abs(static_cast<double>(warmup_ns[j]) - timed_median) <= 0.15 * timed_median) settled = static_cast<int>(j);
+  }
+  return settled;
+}
+
+std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
+  std::vector<std::string> w = r.warnings;
+  if (s.mean > 0) {
+    double cv = s.stddev / s.mean * 100;
+    if (cv > 1.0) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "unstable timings: coefficient of variation %.1f%% (over 1%%); try more iterations (--duration 10), "
+                    "--threads 1, or a quieter machine",
+                    cv);
+      w.push_back(buf);
+    }
+  }
+  int settled = SettledAfter(r.warmup_ns, s.median);
+  if (!r.warmup_ns.empty() && (settled < 0 || settled + 3 > static_cast<int>(r.warmup_ns.size()))) {
+    w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise --warmup (e.g. --warmup " +
+                std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4)) + ")");
+  }
+  if (r.warmup_ns.empty()) w.push_back("no warm-up: the first calls of a TorchScript model are slow; the timings include them (use --warmup N)");
+  if (r.first_ns > 0 && s.median > 0 && static_cast<double>(r.first_ns) > 10 * s.median) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "first call took %.0fx the median: serve warm (Triton: model_warmup) or try --optimized-execution off",
+                  static_cast<double>(r.first_ns) / s.median);
+    w.push_back(buf);
+  }
+  return w;
+}
+
+nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles) {
+  Stats s = ComputeStats(r, percentiles);
+  nlohmann::json j;
+  j["schema_version"] = kBenchSchemaVersion;
+  j["path"] = r.path;
+  j["method"] = r.method;
+  j["device"] = r.device;
+  j["inputs"] = r.inputs;
+  j["input_source"] = r.input_source;
+  j["settings"] = r.settings;
+  j["libtorch_version"] = r.libtorch_version;
+  j["threads"] = r.threads;
+  j["interop_threads"] = r.interop_threads;
+  j["instances"] = r.instances;
+  j["load_ns"] = r.load_ns;
+  j["first_ns"] = r.first_ns;
+  j["warmup_ns"] = r.warmup_ns;
+  j["settled_after"] = SettledAfter(r.warmup_ns, s.median);
+  j["iterations"] = r.latencies_ns.size();
+  j["wall_ns"] = r.wall_ns;
+  j["latency_ns"] = {{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}, {"stddev", s.stddev}};
+  for (const auto& [p, v] : s.percentiles) j["latency_ns"][PercentName(p)] = v;
+  j["throughput_per_s"] = s.throughput;
+  j["latencies_ns"] = r.latencies_ns;
+  j["peak_rss_bytes"] = r.peak_rss_bytes;
+  j["cuda_peak_bytes"] = r.cuda_peak_bytes >= 0 ? nlohmann::json(r.cuda_peak_bytes) : nlohmann::json(nullptr);
+  j["warnings"] = BenchWarnings(r, s);
+  if (!r.ops.empty()) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& o : r.ops) {
+      nlohmann::json oj = {{"name", o.name}, {"calls", o.calls}, {"total_ns", o.total_ns}, {"self_ns", o.self_ns},
+                           {"mean_ns", o.calls ? static_cast<double>(o.total_ns) / static_cast<double>(o.calls) : 0.0},
+                           {"share", r.profiled_ns ? static_cast<double>(o.self_ns) / static_cast<double>(r.profiled_ns) : 0.0}};
+      if (!o.shapes.empty()) oj["shapes"] = o.shapes;
+      ops.push_back(oj);
+    }
+    j["profile"] = {{"sample", r.profile_sample}, {"operator_ns", r.profiled_ns}, {"device_time", r.device_time}, {"ops", ops}};
+  }
+  if (!r.api_usage.empty()) {
+    nlohmann::json u = nlohmann::json::object();
+    for (const auto& [k, v] : r.api_usage) u[k] = v;
+    j["api_usage"] = u;
+  }
+  return j;
+}
+
+void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out) {
+  Stats s = ComputeStats(r, percentiles);
+  out << "model       " << r.path << " (" << r.method << ")\n";
+  std::string in;
+  for (const auto& i : r.inputs) in += (in.empty() ? "" : ", ") + i;
+  out << "inputs      " << (in.empty() ? "(none)" : in) << (r.input_source.empty() ? "" : "  from " + r.input_source) << '\n';
+  out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
+      << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
+  out << "settings    " << r.settings << '\n';
+  out << "load        " << Ms(static_cast<double>(r.load_ns)) << '\n';
+  out << "first call  " << Ms(static_cast<double>(r.first_ns)) << '\n';
+  if (!r.warmup_ns.empty()) {
+    out << "warm-up     ";
+    size_t shown = std::min<size_t>(r.warmup_ns.size(), 10);
+    for (size_t i = 0; i < shown; ++i) out << (i ? ", " : "") << Ms(static_cast<double>(r.warmup_ns[i]));
+    if (r.warmup_ns.size() > shown) out << ", ... (" << r.warmup_ns.size() << " calls)";
+    out << '\n';
+    int settled = SettledAfter(r.warmup_ns, s.median);
+    out << "settled     " << (settled < 0 ? std::string("not within the warm-up") : "after " + std::to_string(settled) + " warm-up calls") << '\n';
+  }
+  out << "\nlatency over " << r.latencies_ns.size() << " calls\n";
+  out << "  min     " << Ms(static_cast<double>(s.min)) << '\n';
+  out << "  mean    " << Ms(s.mean) << '\n';
+  out << "  median  " << Ms(s.median) << '\n';
+  for (const auto& [p, v] : s.percentiles) {
+    if (p == 50) continue;  // the median above
+    std::string name = PercentName(p);
+    out << "  " << name << std::string(std::max<size_t>(1, 8 - name.size()), ' ') << Ms(v) << '\n';
+  }
+  out << "  max     " << Ms(static_cast<double>(s.max)) << '\n';
+  out << "  stddev  " << Ms(s.stddev) << '\n';
+  char tp[64];
+  std::snprintf(tp, sizeof tp, "%.1f", s.throughput);
+  out << "throughput  " << tp << " calls/s\n";
+  out << "peak memory " << HumanBytes(r.peak_rss_bytes) << " resident";
+  if (r.cuda_peak_bytes >= 0) out << ", " << HumanBytes(static_cast<uint64_t>(r.cuda_peak_bytes)) << " CUDA";
+  out << '\n';
+  if (!r.ops.empty()) {
+    char head[160];
+    std::snprintf(head, sizeof head, "\noperators (self time; %s%s)\n", r.profile_sample < 1 ? "sampled at " : "all calls",
+                  r.profile_sample < 1 ? (std::to_string(r.profile_sample)).c_str() : "");
+    out << head;
+    std::snprintf(head, sizeof head, "  %-36s %9s %12s %12s %12s %7s\n", "operator", "calls", "total", "self", "mean", "share");
+    out << head;
+    size_t shown = 0;
+    for (const auto& o : r.ops) {
+      if (++shown > 40) {
+        out << "  ... " << (r.ops.size() - 40) << " more (see --json)\n";
+        break;
+      }
+      char line[512];
+      std::string name = o.name + (o.shapes.empty() ? "" : " " + o.shapes);
+      if (name.size() > 60) name = name.substr(0, 57) + "...";
+      std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%\n", name.c_str(),
+                    static_cast<unsigned long long>(o.calls), Ms(static_cast<double>(o.total_ns)).c_str(),
+                    Ms(static_cast<double>(o.self_ns)).c_str(),
+                    Ms(o.calls ? static_cast<double>(o.total_ns) / static_cast<double>(o.calls) : 0).c_str(),
+                    r.profiled_ns ? 100.0 * static_cast<double>(o.self_ns) / static_cast<double>(r.profiled_ns) : 0.0);
+      out << line;
+    }
+  }
+  if (!r.api_usage.empty()) {
+    out << "\nAPI usage events\n";
+    for (const auto& [k, v] : r.api_usage) out << "  " << k << "  " << v << '\n';
+  }
+  auto warnings = BenchWarnings(r, s);
+  if (!warnings.empty()) {
+    out << "\nwarnings\n";
+    for (const auto& w : warnings) out << "  " << w << '\n';
+  }
+}
+
+std::vector<ExecutionSettings> SweepSettings(bool cuda) {
+  std::vector<ExecutionSettings> out;
+  for (bool optimized : {true, false}) {
+    for (bool inference : {true, false}) {
+      for (bool profiling : {true, false}) {
+        for (bool fuser : {true, false}) {
+          ExecutionSettings s;
+          s.optimized_execution = optimized;
+          s.inference_mode = inference;
+          s.jit_profiling = profiling;
+          s.jit_executor = true;
+          s.tensor_fuser = fuser;
+          out.push_back(s);
+        }
+      }
+    }
+  }
+  (void)cuda;
+  return out;
+}
+
+void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s\n", "optimized", "inference", "profiling", "fuser",
+                "first", "mean", "median", "p90");
+  out << line;
+  const SweepRow* best = nullptr;
+  for (const auto& r : rows) {
+    if (r.ok && (!best || r.mean_ns < best->mean_ns)) best = &r;
+  }
+  for (const auto& r : rows) {
+    const auto& s = r.settings;
+    if (!r.ok) {
+      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s  failed: %s\n", OnOff(s.optimized_execution).c_str(),
+                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(), r.error.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s%s\n", OnOff(s.optimized_execution).c_str(),
+                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(),
+                    Ms(static_cast<double>(r.first_ns)).c_str(), Ms(r.mean_ns).c_str(), Ms(r.median_ns).c_str(), Ms(r.p90_ns).c_str(),
+                    &r == best ? "  <- fastest" : "");
+    }
+    out << line;
+  }
+  if (best) out << "\nTriton config.pbtxt for the fastest settings:\n" << TritonParameters(best->settings);
+}
+
+nlohmann::json SweepJson(const std::vector<SweepRow>& rows) {
+  nlohmann::json j;
+  j["schema_version"] = kBenchSchemaVersion;
+  j["rows"] = nlohmann::json::array();
+  const SweepRow* best = nullptr;
+  for (const auto& r : rows) {
+    if (r.ok && (!best || r.mean_ns < best->mean_ns)) best = &r;
+    nlohmann::json row = {{"settings", r.settings.Describe()}, {"ok", r.ok}};
+    if (r.ok) {
+      row["first_ns"] = r.first_ns;
+      row["mean_ns"] = r.mean_ns;
+      row["median_ns"] = r.median_ns;
+      row["p90_ns"] = r.p90_ns;
+    } else {
+      row["error"] = r.error;
+    }
+    j["rows"].push_back(row);
+  }
+  j["fastest"] = best ? nlohmann::json(best->settings.Describe()) : nlohmann::json(nullptr);
+  j["triton_parameters"] = best ? nlohmann::json(TritonParameters(best->settings)) : nlohmann::json(nullptr);
+  return j;
+}
+
+std::string TritonParameters(const ExecutionSettings& s) {
+  auto param = [](const std::string& key, bool value) {
+    return "parameters: {\n  key: \"" + key + "\"\n  value: { string_value: \"" + (value ? "true" : "false") + "\" }\n}\n";
+  };
+  std::string out;
+  out += param("DISABLE_OPTIMIZED_EXECUTION", !s.optimized_execution);
+  out += param("INFERENCE_MODE", s.inference_mode);
+  if (s.jit_profiling) out += param("ENABLE_JIT_PROFILING", *s.jit_profiling);
+  if (s.jit_executor) out += param("ENABLE_JIT_EXECUTOR", *s.jit_executor);
+  if (s.tensor_fuser) out += param("ENABLE_TENSOR_FUSER", *s.tensor_fuser);
+  if (s.cache_cleaning) out += param("ENABLE_CACHE_CLEANING", true);
+  return out;
+}
+
+}  // namespace tsctl

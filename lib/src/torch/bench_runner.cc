@@ -1,0 +1,243 @@
+// The timing loop of `tsctl bench`: load, warm up, time, profile.
+#include "bench_runner.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Logging.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <sys/resource.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+#include <torch/version.h>
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+// TSCTL_WITH_CUDA: set by CMake when the LibTorch found has CUDA (and so
+// links c10_cuda); Debian's CPU build ships the header but not the library.
+#if defined(TSCTL_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+#include <c10/cuda/CUDACachingAllocator.h>
+#define TSCTL_HAVE_CUDA_ALLOCATOR 1
+#endif
+
+#include "op_profiler.h"
+#include "tensors.h"
+#include "torch_util.h"
+
+namespace tsctl {
+namespace {
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Tags the operator callbacks with the model being timed (the seed note's
+// "model id" through thread-local debug info). PRODUCER_INFO is reused: a
+// new kind cannot be added.
+class ModelDebugInfo : public c10::DebugInfoBase {
+ public:
+  explicit ModelDebugInfo(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+
+ private:
+  std::string id_;
+};
+
+struct ApiUsage {
+  std::mutex mu;
+  std::map<std::string, uint64_t> counts;
+};
+ApiUsage& Usage() {
+  static ApiUsage u;
+  return u;
+}
+
+void ApplySettings(const ExecutionSettings& s) {
+  torch::jit::setGraphExecutorOptimize(s.optimized_execution);
+  if (s.jit_profiling) torch::jit::getProfilingMode() = *s.jit_profiling;
+  if (s.jit_executor) torch::jit::getExecutorMode() = *s.jit_executor;
+  if (s.tensor_fuser) torch::jit::setTensorExprFuserEnabled(*s.tensor_fuser);
+}
+
+torch::jit::Module Load(const BenchOptions& o, const torch::Device& device) {
+  torch::jit::Module m = LoadModule(o.path);
+  try {
+    m.to(device);
+    m.eval();
+    if (o.settings.freeze || o.settings.optimize_for_inference) m = torch::jit::freeze(m);
+    if (o.settings.optimize_for_inference) m = torch::jit::optimize_for_inference(m);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw FromTorch(e);
+  }
+  return m;
+}
+
+// One instance's loop: `n` calls (or until `until_ns`), latencies appended.
+void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& inputs, bool cuda, int n, uint64_t until_ns,
+               std::vector<uint64_t>& out, bool cache_cleaning) {
+  for (int i = 0; until_ns ? NowNs() < until_ns : i < n; ++i) {
+    uint64_t t0 = NowNs();
+    c10::IValue r = method(inputs);
+    if (cuda) torch::cuda::synchronize();
+    out.push_back(NowNs() - t0);
+    if (cache_cleaning && cuda) {
+#ifdef TSCTL_HAVE_CUDA_ALLOCATOR
+      c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+    }
+  }
+}
+
+}  // namespace
+
+BenchResult RunBench(const BenchOptions& o) {
+  BenchResult r;
+  r.path = o.path;
+  r.method = o.method;
+  r.device = o.device;
+  r.input_source = o.input_source;
+  r.settings = o.settings.Describe();
+  r.libtorch_version = TORCH_VERSION;
+  r.instances = std::max(1, o.instances);
+  r.profile_sample = o.profile_sample;
+  for (const auto& s : o.inputs) r.inputs.push_back(s.ToString());
+
+  torch::Device device(torch::kCPU);
+  try {
+    device = torch::Device(o.device);
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::kUsage, "bad --device '" + o.device + "' (cpu, cuda or cuda:N)");
+  }
+  const bool cuda = device.is_cuda();
+  if (cuda) {
+    if (!at::globalContext().hasCUDART()) throw Error(ErrorKind::kUnavailable, "this LibTorch was built without CUDA; build tsctl against a CUDA-enabled LibTorch");
+    if (!torch::cuda::is_available()) throw Error(ErrorKind::kUnavailable, "no CUDA device is visible (this LibTorch has CUDA)");
+    if (device.has_index() && device.index() >= static_cast<int>(torch::cuda::device_count())) {
+      throw Error(ErrorKind::kUnavailable, "no device " + o.device + ": " + std::to_string(torch::cuda::device_count()) + " visible");
+    }
+  }
+  if (o.interop_threads > 0) {
+    try {
+      at::set_num_interop_threads(o.interop_threads);
+    } catch (const std::exception& e) {
+      r.warnings.push_back(std::string("--interop-threads not applied: ") + FromTorch(e).what());
+    }
+  }
+  if (o.threads > 0) at::set_num_threads(o.threads);
+  r.threads = at::get_num_threads();
+  r.interop_threads = at::get_num_interop_threads();
+  if (o.log_api_usage) {
+    c10::SetAPIUsageLogger([](const std::string& event) {
+      std::lock_guard<std::mutex> lock(Usage().mu);
+      ++Usage().counts[event];
+    });
+  }
+  ApplySettings(o.settings);
+  const std::string model_id = o.model_id.empty() ? o.path : o.model_id;
+  auto debug_info = std::make_shared<ModelDebugInfo>(model_id);
+
+  // Load (timed), one module per instance unless weights are shared.
+  std::vector<torch::jit::Module> modules;
+  {
+    c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
+    uint64_t t0 = NowNs();
+    if (o.settings.inference_mode) {
+      c10::InferenceMode guard;
+      modules.push_back(Load(o, device));
+    } else {
+      modules.push_back(Load(o, device));
+    }
+    r.load_ns = NowNs() - t0;
+    for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
+  }
+  if (!modules[0].find_method(o.method)) FindMethod(modules[0], o.method);  // throws with the list of methods
+
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  std::vector<c10::IValue> inputs;
+  for (const InputSpec& s : o.inputs) inputs.emplace_back(MakeInput(s, gen, device));
+
+  const int warmup = std::max(0, o.warmup);
+  const int iters = o.duration_seconds > 0 ? 0 : std::max(1, o.iters);
+  std::unique_ptr<OpProfiler> profiler;
+  std::mutex result_mu;
+  std::atomic<int> failures{0};
+  std::string failure;
+
+  // Each instance runs on its own thread with its own guards (they are thread-local).
+  auto instance = [&](int index, std::barrier<>* sync, std::vector<uint64_t>* warm, std::vector<uint64_t>* timed) {
+    try {
+      c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
+      std::optional<c10::InferenceMode> inference;
+      std::optional<torch::NoGradGuard> no_grad;
+      if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
+      torch::jit::Method method = modules[o.share_weights ? 0 : static_cast<size_t>(index)].get_method(o.method);
+      for (int i = 0; i < warmup; ++i) {
+        uint64_t t0 = NowNs();
+        method(inputs);
+        if (cuda) torch::cuda::synchronize();
+        warm->push_back(NowNs() - t0);
+        if (index == 0 && o.progress && (i % 10 == 0)) o.progress("warm-up", i, warmup);
+      }
+      if (sync) sync->arrive_and_wait();  // profiler attaches between the phases
+      if (sync) sync->arrive_and_wait();
+      uint64_t until = o.duration_seconds > 0 ? NowNs() + static_cast<uint64_t>(o.duration_seconds * 1e9) : 0;
+      timed->reserve(static_cast<size_t>(iters));
+      TimeCalls(method, inputs, cuda, iters, until, *timed, o.settings.cache_cleaning);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(result_mu);
+      if (failures++ == 0) failure = FromTorch(e).what();
+      if (sync) {
+        sync->arrive_and_drop();
+      }
+    }
+  };
+
+  std::vector<std::vector<uint64_t>> warm(static_cast<size_t>(r.instances)), timed(static_cast<size_t>(r.instances));
+  std::barrier<> sync(r.instances + 1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < r.instances; ++i) threads.emplace_back(instance, i, &sync, &warm[static_cast<size_t>(i)], &timed[static_cast<size_t>(i)]);
+  sync.arrive_and_wait();  // all warmed up
+  if (o.profile || !o.trace_path.empty()) profiler = std::make_unique<OpProfiler>(o.profile_shapes, o.profile_sample, !o.trace_path.empty());
+  if (o.progress) o.progress("timing", 0, iters);
+  uint64_t start = NowNs();
+  sync.arrive_and_wait();  // go
+  for (auto& t : threads) t.join();
+  r.wall_ns = NowNs() - start;
+  if (failures > 0) throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + failure);
+
+  r.warmup_ns = warm[0];
+  for (const auto& t : timed) r.latencies_ns.insert(r.latencies_ns.end(), t.begin(), t.end());
+  r.first_ns = !r.warmup_ns.empty() ? r.warmup_ns.front() : (r.latencies_ns.empty() ? 0 : r.latencies_ns.front());
+  if (profiler) {
+    r.ops = profiler->Stats(&r.profiled_ns);
+    if (!o.trace_path.empty()) WriteChromeTrace(o.trace_path, profiler->Events(), model_id);
+    if (!o.profile) r.ops.clear();
+    profiler.reset();
+  }
+  if (o.log_api_usage) {
+    std::lock_guard<std::mutex> lock(Usage().mu);
+    for (const auto& [k, v] : Usage().counts) r.api_usage.emplace_back(k, v);
+  }
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  r.peak_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+#ifdef TSCTL_HAVE_CUDA_ALLOCATOR
+  if (cuda) {
+    // The stats type moved between releases; index 0 is the aggregate in all.
+    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
+    r.cuda_peak_bytes = stats.allocated_bytes[0].peak;
+  }
+#endif
+  if (cuda && o.profile) r.warnings.push_back("per-operator times are host times: LibTorch's operator callbacks give no device time");
+  return r;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+bench testdata/scripted_multi.pt

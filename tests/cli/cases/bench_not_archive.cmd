@@ -1,0 +1,1 @@
+bench testdata/bad/checkpoint.pth

@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "tsctl/bench.h"
+#include "tsctl/error.h"
+#include "tsctl/inputs.h"
+
+using namespace tsctl;
+
+TEST_CASE("bench: statistics", "[bench]") {
+  BenchResult r;
+  for (uint64_t v = 1; v <= 100; ++v) r.latencies_ns.push_back(v * 1000);
+  r.wall_ns = 1'000'000'000;
+  Stats s = ComputeStats(r, {50, 90, 99});
+  CHECK(s.min == 1000);
+  CHECK(s.max == 100000);
+  CHECK(s.mean == Approx(50500));
+  CHECK(s.median == Approx(50500));
+  REQUIRE(s.percentiles.size() == 3);
+  CHECK(s.percentiles[1].second == Approx(90100));
+  CHECK(s.percentiles[0].second <= s.percentiles[1].second);
+  CHECK(s.percentiles[1].second <= s.percentiles[2].second);
+  CHECK(s.percentiles[2].second <= s.max);
+  CHECK(s.throughput == Approx(100));
+}
+
+TEST_CASE("bench: warm-up settles when the curve flattens", "[bench]") {
+  std::vector<uint64_t> warm = {90000, 30000, 12000, 10100, 9900, 10000, 10050, 9950, 10000, 10020};
+  CHECK(SettledAfter(warm, 10000) == 3);
+  std::vector<uint64_t> never = {90000, 60000, 40000, 30000, 20000};
+  CHECK(SettledAfter(never, 10000) == -1);
+  std::vector<uint64_t> outlier = {50000, 10000, 10000, 25000, 10000, 10000};
+  CHECK(SettledAfter(outlier, 10000) == 1);
+}
+
+TEST_CASE("bench: trtexec-style warnings", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {100, 100, 100, 300, 100, 100};
+  r.wall_ns = 1000;
+  r.first_ns = 100000;
+  Stats s = ComputeStats(r, {});
+  auto w = BenchWarnings(r, s);
+  bool unstable = false, first = false, nowarm = false;
+  for (const auto& x : w) {
+    unstable |= x.find("unstable timings") != std::string::npos;
+    first |= x.find("first call") != std::string::npos;
+    nowarm |= x.find("no warm-up") != std::string::npos;
+  }
+  CHECK(unstable);
+  CHECK(first);
+  CHECK(nowarm);
+}
+
+TEST_CASE("bench: Triton parameters and sweep combinations", "[bench]") {
+  ExecutionSettings s;
+  s.optimized_execution = false;
+  s.jit_profiling = true;
+  std::string p = TritonParameters(s);
+  CHECK(p.find("key: \"DISABLE_OPTIMIZED_EXECUTION\"\n  value: { string_value: \"true\" }") != std::string::npos);
+  CHECK(p.find("ENABLE_JIT_PROFILING") != std::string::npos);
+  CHECK(p.find("ENABLE_TENSOR_FUSER") == std::string::npos);  // left to LibTorch's default
+  CHECK(SweepSettings(false).size() == 16);
+}
+
+TEST_CASE("bench: JSON and text agree", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {1000, 2000, 3000};
+  r.warmup_ns = {9000, 3000, 2000};
+  r.wall_ns = 6000;
+  r.ops = {{"aten::conv2d", "", 3, 3000, 2000}};
+  r.profiled_ns = 3000;
+  nlohmann::json j = ToJson(r, {50, 90});
+  CHECK(j["schema_version"] == kBenchSchemaVersion);
+  CHECK(j["iterations"] == 3);
+  CHECK(j["latency_ns"]["p50"].get<double>() <= j["latency_ns"]["p90"].get<double>());
+  CHECK(j["latency_ns"]["p90"].get<double>() <= j["latency_ns"]["max"].get<double>());
+  CHECK(j["profile"]["ops"][0]["calls"] == 3);
+  std::ostringstream text;
+  RenderText(r, {50, 90}, text);
+  CHECK(text.str().find("latency over 3 calls") != std::string::npos);
+  CHECK(text.str().find("aten::conv2d") != std::string::npos);
+}
+
+TEST_CASE("inputs: specs", "[inputs]") {
+  InputSpec a = ParseInputSpec("1x3x224x224");
+  CHECK(a.shape == std::vector<int64_t>{1, 3, 224, 224});
+  CHECK(a.dtype == "float32");
+  CHECK(ParseInputSpec("4:int64").dtype == "int64");
+  CHECK(ParseInputSpec("2x3:bool").dtype == "bool");
+  CHECK(ParseInputSpec("1x3x8x8:half:channels_last").channels_last);
+  CHECK(ParseInputSpec("scalar:int64").shape.empty());
+  CHECK(ParseInputSpec("1x3x8x8:float16:channels_last").ToString() == "1x3x8x8:float16:channels_last");
+  for (const char* bad : {"", "1xx2", "a", "1x2:complex", "1x2:float32:channels_last", "1:int64:x:y", "-1x2"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(ParseInputSpec(bad), Error);
+  }
+}
