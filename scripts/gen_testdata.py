@@ -467,6 +467,17 @@ def gen_unaligned(out):
             zf.writestr(info, data)
 
 
+def gen_branchy(out):
+    """testdata/models/tiny_models.py's Branchy, scripted: its control flow
+    depends on the data, so a trace of it diverges on other inputs."""
+    import importlib.util
+    path = os.path.join(out, "models", "tiny_models.py")
+    spec = importlib.util.spec_from_file_location("tiny_models", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.jit.save(torch.jit.script(mod.Branchy()), os.path.join(out, "branchy.pt"))
+
+
 def gen_reference(out):
     """Inputs and outputs of traced_cnn.pt, as validate --reference reads them."""
     m = torch.jit.load(os.path.join(out, "traced_cnn.pt"))
@@ -531,6 +542,8 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `with_extra.pt` | scripted Linear(4,2)+ReLU saved with `_extra_files`: `extra/producer_info.json` (nested JSON), `extra/notes.txt`, `extra/blob.bin` (200 non-text bytes). |
 | `mobile.ptl` | `optimize_for_mobile` + `_save_for_lite_interpreter` of a small conv+linear model; contains `bytecode.pkl`. |
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
+| `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
+| `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts` and `broken.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
 | `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
 
@@ -591,6 +604,7 @@ def main(argv=None):
         gen_bad(out, tmp)
         gen_unaligned(out)
         gen_reference(out)
+        gen_branchy(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

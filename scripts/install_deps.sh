@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libpugixml-dev catch2
-  python3-torch python3-torchvision   # test data generation and benchmarks
+  python3-torch python3-torchvision   # test data generation, benchmarks, trace/script --python
+  python3-dev pybind11-dev            # the embedded interpreter of trace/script --python
   graphviz                            # renders `tsctl graph --format dot` in a test
   zip unzip
 )

@@ -29,6 +29,8 @@ Command AddCode(CLI::App& app, const GlobalOptions& global);
 Command AddStamp(CLI::App& app, const GlobalOptions& global);
 Command AddValidate(CLI::App& app, const GlobalOptions& global);
 Command AddBench(CLI::App& app, const GlobalOptions& global);
+Command AddTrace(CLI::App& app, const GlobalOptions& global);
+Command AddScript(CLI::App& app, const GlobalOptions& global);
 
 // Prints "tsctl: <command>: <subject>: <message>" (and the detail with -v)
 // to stderr and returns the exit code for the error's kind.

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "tsctl/python_backend.h"
 #include "tsctl/torch_backend.h"
 
 namespace {
@@ -10,8 +11,10 @@ void PrintVersion() {
   std::cout << "tsctl " << TSCTL_VERSION << '\n';
   try {
     tsctl::BuildInfo info = tsctl::GetTorchBackend().Info();
-    std::cout << "libtorch " << info.libtorch_version << " (" << (info.cuda_compiled ? "CUDA build" : "CPU-only build")
-              << ", compiled as " << info.cxx_standard << ")\n";
+    std::cout << "libtorch " << info.libtorch_version << " ("
+              << (info.cuda_compiled ? "CUDA " + info.cuda_runtime + " build" : std::string("CPU-only build"))
+              << ", compiled as " << info.cxx_standard << ")" << (info.library_path.empty() ? "" : " from " + info.library_path)
+              << '\n';
     if (info.cuda_available) {
       std::cout << "cuda usable: " << info.cuda_devices << " device(s)\n";
     } else {
@@ -20,6 +23,7 @@ void PrintVersion() {
   } catch (const tsctl::Error& e) {
     std::cout << "libtorch unavailable: " << e.what() << '\n';
   }
+  std::cout << "python " << (tsctl::PythonBackendBuilt() ? "embedding built in (trace/script --python)" : "not built in (no Python development files at build time)") << '\n';
 }
 
 }  // namespace
@@ -42,6 +46,8 @@ int main(int argc, char** argv) {
       tsctl::cli::AddStamp(app, global),
       tsctl::cli::AddValidate(app, global),
       tsctl::cli::AddBench(app, global),
+      tsctl::cli::AddTrace(app, global),
+      tsctl::cli::AddScript(app, global),
   };
   try {
     app.parse(argc, argv);

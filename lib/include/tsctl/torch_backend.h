@@ -16,6 +16,8 @@ struct BuildInfo {
   bool cuda_compiled = false;    // this LibTorch was built with CUDA
   bool cuda_available = false;   // and a device is visible now
   int cuda_devices = 0;
+  std::string cuda_runtime;      // e.g. "13.0" when cuda_compiled
+  std::string library_path;      // the LibTorch library this process loaded
   std::string cxx_standard;      // what tsctl was compiled as
 };
 
@@ -44,6 +46,44 @@ struct ModelCheckOptions {
   std::string record_reference_path;
 };
 
+// tsctl trace / tsctl script.
+struct TraceOptions {
+  std::string path;  // the archive whose method is traced
+  std::string method = "forward";
+  std::vector<InputSpec> inputs;
+  std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
+  bool freeze = false;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string output;
+};
+
+struct ScriptOptions {
+  std::string source;       // TorchScript source: methods using torch.*
+  std::string source_name;  // for messages
+  std::string class_name = "Net";
+  std::vector<InputSpec> inputs;  // optional: run once and record as extra/tsctl_inputs.json
+  bool freeze = false;
+  std::string output;
+};
+
+struct CheckReport {
+  std::string inputs;  // "2x3x64x64:float32, 4:int64"
+  bool matched = false;
+  double max_abs = 0;
+  std::string error;
+};
+
+struct MakeResult {
+  std::string output;
+  uint64_t bytes = 0;
+  std::vector<std::string> methods;
+  std::vector<std::string> inputs;  // recorded in extra/tsctl_inputs.json
+  std::vector<CheckReport> checks;
+  bool diverged = false;  // a check input gave different outputs: nothing written
+  std::vector<std::string> warnings;  // e.g. Python's TracerWarnings
+};
+
 class TorchBackend {
  public:
   virtual ~TorchBackend() = default;
@@ -63,6 +103,12 @@ class TorchBackend {
   // loading or running fails, kUnavailable for a device this build or
   // machine lacks, kUsage for bad options.
   virtual BenchResult Bench(const BenchOptions& options) const = 0;
+  // Traces a method of an archive with LibTorch's tracer into a new archive
+  // (parameters stay module attributes unless freeze). Writes atomically;
+  // writes nothing if a check input diverges (result.diverged).
+  virtual MakeResult Trace(const TraceOptions& options) const = 0;
+  // Compiles TorchScript source into a module and writes it atomically.
+  virtual MakeResult ScriptSource(const ScriptOptions& options) const = 0;
   // Names of the methods of the archive's top-level module.
   virtual std::vector<std::string> Methods(const std::string& path) const = 0;
 };

@@ -1,4 +1,5 @@
 // The plugin's entry point: the one object that implements TorchBackend.
+#include <dlfcn.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
 #include <torch/version.h>
@@ -7,6 +8,7 @@
 #include "bench_runner.h"
 #include "check_model.h"
 #include "graph.h"
+#include "make_archive.h"
 #include "producer_hook.h"
 #include "torch_util.h"
 #include "tsctl/torch_backend.h"
@@ -21,6 +23,12 @@ class Backend final : public TorchBackend {
     info.libtorch_version = TORCH_VERSION;
     // hasCUDART: the build has CUDA, whether or not a device is visible.
     info.cuda_compiled = at::globalContext().hasCUDART();
+    if (info.cuda_compiled) {
+      long v = at::globalContext().versionCUDART();  // e.g. 13000; throws without CUDART
+      info.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    }
+    Dl_info dl{};
+    if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) info.library_path = dl.dli_fname;
     info.cuda_available = torch::cuda::is_available();
     info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
@@ -32,6 +40,9 @@ class Backend final : public TorchBackend {
   std::string CompiledCode(const std::string& path, const std::string& method) const override {
     return RenderCompiledCode(path, method);
   }
+
+  MakeResult Trace(const TraceOptions& options) const override { return TraceArchive(options); }
+  MakeResult ScriptSource(const ScriptOptions& options) const override { return ScriptFromSource(options); }
 
   BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
 

@@ -1,0 +1,161 @@
+# Runs inside tsctl's embedded CPython (lib/src/python/python_backend.cc).
+# check_torch() runs before torch is imported; make() builds the archive bytes.
+import importlib.util
+import io
+import json
+import os
+import sys
+
+
+def check_torch(tsctl_libtorch):
+    """Refuses a torch package whose LibTorch is another file than tsctl's, so
+    that two LibTorch copies are never loaded into one process."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return "this Python (%s) has no torch package" % sys.executable
+    root = list(spec.submodule_search_locations)[0]
+    candidates = [os.path.join(root, "lib", n) for n in ("libtorch_cpu.so",)]
+    theirs = [os.path.realpath(c) for c in candidates if os.path.exists(c)]
+    ours = os.path.realpath(tsctl_libtorch)
+    ours_dir = os.path.dirname(ours)
+    if theirs and ours not in theirs and not any(os.path.dirname(t) == ours_dir for t in theirs):
+        return ("the Python torch at %s is another LibTorch build (%s) than the one tsctl links (%s); "
+                "build tsctl against it (scripts/build_torch2.sh) or use the matching Python" % (root, theirs[0], ours))
+    return ""
+
+
+def _import_file(path, name):
+    import inspect
+    if not os.path.exists(path):
+        raise UsageError("cannot open %s: No such file or directory" % path)
+    modname = "_tsctl_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None:
+        raise UsageError("cannot import %s: not a Python file" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the user's module failed at import
+        raise UsageError("importing %s failed: %s: %s" % (path, type(e).__name__, e))
+    if not hasattr(module, name):
+        names = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v))
+        raise UsageError("%s has no '%s' (callables there: %s)" % (path, name, ", ".join(names) or "none"))
+    return getattr(module, name), inspect.isclass(getattr(module, name))
+
+
+class UsageError(Exception):
+    pass
+
+
+def _make_input(torch, spec, gen):
+    shape, dtype, channels_last = spec
+    dt = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
+          "uint8": torch.uint8, "bool": torch.bool}[dtype]
+    if dt.is_floating_point:
+        t = torch.randn(shape, generator=gen).to(dt)
+    elif dt == torch.bool:
+        t = torch.randint(0, 2, shape, generator=gen).to(torch.bool)
+    else:
+        t = torch.randint(0, 10, shape, generator=gen).to(dt)
+    if channels_last:
+        t = t.contiguous(memory_format=torch.channels_last)
+    return t
+
+
+def _inputs(torch, specs, seed):
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(_make_input(torch, s, gen) for s in specs)
+
+
+def _flatten(torch, value):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _flatten(torch, v)]
+    if isinstance(value, dict):
+        return [t for k in value for t in _flatten(torch, value[k])]
+    return []
+
+
+def _compare(torch, want, got, rtol, atol):
+    a, b = _flatten(torch, want), _flatten(torch, got)
+    if len(a) != len(b) or any(x.shape != y.shape or x.dtype != y.dtype for x, y in zip(a, b)):
+        return False, -1.0
+    worst = 0.0
+    ok = True
+    for x, y in zip(a, b):
+        if x.numel():
+            worst = max(worst, (x.double() - y.double()).abs().max().item())
+        ok = ok and torch.allclose(x.double(), y.double(), rtol=rtol, atol=atol, equal_nan=True)
+    return ok, worst
+
+
+def make(file, name, mode, specs, check_specs, freeze, rtol, atol):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _make(file, name, mode, specs, check_specs, freeze, rtol, atol)
+    seen = []
+    for w in caught:
+        text = "%s: %s" % (w.category.__name__, str(w.message).split("\n")[0])
+        if text not in seen:
+            seen.append(text)
+    result["warnings"] = seen
+    return result
+
+
+def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
+    import torch
+    factory, is_class = _import_file(file, name)
+    try:
+        model = factory()
+    except Exception as e:
+        raise UsageError("calling %s() failed: %s: %s" % (name, type(e).__name__, e))
+    if not isinstance(model, torch.nn.Module):
+        raise UsageError("%s() returned %s, not a torch.nn.Module" % (name, type(model).__name__))
+    model.eval()
+    inputs = _inputs(torch, specs, 0)
+    with torch.no_grad():
+        if mode == "trace":
+            if not specs:
+                raise UsageError("tracing needs example inputs: --input SHAPE[:DTYPE] per argument")
+            made = torch.jit.trace(model, inputs, check_trace=False)
+        else:
+            try:
+                made = torch.jit.script(model)
+            except OSError as e:
+                raise UsageError("torch.jit.script needs the Python source of %s, and it is not available (%s): "
+                                 "a module loaded from .pyc files alone cannot be scripted; ship the .py file or use tsctl trace" % (name, e))
+            if specs:
+                made(*inputs)  # fails now, not at serving time
+        checks = []
+        diverged = False
+        for i, cs in enumerate(check_specs):
+            x = _inputs(torch, cs, i + 1)
+            try:
+                ok, worst = _compare(torch, model(*x), made(*x), rtol, atol)
+                checks.append({"inputs": cs, "matched": ok, "max_abs": worst, "error": ""})
+            except Exception as e:
+                ok = False
+                checks.append({"inputs": cs, "matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, e)})
+            diverged = diverged or not ok
+    if diverged:
+        return {"diverged": True, "checks": checks, "bytes": b"", "methods": []}
+    if freeze:
+        made = torch.jit.freeze(made)
+    extra = {}
+    if specs:
+        extra["tsctl_inputs.json"] = json.dumps({"forward": [spec_text(s) for s in specs]}) + "\n"
+    buf = io.BytesIO()
+    torch.jit.save(made, buf, _extra_files=extra)
+    methods = [m for m in made._c._method_names()] if hasattr(made._c, "_method_names") else ["forward"]
+    return {"diverged": False, "checks": checks, "bytes": buf.getvalue(), "methods": methods}
+
+
+def spec_text(s):
+    shape, dtype, channels_last = s
+    text = "x".join(str(d) for d in shape) if shape else "scalar"
+    return text + ":" + dtype + (":channels_last" if channels_last else "")

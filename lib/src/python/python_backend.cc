@@ -1,0 +1,109 @@
+// The embedded CPython behind tsctl trace --python and tsctl script --python.
+#include <dlfcn.h>
+#include <pybind11/embed.h>
+#include <pybind11/stl.h>
+#include <torch/script.h>
+
+#include <mutex>
+
+#include "backend.h"
+#include "embed_py.h"  // kEmbedPy: embed.py, generated at build time
+#include "tsctl/atomic_file.h"
+#include "tsctl/error.h"
+#include "tsctl/python_backend.h"
+
+namespace py = pybind11;
+
+namespace tsctl {
+namespace {
+
+std::string OurLibTorch() {
+  Dl_info dl{};
+  if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) return dl.dli_fname;
+  return {};
+}
+
+class Backend final : public PythonBackend {
+ public:
+  std::string Describe() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Start();
+    return py::str(py::module_::import("sys").attr("version")).cast<std::string>().substr(0, 6) +
+           " (" + py::str(py::module_::import("sys").attr("executable")).cast<std::string>() + ")";
+  }
+
+  MakeResult Make(const PythonRequest& r) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Start();
+    CreateTorchBackend();  // the producer record hook, before torch.jit.save runs
+    MakeResult result;
+    result.output = r.output;
+    for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());
+    auto spec_list = [](const std::vector<InputSpec>& specs) {
+      py::list l;
+      for (const auto& s : specs) l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last));
+      return l;
+    };
+    try {
+      std::string refusal = embed_.attr("check_torch")(OurLibTorch()).cast<std::string>();
+      if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
+      py::list checks;
+      for (const auto& c : r.check_inputs) checks.append(spec_list(c));
+      py::dict out = embed_.attr("make")(r.file, r.name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
+      result.diverged = out["diverged"].cast<bool>();
+      for (const auto& w : out["warnings"]) result.warnings.push_back(w.cast<std::string>());
+      for (const auto& c : out["checks"]) {
+        CheckReport rep;
+        std::string text;
+        for (const auto& s : c["inputs"]) {
+          auto t = s.cast<py::tuple>();
+          InputSpec spec{t[0].cast<std::vector<int64_t>>(), t[1].cast<std::string>(), t[2].cast<bool>()};
+          text += (text.empty() ? "" : ", ") + spec.ToString();
+        }
+        rep.inputs = text;
+        rep.matched = c["matched"].cast<bool>();
+        rep.max_abs = c["max_abs"].cast<double>();
+        rep.error = c["error"].cast<std::string>();
+        result.checks.push_back(rep);
+      }
+      if (result.diverged) return result;
+      for (const auto& m : out["methods"]) result.methods.push_back(m.cast<std::string>());
+      std::string bytes = out["bytes"].cast<std::string>();
+      WriteFileAtomically(r.output, bytes);
+      result.bytes = bytes.size();
+    } catch (py::error_already_set& e) {
+      std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Error";
+      std::string message = py::str(e.value()).cast<std::string>();
+      // First line only: torch's compiler errors continue with source excerpts.
+      std::string first = message.substr(0, message.find('\n'));
+      ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : ErrorKind::kTorch;
+      throw Error(kind, type == "UsageError" ? first : type + ": " + first, e.what());
+    }
+    return result;
+  }
+
+ private:
+  void Start() const {
+    if (started_) return;
+    interpreter_ = std::make_unique<py::scoped_interpreter>();
+#ifdef TSCTL_PYTHON_SITE
+    py::module_::import("sys").attr("path").attr("insert")(0, TSCTL_PYTHON_SITE);
+#endif
+    embed_ = py::module_::import("types").attr("ModuleType")("tsctl_embed");
+    py::exec(kEmbedPy, embed_.attr("__dict__"));
+    started_ = true;
+  }
+
+  mutable std::mutex mu_;
+  mutable bool started_ = false;
+  mutable std::unique_ptr<py::scoped_interpreter> interpreter_;
+  mutable py::object embed_;
+};
+
+}  // namespace
+}  // namespace tsctl
+
+extern "C" __attribute__((visibility("default"))) const tsctl::PythonBackend* tsctl_python_backend_v1() {
+  static const tsctl::Backend* backend = new tsctl::Backend();  // never destroyed: Python outlives static destructors badly
+  return backend;
+}

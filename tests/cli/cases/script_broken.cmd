@@ -1,0 +1,1 @@
+script testdata/models/broken.ts -o /tmp/tsctl-never-written.pt

@@ -1,0 +1,1 @@
+script testdata/models/nope.ts -o /tmp/tsctl-never-written.pt

@@ -1,0 +1,1 @@
+trace testdata/traced_cnn.pt --input 1x3x32x32
