@@ -35,7 +35,11 @@ What it measures
   the machine's load (a shared 2-CPU machine) hits every command alike; one
   untimed round comes first (it pulls the archives and LibTorch into the page
   cache). Each figure is the median over the rounds of the per-run means;
-  the ratios are ratios of these medians.
+  the ratios, and PASS/FAIL, are ratios of these medians. As a cross-check
+  it also prints the minimum over the rounds and the ratios of the minima
+  (interference only adds time), and how many CPUs other processes used
+  on average during the timed rounds (/proc/stat minus this benchmark's
+  children).
 
   Noise: on a shared 2-CPU machine one run's mean varies by about +-4 %
   from run to run (resnet18 and tiny alike; more with a compiler running
@@ -61,7 +65,9 @@ Usage
 
 Exit status: 0, also when a target FAILs, unless --check is given (then 1 on
 any FAIL); 2 when the benchmark cannot run (a command fails, a binary is
-missing, ...). The measuring process itself does not import torch.
+missing, ...). Exit statuses 6 (LibTorch plugin not loadable) and 127 (exec
+failed) of a command are retried for a minute, for a build that replaces the
+binaries meanwhile. The measuring process itself does not import torch.
 """
 
 import argparse
@@ -276,7 +282,7 @@ def main():
     with os.popen(f"'{tsctl}' --version 2>&1") as f:
         version = " / ".join(line.strip() for line in f.readlines()[:2])
     print(f"tsctl bench benchmark: {version}")
-    print(f"{rounds} timed rounds after 1 untimed round; command order rotates "
+    print(f"{rounds} timed round{'s' if rounds != 1 else ''} after 1 untimed round; command order rotates "
           f"each round; --threads {THREADS} everywhere; each figure is the "
           f"median over the rounds of the run's mean latency; "
           f"{os.cpu_count()} CPUs, load average "

@@ -16,6 +16,7 @@ start=$SECONDS
 cmake_prefix=$(scripts/install_torch2.sh)   # .../site-packages/torch/share/cmake
 torch_root=$(cd "$cmake_prefix/../.." && pwd) # .../site-packages/torch
 venv_python=$(cd "$torch_root/../../../.." && pwd)/bin/python
+venv_site=$(cd "$torch_root/.." && pwd)
 echo "build_torch2: install step $((SECONDS - start)) s; torch at $torch_root" >&2
 
 # The torch package directory comes first in CMAKE_PREFIX_PATH, not only
@@ -24,6 +25,8 @@ echo "build_torch2: install step $((SECONDS - start)) s; torch at $torch_root" >
 # links both c10s into tsctl_torch.
 # TORCH_CUDA_ARCH_LIST only matters for nvcc-compiled code (tsctl has none); it
 # skips the GPU autodetection, which fails on a machine without a GPU.
+# Python3_EXECUTABLE / TSCTL_PYTHON_SITE: trace/script --python embed the
+# venv's interpreter and import the wheel's torch, which uses the same LibTorch.
 # -rpath-link: executables that link LibTorch (tsctl_torch_unit) must resolve
 # libtorch_cuda.so's own dependencies (libnccl.so.2, ...) from the wheel's nvidia/*
 # folders. Without it ld takes /usr/local/cuda/lib/libnccl.so.2 (the toolkit's
@@ -39,6 +42,7 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$rpath_link" \
   "-DCMAKE_PREFIX_PATH=$torch_root;$cmake_prefix" \
   "-DPython_EXECUTABLE=$venv_python" \
+  "-DPython3_EXECUTABLE=$venv_python" "-DTSCTL_PYTHON_SITE=$venv_site" \
   "-DTORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0}" \
   "$@"
 echo "build_torch2: configure step $((SECONDS - start)) s" >&2
