@@ -76,10 +76,8 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     Archive archive = Archive::Open(std::move(src));
     if (o.inputs.empty()) {
       ArchiveInputs stored = InputsFromArchive(archive, o.method);
-      if (stored.inputs.empty()) {
-        throw Error(ErrorKind::kUsage, "no inputs known for " + o.method +
-                                           ": pass --input SHAPE[:DTYPE] for each tensor argument, e.g. --input 1x3x224x224:float32");
-      }
+      // None stored: fine for a method without arguments; the backend says
+      // what to pass otherwise, with the method's schema.
       o.inputs = stored.inputs;
       o.input_source = stored.source;
     } else {

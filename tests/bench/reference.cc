@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     for (double u : us) mean += u / us.size();
     std::sort(us.begin(), us.end());
     double median = us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
-    std::printf("{\"load_ms\": %.3f, \"first_ms\": %.3f, \"mean_us\": %.1f, \"median_us\": %.1f, \"iters\": %d}\n",
+    std::printf("{\"load_ms\": %.3f, \"first_ms\": %.3f, \"mean_us\": %.3f, \"median_us\": %.3f, \"iters\": %d}\n",
                 load_ms, first_ms, mean, median, iters);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tsctl_bench_reference: %s: %s\n", archive.c_str(), e.what());

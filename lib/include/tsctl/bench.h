@@ -98,8 +98,8 @@ struct Stats {
   double throughput = 0;  // calls per second over the timed phase
 };
 Stats ComputeStats(const BenchResult& r, const std::vector<double>& percentiles);
-// The index after which a rolling median of the warm-up calls stays within
-// 10% of the timed median; -1 if it never does.
+// The first warm-up call from which the calls (and every rolling median of 5)
+// stay within 15% of the timed median; -1 if they never do.
 int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median);
 // trtexec-style advice: unstable timings, warm-up not settled, ...
 std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);

@@ -199,10 +199,16 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
   out << '\n';
   if (!r.ops.empty()) {
     char head[160];
-    std::snprintf(head, sizeof head, "\noperators (self time; %s%s)\n", r.profile_sample < 1 ? "sampled at " : "all calls",
-                  r.profile_sample < 1 ? (std::to_string(r.profile_sample)).c_str() : "");
+    if (r.profile_sample < 1) {
+      std::snprintf(head, sizeof head, "\noperators (sampled: %g of calls; counts not scaled, self times approximate)\n", r.profile_sample);
+    } else {
+      std::snprintf(head, sizeof head, "\noperators (every call; by self time)\n");
+    }
     out << head;
-    std::snprintf(head, sizeof head, "  %-36s %9s %12s %12s %12s %7s\n", "operator", "calls", "total", "self", "mean", "share");
+    bool shapes = false;
+    for (const auto& o : r.ops) shapes |= !o.shapes.empty();
+    std::snprintf(head, sizeof head, "  %-36s %9s %12s %12s %12s %7s%s\n", "operator", "calls", "total", "self", "mean", "share",
+                  shapes ? "  input shapes" : "");
     out << head;
     size_t shown = 0;
     for (const auto& o : r.ops) {
@@ -211,14 +217,13 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
         break;
       }
       char line[512];
-      std::string name = o.name + (o.shapes.empty() ? "" : " " + o.shapes);
-      if (name.size() > 60) name = name.substr(0, 57) + "...";
-      std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%\n", name.c_str(),
+      std::string name = o.name.size() > 36 ? o.name.substr(0, 33) + "..." : o.name;
+      std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%", name.c_str(),
                     static_cast<unsigned long long>(o.calls), Ms(static_cast<double>(o.total_ns)).c_str(),
                     Ms(static_cast<double>(o.self_ns)).c_str(),
                     Ms(o.calls ? static_cast<double>(o.total_ns) / static_cast<double>(o.calls) : 0).c_str(),
                     r.profiled_ns ? 100.0 * static_cast<double>(o.self_ns) / static_cast<double>(r.profiled_ns) : 0.0);
-      out << line;
+      out << line << (o.shapes.empty() ? "" : "  " + o.shapes) << '\n';
     }
   }
   if (!r.api_usage.empty()) {

@@ -18,6 +18,7 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
     o.settings = all[i];
     o.settings.freeze = base.settings.freeze;
     o.settings.optimize_for_inference = base.settings.optimize_for_inference;
+    o.settings.cache_cleaning = base.settings.cache_cleaning;
     o.profile = false;
     o.trace_path.clear();
     o.progress = nullptr;

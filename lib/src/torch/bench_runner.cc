@@ -16,6 +16,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 // TSCTL_WITH_CUDA: set by CMake when the LibTorch found has CUDA (and so
@@ -36,18 +37,6 @@ uint64_t NowNs() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 }
-
-// Tags the operator callbacks with the model being timed (the seed note's
-// "model id" through thread-local debug info). PRODUCER_INFO is reused: a
-// new kind cannot be added.
-class ModelDebugInfo : public c10::DebugInfoBase {
- public:
-  explicit ModelDebugInfo(std::string id) : id_(std::move(id)) {}
-  const std::string& id() const { return id_; }
-
- private:
-  std::string id_;
-};
 
 struct ApiUsage {
   std::mutex mu;
@@ -158,7 +147,16 @@ BenchResult RunBench(const BenchOptions& o) {
     r.load_ns = NowNs() - t0;
     for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
   }
-  if (!modules[0].find_method(o.method)) FindMethod(modules[0], o.method);  // throws with the list of methods
+  torch::jit::Method probe = FindMethod(modules[0], o.method);  // throws with the list of methods
+  const auto& args = probe.function().getSchema().arguments();
+  size_t required = 0;
+  for (size_t i = 1; i < args.size(); ++i) required += !args[i].default_value().has_value();
+  if (o.inputs.size() < required) {
+    std::ostringstream schema;
+    schema << probe.function().getSchema();
+    throw Error(ErrorKind::kUsage, "no inputs known for " + schema.str() +
+                                       ": pass --input SHAPE[:DTYPE] for each tensor argument, e.g. --input 1x3x224x224:float32");
+  }
 
   at::Generator gen = at::detail::createCPUGenerator(0);
   std::vector<c10::IValue> inputs;

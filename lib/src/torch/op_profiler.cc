@@ -78,6 +78,8 @@ std::string ShapesOf(const at::RecordFunction& fn) {
       s << "scalar";
     } else if (v.isNone()) {
       s << "None";
+    } else if (v.isIntList()) {
+      s << v.toIntVector();
     } else if (v.isTensorList()) {
       s << "[" << v.toTensorList().size() << " tensors]";
     } else {
@@ -120,7 +122,10 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
     st.stack.back().child_ns += dur;
   }
   if (G().trace && st.events.size() < kMaxEvents) {
-    st.events.push_back({fn.name(), shapes, f.start_ns, dur, st.tid});
+    // Which model is this? The callback learns it from the debug info the
+    // caller set with c10::DebugInfoGuard.
+    const auto* info = dynamic_cast<const ModelDebugInfo*>(c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PRODUCER_INFO));
+    st.events.push_back({fn.name(), shapes, f.start_ns, dur, st.tid, info ? info->id() : std::string()});
   }
 }
 
@@ -176,18 +181,19 @@ std::vector<TraceEvent> OpProfiler::Events() const {
   return out;
 }
 
-void WriteChromeTrace(const std::string& path, const std::vector<TraceEvent>& events, const std::string& model_id) {
+void WriteChromeTrace(const std::string& path, const std::vector<TraceEvent>& events, const std::string& process_name) {
   int64_t origin = events.empty() ? 0 : events.front().start_ns;
   for (const auto& e : events) origin = std::min(origin, e.start_ns);
   nlohmann::json trace;
   trace["displayTimeUnit"] = "ms";
   nlohmann::json list = nlohmann::json::array();
-  list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "tsctl bench " + model_id}}}});
+  list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "tsctl bench " + process_name}}}});
   for (const auto& e : events) {
     nlohmann::json ev = {{"name", e.name}, {"ph", "X"}, {"cat", "operator"}, {"pid", 1}, {"tid", e.tid},
                          {"ts", static_cast<double>(e.start_ns - origin) / 1000.0},
                          {"dur", static_cast<double>(e.dur_ns) / 1000.0}};
-    ev["args"] = {{"model", model_id}};
+    ev["args"] = nlohmann::json::object();
+    if (!e.model.empty()) ev["args"]["model"] = e.model;
     if (!e.shapes.empty()) ev["args"]["input_shapes"] = e.shapes;
     list.push_back(std::move(ev));
   }

@@ -7,9 +7,23 @@
 #include <string>
 #include <vector>
 
+#include <c10/util/ThreadLocalDebugInfo.h>
+
 #include "tsctl/bench.h"
 
 namespace tsctl {
+
+// Tags operator callbacks with the model being timed: the seed note's "model
+// id" passed down through thread-local debug info (c10::DebugInfoGuard).
+// DebugInfoKind::PRODUCER_INFO is reused, since a new kind cannot be added.
+class ModelDebugInfo : public c10::DebugInfoBase {
+ public:
+  explicit ModelDebugInfo(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+
+ private:
+  std::string id_;
+};
 
 struct TraceEvent {
   std::string name;
@@ -17,6 +31,7 @@ struct TraceEvent {
   int64_t start_ns = 0;
   int64_t dur_ns = 0;
   int tid = 0;
+  std::string model;  // from the thread's ModelDebugInfo, if any
 };
 
 class OpProfiler {
@@ -38,6 +53,6 @@ class OpProfiler {
 
 // Writes a Chrome trace (the JSON Perfetto and chrome://tracing open).
 // Throws tsctl::Error (kIo).
-void WriteChromeTrace(const std::string& path, const std::vector<TraceEvent>& events, const std::string& model_id);
+void WriteChromeTrace(const std::string& path, const std::vector<TraceEvent>& events, const std::string& process_name);
 
 }  // namespace tsctl
