@@ -79,7 +79,8 @@ std::string ShapesOf(const at::RecordFunction& fn) {
     } else if (v.isNone()) {
       s << "None";
     } else if (v.isIntList()) {
-      s << v.toIntVector();
+      std::vector<int64_t> ints = v.toIntVector();
+      s << c10::IntArrayRef(ints);
     } else if (v.isTensorList()) {
       s << "[" << v.toTensorList().size() << " tensors]";
     } else {
