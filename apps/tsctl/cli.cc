@@ -3,6 +3,7 @@
 #include "tsctl/atomic_file.h"
 
 #include <iostream>
+#include <sstream>
 
 namespace tsctl::cli {
 
@@ -21,6 +22,25 @@ int ReportUnexpected(const std::string& command, const std::string& subject,
   if (!subject.empty()) std::cerr << subject << ": ";
   std::cerr << "unexpected error: " << error.what() << '\n';
   return kExitIo;
+}
+
+std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,
+                                    const std::string& what) {
+  std::vector<double> out;
+  std::stringstream s(text);
+  std::string part;
+  while (std::getline(s, part, ',')) {
+    try {
+      size_t used = 0;
+      double v = std::stod(part, &used);
+      if (used != part.size() || v < min || v > max) throw std::invalid_argument(part);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw Error(ErrorKind::kUsage, flag + ": '" + part + "' is not " + what);
+    }
+  }
+  if (out.empty()) throw Error(ErrorKind::kUsage, flag + " needs a value");
+  return out;
 }
 
 void WriteOutput(const std::string& path, const std::string& text) {

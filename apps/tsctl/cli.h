@@ -41,6 +41,11 @@ int Report(const std::string& command, const std::string& subject, const Error& 
 int ReportUnexpected(const std::string& command, const std::string& subject,
                      const std::exception& error);
 
+// "1e-3,1e-4" -> {0.001, 0.0001}. Throws tsctl::Error (kUsage) naming `flag`
+// if a part is not a number in [min, max] (described as `what`) or none is given.
+std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,
+                                    const std::string& what);
+
 // Writes `text` to `path` atomically, or to stdout when `path` is empty or "-".
 void WriteOutput(const std::string& path, const std::string& text);
 

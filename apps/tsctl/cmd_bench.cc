@@ -28,23 +28,6 @@ std::optional<bool> OnOff(const std::string& v) {
   return v == "on";
 }
 
-std::vector<double> ParsePercentiles(const std::string& text) {
-  std::vector<double> out;
-  std::stringstream s(text);
-  std::string part;
-  while (std::getline(s, part, ',')) {
-    try {
-      size_t used = 0;
-      double p = std::stod(part, &used);
-      if (used != part.size() || p < 0 || p > 100) throw std::invalid_argument(part);
-      out.push_back(p);
-    } catch (const std::exception&) {
-      throw Error(ErrorKind::kUsage, "--percentiles: '" + part + "' is not a number from 0 to 100");
-    }
-  }
-  return out;
-}
-
 void Progress(const std::string& phase, int done, int total) {
   std::cerr << "\r\x1b[K[tsctl bench] " << phase;
   if (total > 0) std::cerr << ' ' << done << '/' << total;
@@ -55,7 +38,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
   BenchOptions& o = f.o;
   try {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
-    std::vector<double> percentiles = ParsePercentiles(f.percentiles);
+    std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
     o.settings.optimized_execution = f.optimized == "on";
     o.settings.inference_mode = f.inference == "on";
@@ -67,12 +50,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
     // Check the archive and find inputs without LibTorch.
-    std::unique_ptr<ByteSource> src;
-    try {
-      src = OpenFileSource(o.path);
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string("cannot open: ") + e.what());
-    }
+    std::unique_ptr<ByteSource> src = OpenFileSource(o.path);
     Archive archive = Archive::Open(std::move(src));
     if (o.inputs.empty()) {
       ArchiveInputs stored = InputsFromArchive(archive, o.method);

@@ -19,12 +19,7 @@ struct CodeFlags {
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   try {
-    std::unique_ptr<ByteSource> src;
-    try {
-      src = OpenFileSource(f.path);
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string("cannot open: ") + e.what());
-    }
+    std::unique_ptr<ByteSource> src = OpenFileSource(f.path);
     Archive archive = Archive::Open(std::move(src));
     if (f.compiled) {
       WriteOutput(f.output, GetTorchBackend().CompiledCode(f.path, f.method));

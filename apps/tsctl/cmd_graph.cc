@@ -15,12 +15,7 @@ struct GraphFlags {
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   try {
     // Diagnose non-archives ourselves: clearer than LibTorch's messages.
-    std::unique_ptr<ByteSource> src;
-    try {
-      src = OpenFileSource(f.options.path);
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string("cannot open: ") + e.what());
-    }
+    std::unique_ptr<ByteSource> src = OpenFileSource(f.options.path);
     Archive::Open(std::move(src));
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     WriteOutput(f.output, GetTorchBackend().Graph(f.options));

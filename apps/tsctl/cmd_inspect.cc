@@ -22,12 +22,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   for (const std::string& path : f.archives) {
     try {
-      std::unique_ptr<ByteSource> src;
-      try {
-        src = OpenFileSource(path);
-      } catch (const Error& e) {
-        throw Error(e.kind(), std::string("cannot open: ") + e.what());
-      }
+      std::unique_ptr<ByteSource> src = OpenFileSource(path);
       Archive archive = Archive::Open(std::move(src));
       InspectOptions options;
       options.verify_crc = f.verify;

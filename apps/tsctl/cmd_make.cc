@@ -1,4 +1,6 @@
 // tsctl trace and tsctl script: making archives.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -103,16 +105,12 @@ int RunTrace(const MakeFlags& f, const GlobalOptions& global) {
     std::vector<std::vector<InputSpec>> checks;
     for (const auto& c : f.check_inputs) checks.push_back(SpecSet(c));
     if (!f.python.empty()) {
+      if (f.method != "forward") throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
       auto [file, name] = SplitPython(f.python);
       PythonRequest req{file, name, "trace", Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
       return Finish("trace", subject, GetPythonBackend().Make(req), f.json, global);
     }
-    std::unique_ptr<ByteSource> src;
-    try {
-      src = OpenFileSource(f.path);
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string("cannot open: ") + e.what());
-    }
+    std::unique_ptr<ByteSource> src = OpenFileSource(f.path);
     Archive::Open(std::move(src));
     TraceOptions o{f.path, f.method, Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
     return Finish("trace", subject, GetTorchBackend().Trace(o), f.json, global);
@@ -134,8 +132,9 @@ int RunScript(const MakeFlags& f, const GlobalOptions& global) {
       PythonRequest req{file, name, "script", Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
       return Finish("script", subject, GetPythonBackend().Make(req), f.json, global);
     }
+    if (!f.check_inputs.empty()) throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");
     std::ifstream in(f.path);
-    if (!in) throw Error(ErrorKind::kIo, "cannot open: No such file or directory");
+    if (!in) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
     ScriptOptions o{text.str(), f.path, f.class_name, Specs(f.inputs), f.freeze, f.output};
@@ -181,6 +180,8 @@ Command AddScript(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--check-input", f->check_inputs,
                   "--python only: an input set (comma-separated specs) on which the scripted module must match the eager one")
       ->allow_extra_args(false);
+  sub->add_option("--rtol", f->rtol, "Relative tolerance of --check-input")->capture_default_str();
+  sub->add_option("--atol", f->atol, "Absolute tolerance of --check-input")->capture_default_str();
   CommonFlags(sub, *f);
   return {sub, [f, &global] { return RunScript(*f, global); }};
 }

@@ -103,12 +103,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   for (const std::string& path : f.archives) {
     try {
       if (f.show) {
-        std::unique_ptr<ByteSource> src;
-        try {
-          src = OpenFileSource(path);
-        } catch (const Error& e) {
-          throw Error(e.kind(), std::string("cannot open: ") + e.what());
-        }
+        std::unique_ptr<ByteSource> src = OpenFileSource(path);
         PrintShow(Inspect(Archive::Open(std::move(src))), f.json);
       } else {
         PrintResult(Stamp(path, f.options), f.json);

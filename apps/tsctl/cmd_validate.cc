@@ -26,24 +26,6 @@ struct ValidateFlags {
   ValidateOptions options;
 };
 
-std::vector<double> ParseTolerances(const std::string& text, const std::string& flag) {
-  std::vector<double> out;
-  std::stringstream s(text);
-  std::string part;
-  while (std::getline(s, part, ',')) {
-    try {
-      size_t used = 0;
-      double v = std::stod(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument(part);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw Error(ErrorKind::kUsage, flag + ": '" + part + "' is not a non-negative number");
-    }
-  }
-  if (out.empty()) throw Error(ErrorKind::kUsage, flag + " needs a value");
-  return out;
-}
-
 std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream s(text);
@@ -58,8 +40,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   ValidateOptions& o = f.options;
   try {
     for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
-    o.rtol = ParseTolerances(f.rtol, "--rtol");
-    o.atol = ParseTolerances(f.atol, "--atol");
+    o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
+    o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
     o.require_meta = SplitCommas(f.require_meta);
     if (!f.allow_ops.empty()) {
       o.allow_ops = ReadOperatorList(f.allow_ops);

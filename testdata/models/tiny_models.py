@@ -48,3 +48,10 @@ exec(
 
 def not_a_module():
     return 42
+
+
+class Unscriptable(nn.Module):
+    """Traceable but not scriptable: TorchScript takes no *args."""
+
+    def forward(self, *args):
+        return args[0] * 2

@@ -23,8 +23,8 @@ class ByteSource {
   std::string ReadString(uint64_t pos, size_t n) const;
 };
 
-// Opens `path` for reading. Throws tsctl::Error (kIo) if it cannot be opened
-// or is a directory.
+// Opens `path` for reading. Throws tsctl::Error (kIo, "cannot open: <cause>")
+// if it cannot be opened or is a directory.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path);
 
 // Wraps a copy of `bytes`.

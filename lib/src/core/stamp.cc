@@ -275,12 +275,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   // Refuse what is not a TorchScript archive before anything else, then a
   // read-only one, before any work.
   {
-    std::unique_ptr<ByteSource> check;
-    try {
-      check = OpenFileSource(path);
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string("cannot open: ") + e.what());
-    }
+    std::unique_ptr<ByteSource> check = OpenFileSource(path);
     Archive::Open(std::move(check));
   }
   int wfd = -1;
@@ -310,12 +305,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
     }
   } closer{wfd};
 
-  std::unique_ptr<ByteSource> src;
-  try {
-    src = OpenFileSource(path);
-  } catch (const Error& e) {
-    throw Error(e.kind(), std::string("cannot open: ") + e.what());
-  }
+  std::unique_ptr<ByteSource> src = OpenFileSource(path);
   ZipLayout probe;
   try {
     probe = ReadZipLayout(*src);

@@ -1,6 +1,5 @@
 #include <dlfcn.h>
 
-#include <mutex>
 #include <string>
 
 #include "tsctl/error.h"
@@ -33,28 +32,31 @@ std::string PythonPluginPath() {
   return PluginDir() + "/libtsctl_python.so";
 }
 
+
+// dlopens `path` and calls its factory `symbol`; on failure `failure` says why.
+template <typename T>
+const T* LoadPlugin(const std::string& path, const char* symbol, int flags, const std::string& what, std::string& failure) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | flags);
+  if (!handle) {
+    const char* err = dlerror();
+    failure = "cannot load the " + what + " plugin: " + std::string(err ? err : path);
+    return nullptr;
+  }
+  using Factory = const T* (*)();
+  auto factory = reinterpret_cast<Factory>(dlsym(handle, symbol));
+  if (!factory) {
+    failure = "the " + what + " plugin " + path + " lacks " + symbol;
+    return nullptr;
+  }
+  return factory();
+}
+
 }  // namespace
 
 const TorchBackend& GetTorchBackend() {
-  static std::once_flag once;
-  static const TorchBackend* backend = nullptr;
   static std::string failure;
-  std::call_once(once, [] {
-    std::string path = PluginPath();
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      const char* err = dlerror();
-      failure = "cannot load the LibTorch plugin: " + std::string(err ? err : path);
-      return;
-    }
-    using Factory = const TorchBackend* (*)();
-    auto factory = reinterpret_cast<Factory>(dlsym(handle, "tsctl_torch_backend_v1"));
-    if (!factory) {
-      failure = "the LibTorch plugin " + path + " lacks tsctl_torch_backend_v1";
-      return;
-    }
-    backend = factory();
-  });
+  static const TorchBackend* backend =
+      LoadPlugin<TorchBackend>(PluginPath(), "tsctl_torch_backend_v1", RTLD_LOCAL, "LibTorch", failure);
   if (!backend) throw Error(ErrorKind::kUnavailable, failure);
   return *backend;
 }
@@ -62,29 +64,15 @@ const TorchBackend& GetTorchBackend() {
 bool PythonBackendBuilt() { return ::access(PythonPluginPath().c_str(), R_OK) == 0; }
 
 const PythonBackend& GetPythonBackend() {
-  static std::once_flag once;
-  static const PythonBackend* backend = nullptr;
   static std::string failure;
-  std::call_once(once, [] {
-    std::string path = PythonPluginPath();
-    if (::access(path.c_str(), R_OK) != 0) {
+  static const PythonBackend* backend = [] () -> const PythonBackend* {
+    if (!PythonBackendBuilt()) {
       failure = "this tsctl was built without Python support (no Python development files or pybind11 at build time)";
-      return;
+      return nullptr;
     }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);  // GLOBAL: Python extension modules need libpython's symbols
-    if (!handle) {
-      const char* err = dlerror();
-      failure = "cannot load the Python plugin: " + std::string(err ? err : path);
-      return;
-    }
-    using Factory = const PythonBackend* (*)();
-    auto factory = reinterpret_cast<Factory>(dlsym(handle, "tsctl_python_backend_v1"));
-    if (!factory) {
-      failure = "the Python plugin " + path + " lacks tsctl_python_backend_v1";
-      return;
-    }
-    backend = factory();
-  });
+    // RTLD_GLOBAL: Python's extension modules need libpython's symbols.
+    return LoadPlugin<PythonBackend>(PythonPluginPath(), "tsctl_python_backend_v1", RTLD_GLOBAL, "Python", failure);
+  }();
   if (!backend) throw Error(ErrorKind::kUnavailable, failure);
   return *backend;
 }

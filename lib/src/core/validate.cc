@@ -194,12 +194,7 @@ bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allo
 }
 
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options) {
-  std::unique_ptr<ByteSource> src;
-  try {
-    src = OpenFileSource(path);
-  } catch (const Error& e) {
-    throw Error(e.kind(), std::string("cannot open: ") + e.what());
-  }
+  std::unique_ptr<ByteSource> src = OpenFileSource(path);
   return ValidateSource(std::move(src), path, options);
 }
 

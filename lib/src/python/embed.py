@@ -27,7 +27,7 @@ def check_torch(tsctl_libtorch):
 def _import_file(path, name):
     import inspect
     if not os.path.exists(path):
-        raise UsageError("cannot open %s: No such file or directory" % path)
+        raise IoError("cannot open %s: No such file or directory" % path)
     modname = "_tsctl_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     spec = importlib.util.spec_from_file_location(modname, path)
@@ -46,6 +46,10 @@ def _import_file(path, name):
 
 
 class UsageError(Exception):
+    pass
+
+
+class IoError(Exception):
     pass
 
 
@@ -129,6 +133,11 @@ def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
             except OSError as e:
                 raise UsageError("torch.jit.script needs the Python source of %s, and it is not available (%s): "
                                  "a module loaded from .pyc files alone cannot be scripted; ship the .py file or use tsctl trace" % (name, e))
+            except Exception as e:  # TorchScript's compiler refused the code
+                lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+                where = next((l for l in lines[1:] if l.startswith("File ")), "").replace(os.getcwd() + os.sep, "")
+                raise UsageError("torch.jit.script cannot compile %s: %s: %s%s" % (
+                    name, type(e).__name__, lines[0] if lines else "", " (" + where + ")" if where else ""))
             if specs:
                 made(*inputs)  # fails now, not at serving time
         checks = []

@@ -74,9 +74,18 @@ class Backend final : public PythonBackend {
     } catch (py::error_already_set& e) {
       std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Error";
       std::string message = py::str(e.value()).cast<std::string>();
-      // First line only: torch's compiler errors continue with source excerpts.
-      std::string first = message.substr(0, message.find('\n'));
-      ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : ErrorKind::kTorch;
+      // The first line that says something: torch's compiler errors start with
+      // a blank line and continue with source excerpts.
+      std::string first;
+      size_t pos = 0;
+      while (first.empty() && pos < message.size()) {
+        size_t nl = message.find('\n', pos);
+        std::string line = message.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        if (line.find_first_not_of(" \t") != std::string::npos) first = line.substr(line.find_first_not_of(" \t"));
+        pos = nl == std::string::npos ? message.size() : nl + 1;
+      }
+      ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : type == "IoError" ? ErrorKind::kIo : ErrorKind::kTorch;
+      if (type == "IoError") type = "UsageError";  // no type prefix for either
       throw Error(kind, type == "UsageError" ? first : type + ": " + first, e.what());
     }
     return result;

@@ -152,14 +152,25 @@ MakeResult ScriptFromSource(const ScriptOptions& o) {
   MakeResult result;
   result.output = o.output;
   for (const auto& i : o.inputs) result.inputs.push_back(i.ToString());
+  torch::jit::Module m(c10::QualifiedName("__torch__", o.class_name));
   try {
-    torch::jit::Module m(c10::QualifiedName("__torch__", o.class_name));
     m.define(o.source);
+  } catch (const std::exception& e) {
+    Error err = FromTorch(e);
+    throw Error(ErrorKind::kUsage, std::string("cannot compile ") + o.source_name + ": " + err.what(), err.detail());
+  }
+  try {
     m.eval();
     if (!o.inputs.empty()) {
       if (!m.find_method("forward")) throw Error(ErrorKind::kUsage, "--input given but " + o.source_name + " defines no forward");
       torch::NoGradGuard no_grad;
-      m.get_method("forward")(MakeInputs(o.inputs, 0));  // fails here, not at serving time
+      try {
+        m.get_method("forward")(MakeInputs(o.inputs, 0));  // fails here, not at serving time
+      } catch (const Error&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw Error(ErrorKind::kTorch, std::string("forward fails on --input: ") + FromTorch(e).what());
+      }
     }
     if (o.freeze) m = torch::jit::freeze(m);
     for (const auto& method : m.get_methods()) result.methods.push_back(method.name());
@@ -168,8 +179,7 @@ MakeResult ScriptFromSource(const ScriptOptions& o) {
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    Error err = FromTorch(e);
-    throw Error(ErrorKind::kUsage, std::string("cannot compile ") + o.source_name + ": " + err.what(), err.detail());
+    throw FromTorch(e);
   }
   return result;
 }
