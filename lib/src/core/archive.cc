@@ -116,7 +116,10 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     a.layout_ = ReadZipLayout(*a.src_);
   } catch (const Error& e) {
     ArchiveKind kind = Sniff(*a.src_);
-    if (kind == ArchiveKind::kTruncatedZip) throw Error(ErrorKind::kFormat, std::string("truncated ZIP archive: ") + e.what());
+    if (kind == ArchiveKind::kTruncatedZip) {
+      // The ZIP reader's cause already says what is missing or cut off.
+      throw Error(ErrorKind::kFormat, std::string("truncated ZIP archive (") + e.what() + ")");
+    }
     throw Error(ErrorKind::kFormat, Describe(kind));
   }
   a.root_ = FindRoot(a.layout_);

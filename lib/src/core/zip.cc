@@ -126,7 +126,7 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   }
   if (found < 0) {
     throw Bad(LooksLikeZip(src)
-                  ? "ZIP end-of-central-directory record not found: the file is truncated"
+                  ? "no end-of-central-directory record"
                   : "not a ZIP archive");
   }
   ZipLayout layout;
