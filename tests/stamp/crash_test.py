@@ -134,6 +134,9 @@ def main():
             shutil.copy(BASE, target)
             use_output = i % 2 == 1
             out = os.path.join(d, "out.pt")
+            replacing = use_output and i % 4 == 3  # --output over an existing file
+            if replacing:
+                shutil.copy(BASE, out)
             cmd = stamp_cmd(target, big_path, big_name, ["--output", out] if use_output else [])
             p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(rng.uniform(0, 0.03))
@@ -147,7 +150,12 @@ def main():
                 else:
                     seen["original"] += 1
                 left = sorted(set(os.listdir(d)) - {"model.pt", "out.pt"})
-                if left:
+                if replacing and left == ["out.pt.tsctl-tmp"]:
+                    # A kill between link and rename: the name holds the complete new file.
+                    if check_state(os.path.join(d, left[0]), big_name, big_data, f"random {i} tmp") != "new":
+                        failures.append(f"random {i}: out.pt.tsctl-tmp is not the complete new archive")
+                elif left:
+                    # A new name is linked in directly: nothing may appear beside it.
                     failures.append(f"random {i}: files left: {left}")
             else:
                 seen[check_state(target, big_name, big_data, f"random {i}")] += 1

@@ -1,7 +1,8 @@
 // The one place tsctl writes whole files: the target either keeps its old
-// content or gets the complete new one, and no temporary file is left behind
-// by a crash (the data is written to an unnamed O_TMPFILE and linked in only
-// when complete).
+// content or gets the complete new one. The data goes to an unnamed O_TMPFILE
+// linked in only when complete: under a new name directly; over an existing
+// file through "<path>.tsctl-tmp" and rename, so a kill in between can leave
+// that name holding the complete new file (removed by the next write).
 #pragma once
 
 #include <sys/types.h>

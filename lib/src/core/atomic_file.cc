@@ -78,18 +78,23 @@ void AtomicFile::CopyFrom(int src_fd, uint64_t offset, uint64_t n) {
 void AtomicFile::Commit() {
   if (::fchmod(fd_, static_cast<mode_t>(mode_)) != 0 || ::fsync(fd_) != 0) throw IoError("cannot write", path_, errno);
   std::string proc = "/proc/self/fd/" + std::to_string(fd_);
-  // Link the finished file under a temporary name, then rename it over the
-  // target: rename is the atomic step. A crash between the two leaves that
-  // name behind, which the next AtomicFile for the same path removes.
+  // A new name: link the finished file in under it, atomically.
   std::string tmp = path_ + ".tsctl-tmp";
-  ::unlink(tmp.c_str());
-  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-    throw IoError("cannot create", tmp, errno);
-  }
-  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw IoError("cannot replace", path_, err);
+  ::unlink(tmp.c_str());  // a complete file left by a kill in the window below
+  if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, path_.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    if (errno != EEXIST) throw IoError("cannot create", path_, errno);
+    // An existing name: link under a temporary name, then rename over the
+    // target (the atomic step). A kill between the two leaves that name
+    // behind, holding the complete new file; the next write to `path_`
+    // removes it.
+    if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      throw IoError("cannot create", tmp, errno);
+    }
+    if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      throw IoError("cannot replace", path_, err);
+    }
   }
   int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
