@@ -19,7 +19,7 @@ What it measures
               any per-call cost of the harness shows;
               20000 timed calls after 200 warm-up calls;
     resnet18  the traced torchvision ResNet-18 of scripts/bench_validate.py
-              (imported from there, same cache), --input 1x3x224x224;
+              (scripts/bench_common.py, same cache), --input 1x3x224x224;
               30 timed calls after 5 warm-up calls.
   For each model, each round runs these commands once, each as a fresh
   process, all with --threads 1:
@@ -77,27 +77,20 @@ import statistics
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_validate  # noqa: E402  (resnet18 generation and caching, run_child)
+import bench_common as bc
 
-PYTHON = bench_validate.PYTHON  # the Python with torch and torchvision
+PYTHON = bc.PYTHON  # the Python with torch and torchvision
 THREADS = 1
 OVERHEAD_TARGET = 1.03   # tsctl mean / reference mean
 SAMPLE_TARGET = 1.03     # --profile-sample 0.01 mean / no profiling mean
 SAMPLE_PROB = "0.01"
-RETRIES, RETRY_SECONDS = 6, 10
+RETRIES = 6              # runs of a command that exits 6 or 127, 10 s apart
 
 # name, input, timed calls, warm-up calls
 MODELS = [
     ("tiny", "1", 20000, 200),
-    ("resnet18", bench_validate.INPUT, 30, 5),
+    ("resnet18", bc.RESNET18_INPUT, 30, 5),
 ]
-
-
-def die(msg):
-    print(f"bench_bench: {msg}", file=sys.stderr)
-    sys.exit(2)
 
 
 # --------------------------------------------------------------------------
@@ -115,27 +108,14 @@ def generate_tiny(path):
     tmp = path + ".tmp"
     torch.jit.save(scripted, tmp)
     os.replace(tmp, path)
-    meta = {"model": "torch.jit.script: forward(x) = x + 1",
-            "torch": torch.__version__, "size": os.path.getsize(path)}
-    with open(path + ".json", "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
+    bc.write_meta(path, {"model": "torch.jit.script: forward(x) = x + 1",
+                         "torch": torch.__version__})
 
 
 def ensure_tiny(workdir, python):
     path = os.path.join(workdir, "tiny_add.pt")
-    try:
-        with open(path + ".json") as f:
-            if os.path.getsize(path) == json.load(f)["size"]:
-                return path
-    except (OSError, ValueError, KeyError):
-        pass
-    print(f"generating {path} ...", file=sys.stderr, flush=True)
-    status, _, _, err = bench_validate.run_child(
-        [python, os.path.abspath(__file__), "--generate-tiny", path])
-    if status != 0:
-        die(f"generating {path} failed (exit status {status}):\n{err}")
-    return path
+    return bc.generate_cached(path, python, "bench_bench.py",
+                              "--generate-tiny", path)
 
 
 # --------------------------------------------------------------------------
@@ -149,17 +129,8 @@ def run(name, argv):
     failed) are retried for a minute: a build running beside the benchmark
     replaces the binaries for a moment.
     """
-    for _ in range(RETRIES):
-        status, _, out, err = bench_validate.run_child(argv)
-        if status not in (6, 127):
-            break
-        print(f"{name}: exit status {status}, retrying in {RETRY_SECONDS} s",
-              file=sys.stderr, flush=True)
-        time.sleep(RETRY_SECONDS)
-    if status != 0:
-        tail = "\n".join((out + err).strip().splitlines()[-20:])
-        die(f"{name} exited with status {status}: {' '.join(argv)}\n{tail}")
-    return out
+    return bc.measure(name, argv, capture_stdout=True, tail=20,
+                      attempts=RETRIES)[1]
 
 
 def mean_ns(key, out):
@@ -185,10 +156,6 @@ def us(ns):
     return f"{ns / 1000:.3f}" if ns < 10_000 else f"{ns / 1000:.1f}"
 
 
-def verdict(ok):
-    return "PASS" if ok else "FAIL"
-
-
 def main():
     ap = argparse.ArgumentParser(
         description="Benchmark tsctl bench against a bare LibTorch loop and "
@@ -197,19 +164,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=None,
                     help="timed rounds (default 9; 3 with --quick)")
     ap.add_argument("--quick", action="store_true", help="3 rounds")
-    ap.add_argument("--tsctl", default=os.path.join(REPO, "build/bin/tsctl"),
-                    help="tsctl binary (default build/bin/tsctl)")
-    ap.add_argument("--reference-bin", default=None,
-                    help="tsctl_bench_reference binary (default "
-                         "build/bin/tsctl_bench_reference, else "
-                         "build/bench/tsctl_bench_reference)")
-    ap.add_argument("--workdir", default=os.path.join(REPO, "build/bench"),
-                    help="where the models are cached (default build/bench)")
-    ap.add_argument("--python", default=PYTHON,
-                    help=f"Python with torch and torchvision, for generating "
-                         f"the models (default {PYTHON})")
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 when a target FAILs")
+    bc.add_tsctl_option(ap)
+    bc.add_reference_bin_option(ap)
+    bc.add_workdir_option(ap, "the models are cached")
+    bc.add_python_option(ap, "torch and torchvision, for generating the "
+                             "models")
+    bc.add_check_option(ap)
     ap.add_argument("--generate-tiny", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -217,27 +177,14 @@ def main():
         generate_tiny(args.generate_tiny)
         return 0
     rounds = args.rounds if args.rounds is not None else (3 if args.quick else 9)
-    if rounds < 1:
-        die("--rounds must be at least 1")
+    bc.check_at_least_1(rounds, "--rounds")
 
-    tsctl = os.path.abspath(args.tsctl)
-    if not os.access(tsctl, os.X_OK):
-        die(f"{tsctl}: not an executable (build it: cmake --build build)")
-    if args.reference_bin:
-        ref_bin = os.path.abspath(args.reference_bin)
-    else:
-        candidates = [os.path.join(REPO, "build/bin/tsctl_bench_reference"),
-                      os.path.join(os.path.abspath(args.workdir),
-                                   "tsctl_bench_reference")]
-        ref_bin = next((c for c in candidates if os.access(c, os.X_OK)),
-                       candidates[0])
-    if not os.access(ref_bin, os.X_OK):
-        die(f"{ref_bin}: not an executable (build the target "
-            f"tsctl_bench_reference, or see scripts/bench_validate.py)")
-    workdir = os.path.abspath(args.workdir)
-    os.makedirs(workdir, exist_ok=True)
+    tsctl = bc.tsctl_path(args.tsctl)
+    ref_bin = bc.reference_bin_path(args.reference_bin, args.workdir,
+                                    "scripts/bench_validate.py")
+    workdir = bc.make_workdir(args.workdir)
     archives = {"tiny": ensure_tiny(workdir, args.python),
-                "resnet18": bench_validate.ensure_archive(workdir, args.python)}
+                "resnet18": bc.ensure_resnet18(workdir, args.python)}
 
     keys = [("reference", "reference (bare LibTorch loop)"),
             ("tsctl", "tsctl bench"),
@@ -279,9 +226,7 @@ def main():
         # (this process's own time is next to nothing).
         other = max(0.0, (busy1 - busy0) - (children1 - children0)) / (t1 - t0)
 
-    with os.popen(f"'{tsctl}' --version 2>&1") as f:
-        version = " / ".join(line.strip() for line in f.readlines()[:2])
-    print(f"tsctl bench benchmark: {version}")
+    print(f"tsctl bench benchmark: {bc.tsctl_version(tsctl, 2)}")
     print(f"{rounds} timed round{'s' if rounds != 1 else ''} after 1 untimed round; command order rotates "
           f"each round; --threads {THREADS} everywhere; each figure is the "
           f"median over the rounds of the run's mean latency; "
@@ -326,7 +271,7 @@ def main():
             note = (f"  (reference mean_us has 0.1 us resolution: "
                     f"+-{50 / ref:.1%})")
         print(f"  {name:<9} {us(ts)} / {us(ref)} us = {ratio:.3f} "
-              f"({ratio - 1:+.1%}): {verdict(ok)}; minima "
+              f"({ratio - 1:+.1%}): {bc.verdict(ok)}; minima "
               f"{low[name]['tsctl'] / low[name]['reference']:.3f}{note}")
     print()
     print(f"(b) profiling cost: mean with profiling / mean without "
@@ -343,11 +288,11 @@ def main():
               f"{(med[name]['profile'] - base) / 1000:+.3f} us per call; "
               f"minima {lo['profile'] / lo['tsctl']:.3f})")
         print(f"  {'':<9} --profile-sample {SAMPLE_PROB} {sample:.3f} "
-              f"({sample - 1:+.1%}): {verdict(ok)}; minima "
+              f"({sample - 1:+.1%}): {bc.verdict(ok)}; minima "
               f"{lo['sample'] / lo['tsctl']:.3f}")
     print()
     print(f"result: {'PASS' if failures == 0 else f'FAIL ({failures} of 4 targets)'}")
-    return 1 if (args.check and failures) else 0
+    return bc.exit_status(failures, args.check)
 
 
 if __name__ == "__main__":

@@ -68,22 +68,15 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 
-SCRIPTS = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, SCRIPTS)
-import bench_inspect as bi  # noqa: E402  (archive generation, run_child)
+import bench_common as bc
 
-REPO = bi.REPO
-PYTHON = bi.PYTHON
-MIB = bi.MIB
+MIB = bc.MIB
 META_NAME = "producer_info.json"
 
-TIME_RATIO_TARGET = bi.TIME_RATIO_TARGET  # 1/20: stamp wall / reference wall
-RSS_TARGET_MIB = bi.RSS_TARGET_MIB        # 64 MiB: stamp peak RSS
-GROW_REL = bi.GROW_REL                    # "does not grow": within 20% ...
-GROW_ABS_MS = bi.GROW_ABS_MS              # ... or within 5 ms
+TIME_RATIO_TARGET = bc.TIME_RATIO_TARGET  # 1/20: stamp wall / reference wall
+RSS_TARGET_MIB = bc.RSS_TARGET_MIB        # 64 MiB: stamp peak RSS
 
 REFERENCE_CODE = (
     "import json, sys, torch\n"
@@ -102,20 +95,6 @@ VERIFY_CODE = (
     "    out[p] = v.decode() if isinstance(v, bytes) else v\n"
     "json.dump(out, sys.stderr)\n" % (META_NAME, META_NAME)
 )
-
-
-def die(msg):
-    print(f"bench_stamp: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def measure(name, argv):
-    """Run argv once; fail the benchmark loudly if it does not exit 0."""
-    status, usage, err = bi.run_child(argv)
-    if status != 0:
-        tail = "\n".join(err.strip().splitlines()[-15:])
-        die(f"{name} exited with status {status}: {' '.join(argv)}\n{tail}")
-    return usage
 
 
 def remove(path):
@@ -159,7 +138,7 @@ def verify(python, path, copy, out, last_run):
                                ("--output archive", out, "tsctl_version",
                                 None)):
         label = f"torch.jit.load({what}) {META_NAME} has \"{key}\""
-        status, _, err = bi.run_child([python, "-c", VERIFY_CODE, p])
+        status, _, _, err = bc.run_child([python, "-c", VERIFY_CODE, p])
         lines = err.strip().splitlines()
         if status != 0:
             checks.append((label, False, f"loader exit {status}: "
@@ -184,41 +163,17 @@ def main():
         description="Benchmark tsctl stamp against torch.jit.load + "
                     "torch.jit.save(_extra_files=...) "
                     "(see the comment at the top of this file).")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="timed runs per command and archive (default 3)")
-    ap.add_argument("--tsctl", default=os.path.join(REPO, "build/bin/tsctl"),
-                    help="tsctl binary (default build/bin/tsctl)")
-    ap.add_argument("--workdir", default=os.path.join(REPO, "build/bench"),
-                    help="where the archives are cached and the copies "
-                         "written (default build/bench)")
-    ap.add_argument("--quick", action="store_true",
-                    help="use ~64 MiB and ~256 MiB archives instead of "
-                         "~256 MiB and ~1 GiB")
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 when a target FAILs")
-    ap.add_argument("--python", default=PYTHON,
-                    help=f"Python with torch, for the reference, the "
-                         f"verification and generating (default {PYTHON})")
+    bc.add_linear_options(
+        ap, "the archives are cached and the copies written",
+        "torch, for the reference, the verification and generating")
     args = ap.parse_args()
 
-    if args.repeat < 1:
-        die("--repeat must be at least 1")
-    tsctl = os.path.abspath(args.tsctl)
-    if not os.access(tsctl, os.X_OK):
-        die(f"{tsctl}: not an executable (build it: cmake --build build)")
-    if not os.access(args.python, os.X_OK):
-        die(f"{args.python}: not found (it needs torch)")
-    workdir = os.path.abspath(args.workdir)
-    os.makedirs(workdir, exist_ok=True)
-
-    layer_counts = (1, 4) if args.quick else (4, 16)
-    archives = [bi.ensure_archive(workdir, n, args.python)[0]
-                for n in layer_counts]
+    tsctl, workdir, archives = bc.linear_setup(args)
     largest = max(os.path.getsize(p) for p in archives)
     free = shutil.disk_usage(workdir).free
     if free < 3 * largest + 64 * MIB:
-        die(f"{workdir}: {free / MIB:.0f} MiB free, the copies need about "
-            f"{(3 * largest + 64 * MIB) / MIB:.0f} MiB")
+        bc.die(f"{workdir}: {free / MIB:.0f} MiB free, the copies need about "
+               f"{(3 * largest + 64 * MIB) / MIB:.0f} MiB")
 
     copy = os.path.join(workdir, "stamp-copy.pt")        # in-place target
     osrc = os.path.join(workdir, "stamp-output-src.pt")  # --output source
@@ -241,7 +196,7 @@ def main():
 
     # results[archive][label] = (median wall s, max peak RSS KiB)
     results, verified = {}, {}
-    floor_kib = 0
+    floor = bc.LauncherFloor()
     try:
         for path in archives:
             copy_synced(path, osrc)  # --output leaves its source alone
@@ -252,32 +207,21 @@ def main():
                     prepare(path)
                     os.sync()
                     if n:
-                        floor_kib = max(floor_kib, measure(
-                            "/bin/true", ["/bin/true"]).ru_maxrss)
-                    usage = measure(label, argv(path, n))
+                        floor.sample()
+                    usage, _ = bc.measure(label, argv(path, n))
                     if n:
                         runs[label].append(usage)
-            results[path] = {
-                label: (statistics.median(u.wall for u in us),
-                        max(u.ru_maxrss for u in us))
-                for label, us in runs.items()}
+            results[path] = {label: bc.summarize(us)
+                             for label, us in runs.items()}
             verified[path] = verify(args.python, path, copy, out, args.repeat)
     finally:
         for p in scratch:
             remove(p)
 
     # ---- report ----------------------------------------------------------
-    def rss_str(kib):
-        if kib <= floor_kib + 256:  # on the launcher floor: an upper bound
-            return f"<={floor_kib / 1024:.1f}"
-        return f"{kib / 1024:.1f}"
-
-    def size_of(path):
-        return bi.fmt_size(os.path.getsize(path))
-
-    with os.popen(f"'{tsctl}' --version 2>&1") as f:
-        version = f.readline().strip()
-    print(f"tsctl stamp benchmark: {version} ({tsctl})")
+    rss_str = floor.fmt
+    size_of = bc.size_of
+    print(f"tsctl stamp benchmark: {bc.tsctl_version(tsctl)} ({tsctl})")
     print(f"reference: {args.python} -c 'm = torch.jit.load(src); "
           f"torch.jit.save(m, dst, _extra_files={{\"{META_NAME}\": "
           f"json.dumps(...)}})'")
@@ -286,18 +230,10 @@ def main():
     print(f"{args.repeat} timed runs per command after 1 untimed warm-up run "
           f"each; sync() before each run; warm page cache; median wall, "
           f"max peak RSS")
-    print(f"launcher RSS floor: {floor_kib / 1024:.1f} MiB (ru_maxrss of a "
-          f"forked /bin/true; '<=' marks figures on it)")
+    print(floor.line())
     print()
-    hdr = (f"{'archive':>10}  {'command':<22} {'wall (ms)':>10} "
-           f"{'peak RSS (MiB)':>15}")
-    print(hdr)
-    print("-" * len(hdr))
-    for path in archives:
-        for label, _, _ in commands:
-            wall, rss = results[path][label]
-            print(f"{size_of(path):>10}  {label:<22} {wall * 1000:>10.1f} "
-                  f"{rss_str(rss):>15}")
+    bc.print_table([(size_of(path), label, *results[path][label])
+                    for path in archives for label, _, _ in commands], rss_str)
     print()
 
     failed = False
@@ -307,13 +243,11 @@ def main():
     for path in archives:
         ref_wall = results[path]["reference"][0]
         wall, rss = results[path]["tsctl stamp"]
-        ratio = wall / ref_wall
-        t_ok = ratio <= TIME_RATIO_TARGET
-        r_ok = rss <= RSS_TARGET_MIB * 1024
+        ratio, t_ok, r_ok = bc.meets_targets(wall, ref_wall, rss)
         failed |= not (t_ok and r_ok)
         print(f"  {size_of(path):>10}  time ratio {ratio:.4f} "
-              f"(1/{1 / ratio:.0f}) {'PASS' if t_ok else 'FAIL'}   "
-              f"peak RSS {rss_str(rss)} MiB {'PASS' if r_ok else 'FAIL'}")
+              f"(1/{1 / ratio:.0f}) {bc.verdict(t_ok)}   "
+              f"peak RSS {rss_str(rss)} MiB {bc.verdict(r_ok)}")
     print("tsctl stamp --output (no target): time ratio stamp/reference")
     for path in archives:
         ratio = (results[path]["tsctl stamp --output"][0]
@@ -321,30 +255,20 @@ def main():
         print(f"  {size_of(path):>10}  time ratio {ratio:.4f}")
     print()
 
-    small, large = archives
-    print(f"growth from the {size_of(small)} to the {size_of(large)} archive "
-          f"(\"does not grow\": within {GROW_REL:.0%}, or {GROW_ABS_MS:.0f} ms "
-          f"for time):")
-    for label in ("tsctl stamp", "tsctl stamp --output"):
-        (ws, rs), (wl, rl) = results[small][label], results[large][label]
-        t_grow = wl > ws * (1 + GROW_REL) and (wl - ws) * 1000 > GROW_ABS_MS
-        r_grow = rl > rs * (1 + GROW_REL)
-        print(f"  {label:<22} time {ws * 1000:.1f} -> {wl * 1000:.1f} ms: "
-              f"{'GROWS' if t_grow else 'does not grow'};  "
-              f"peak RSS {rss_str(rs)} -> {rss_str(rl)} MiB: "
-              f"{'GROWS' if r_grow else 'does not grow'}")
+    bc.print_growth(results, archives, ("tsctl stamp", "tsctl stamp --output"),
+                    rss_str)
     print()
 
     print("verification (after the timed runs):")
     for path in archives:
         for what, ok, why in verified[path]:
             failed |= not ok
-            print(f"  {size_of(path):>10}  {what}: {'PASS' if ok else 'FAIL'}"
+            print(f"  {size_of(path):>10}  {what}: {bc.verdict(ok)}"
                   f"{f' ({why})' if why else ''}")
     print()
-    print(f"overall: {'FAIL' if failed else 'PASS'} "
+    print(f"overall: {bc.verdict(not failed)} "
           f"(in-place time ratio, peak RSS and verification)")
-    return 1 if (failed and args.check) else 0
+    return bc.exit_status(failed, args.check)
 
 
 if __name__ == "__main__":

@@ -71,115 +71,13 @@ missing, ...). The measuring process itself does not import torch.
 import argparse
 import json
 import os
-import statistics
 import sys
-import tempfile
-import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHON = "/usr/bin/python3"  # the Python with torch and torchvision (Debian's)
-SEED = 0
-INPUT = "1x3x224x224"
+import bench_common as bc
+
+INPUT = bc.RESNET18_INPUT    # 1x3x224x224
 RATIO_TARGET = 1.5           # validate wall / reference wall
 
-
-def die(msg):
-    print(f"bench_validate: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-# --------------------------------------------------------------------------
-# Archive generation (runs in a child: `bench_validate.py --generate PATH`)
-# --------------------------------------------------------------------------
-
-def generate(path):
-    import torch
-    import torchvision
-
-    torch.manual_seed(SEED)
-    model = torchvision.models.resnet18(weights=None).eval()
-    with torch.no_grad():
-        traced = torch.jit.trace(model, torch.rand(1, 3, 224, 224))
-    tmp = path + ".tmp"
-    torch.jit.save(traced, tmp)
-    os.replace(tmp, path)
-    meta = {"model": "torchvision resnet18, weights=None, traced",
-            "seed": SEED, "torch": torch.__version__,
-            "torchvision": torchvision.__version__,
-            "size": os.path.getsize(path)}
-    with open(path + ".json", "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
-
-
-def ensure_archive(workdir, python):
-    path = os.path.join(workdir, "resnet18.pt")
-    try:
-        with open(path + ".json") as f:
-            if os.path.getsize(path) == json.load(f)["size"]:
-                return path
-    except (OSError, ValueError, KeyError):
-        pass
-    print(f"generating {path} ...", file=sys.stderr, flush=True)
-    status, _, out, err = run_child([python, os.path.abspath(__file__),
-                                     "--generate", path])
-    if status != 0:
-        die(f"generating {path} failed (exit status {status}):\n{err}")
-    return path
-
-
-# --------------------------------------------------------------------------
-# Running one child
-# --------------------------------------------------------------------------
-
-class Usage:
-    def __init__(self, ru, wall):
-        self.ru_maxrss = ru.ru_maxrss  # KiB on Linux
-        self.wall = wall               # seconds
-
-
-def run_child(argv):
-    """fork+exec argv, stdout and stderr to temporary files; wait4 for it.
-
-    Returns (exit status, Usage, stdout text, stderr text).
-    """
-    outf = tempfile.TemporaryFile()
-    errf = tempfile.TemporaryFile()
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.dup2(outf.fileno(), 1)
-            os.dup2(errf.fileno(), 2)
-            os.execv(argv[0], argv)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - t0
-    texts = []
-    for f in (outf, errf):
-        f.seek(0)
-        texts.append(f.read().decode(errors="replace"))
-        f.close()
-    return os.waitstatus_to_exitcode(status), Usage(ru, wall), *texts
-
-
-def measure(name, argv):
-    """Run argv once; stop the benchmark if it does not exit 0."""
-    status, usage, out, err = run_child(argv)
-    if status != 0:
-        tail = "\n".join((out + err).strip().splitlines()[-20:])
-        die(f"{name} exited with status {status}: {' '.join(argv)}\n{tail}")
-    return usage, out
-
-
-def median(values):
-    return statistics.median(values) if values else float("nan")
-
-
-# --------------------------------------------------------------------------
-# Main
-# --------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(
@@ -187,48 +85,28 @@ def main():
                     "one forward (see the comment at the top of this file).")
     ap.add_argument("--repeat", type=int, default=5,
                     help="timed runs per command (default 5)")
-    ap.add_argument("--tsctl", default=os.path.join(REPO, "build/bin/tsctl"),
-                    help="tsctl binary (default build/bin/tsctl)")
-    ap.add_argument("--reference-bin", default=None,
-                    help="tsctl_bench_reference binary (default "
-                         "build/bin/tsctl_bench_reference, else "
-                         "build/bench/tsctl_bench_reference)")
-    ap.add_argument("--workdir", default=os.path.join(REPO, "build/bench"),
-                    help="where the archive is cached (default build/bench)")
+    bc.add_tsctl_option(ap)
+    bc.add_reference_bin_option(ap)
+    bc.add_workdir_option(ap, "the archive is cached")
     ap.add_argument("--threads", type=int, default=0,
                     help="--threads for the reference (default: LibTorch's "
                          "default, like validate)")
-    ap.add_argument("--python", default=PYTHON,
-                    help=f"Python with torch and torchvision, for generating "
-                         f"the archive (default {PYTHON})")
-    ap.add_argument("--check", action="store_true",
-                    help="exit 1 when the target FAILs")
+    bc.add_python_option(ap, "torch and torchvision, for generating the "
+                             "archive")
+    bc.add_check_option(ap, "the target")
     ap.add_argument("--generate", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args.generate:
-        generate(args.generate)
+        bc.generate_resnet18(args.generate)
         return 0
-    if args.repeat < 1:
-        die("--repeat must be at least 1")
+    bc.check_at_least_1(args.repeat, "--repeat")
 
-    tsctl = os.path.abspath(args.tsctl)
-    if not os.access(tsctl, os.X_OK):
-        die(f"{tsctl}: not an executable (build it: cmake --build build)")
-    if args.reference_bin:
-        ref_bin = os.path.abspath(args.reference_bin)
-    else:
-        candidates = [os.path.join(REPO, "build/bin/tsctl_bench_reference"),
-                      os.path.join(os.path.abspath(args.workdir),
-                                   "tsctl_bench_reference")]
-        ref_bin = next((c for c in candidates if os.access(c, os.X_OK)),
-                       candidates[0])
-    if not os.access(ref_bin, os.X_OK):
-        die(f"{ref_bin}: not an executable (build the target "
-            f"tsctl_bench_reference, or see the top of this file)")
-    workdir = os.path.abspath(args.workdir)
-    os.makedirs(workdir, exist_ok=True)
-    archive = ensure_archive(workdir, args.python)
+    tsctl = bc.tsctl_path(args.tsctl)
+    ref_bin = bc.reference_bin_path(args.reference_bin, args.workdir,
+                                    "the top of this file")
+    workdir = bc.make_workdir(args.workdir)
+    archive = bc.ensure_resnet18(workdir, args.python)
 
     ref_argv = [ref_bin, archive, "--input", INPUT, "--iters", "1",
                 "--warmup", "0"]
@@ -243,6 +121,9 @@ def main():
         ("d", "(d) tsctl validate --no-run",
          [tsctl, "validate", "--no-run", archive]),
     ]
+
+    def measure(name, argv):
+        return bc.measure(name, argv, capture_stdout=True, tail=20)
 
     runs = {key: [] for key, _, _ in commands}
     ref_reports = []
@@ -264,12 +145,10 @@ def main():
             doc = json.loads(out)
             details[key].append(doc["archives"][0]["details"])
 
-    wall = {k: median([u.wall for u in us]) for k, us in runs.items()}
-    rss = {k: max(u.ru_maxrss for u in us) / 1024 for k, us in runs.items()}
+    summary = {k: bc.summarize(us) for k, us in runs.items()}
+    wall = {k: w for k, (w, _) in summary.items()}
 
-    with os.popen(f"'{tsctl}' --version 2>&1") as f:
-        version = " / ".join(line.strip() for line in f.readlines()[:2])
-    print(f"tsctl validate benchmark: {version}")
+    print(f"tsctl validate benchmark: {bc.tsctl_version(tsctl, 2)}")
     print(f"archive: {archive} ({os.path.getsize(archive) / (1 << 20):.1f} MiB, "
           f"traced torchvision resnet18, weights=None), input {INPUT}")
     print(f"{args.repeat} timed rounds of (a) (b) (c) (d) after 1 untimed "
@@ -277,15 +156,12 @@ def main():
           f"{os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
-    hdr = f"{'command':<44} {'wall (ms)':>10} {'peak RSS (MiB)':>15}"
-    print(hdr)
-    print("-" * len(hdr))
-    for key, label, _ in commands:
-        print(f"{label:<44} {wall[key] * 1000:>10.1f} {rss[key]:>15.1f}")
+    bc.print_table([(None, label, *summary[key])
+                    for key, label, _ in commands],
+                   lambda kib: f"{kib / 1024:.1f}", width=44)
     print()
-
-    ref_load = median([r["load_ms"] for r in ref_reports])
-    ref_first = median([r["first_ms"] for r in ref_reports])
+    ref_load = bc.median([r["load_ms"] for r in ref_reports])
+    ref_first = bc.median([r["first_ms"] for r in ref_reports])
     print("reference (a), medians:")
     print(f"  torch::jit::load                 {ref_load:8.1f} ms")
     print(f"  first forward                    {ref_first:8.1f} ms")
@@ -294,10 +170,10 @@ def main():
           f"(wall minus the two above)")
     print()
 
-    torch_full = median([d["torch_seconds"] for d in details["b"]]) * 1000
-    torch_norun = median([d["torch_seconds"] for d in details["d"]]) * 1000
-    load_full = median([d["model"]["load"]["ms"] for d in details["b"]])
-    load_norun = median([d["model"]["load"]["ms"] for d in details["d"]])
+    torch_full = bc.median([d["torch_seconds"] for d in details["b"]]) * 1000
+    torch_norun = bc.median([d["torch_seconds"] for d in details["d"]]) * 1000
+    load_full = bc.median([d["model"]["load"]["ms"] for d in details["b"]])
+    load_norun = bc.median([d["model"]["load"]["ms"] for d in details["d"]])
     rows = [
         ("checks without LibTorch (wall of (c))", wall["c"] * 1000),
         ("LibTorch child: fork, start-up, op list",
@@ -318,13 +194,13 @@ def main():
     ok = ratio <= RATIO_TARGET
     print(f"ratio validate/reference = {wall['b'] * 1000:.1f} / "
           f"{wall['a'] * 1000:.1f} ms = {ratio:.2f} "
-          f"(target <= {RATIO_TARGET}): {'PASS' if ok else 'FAIL'}")
+          f"(target <= {RATIO_TARGET}): {bc.verdict(ok)}")
     if not ok:
         over = wall["b"] - RATIO_TARGET * wall["a"]
         print(f"  {over * 1000:.1f} ms over the target "
               f"({RATIO_TARGET} x {wall['a'] * 1000:.1f} ms = "
               f"{RATIO_TARGET * wall['a'] * 1000:.1f} ms)")
-    return 1 if (args.check and not ok) else 0
+    return bc.exit_status(not ok, args.check)
 
 
 if __name__ == "__main__":
