@@ -24,6 +24,31 @@ int ReportUnexpected(const std::string& command, const std::string& subject,
   return kExitIo;
 }
 
+int Guarded(const std::string& command, const std::string& subject, const GlobalOptions& global,
+            const std::function<int()>& fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    return Report(command, subject, e, global);
+  } catch (const std::exception& e) {
+    return ReportUnexpected(command, subject, e);
+  }
+}
+
+int ForEachArchive(const std::string& command, const std::vector<std::string>& archives, const GlobalOptions& global,
+                   const std::function<void(const std::string& path)>& fn) {
+  int status = kExitOk;
+  for (const std::string& path : archives) {
+    int code = Guarded(command, path, global, [&] {
+      fn(path);
+      return kExitOk;
+    });
+    if (status == kExitOk) status = code;
+  }
+  std::cout << std::flush;
+  return status;
+}
+
 std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,
                                     const std::string& what) {
   std::vector<double> out;

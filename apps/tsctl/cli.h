@@ -46,6 +46,16 @@ int ReportUnexpected(const std::string& command, const std::string& subject,
 std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,
                                     const std::string& what);
 
+// Runs `fn`; a tsctl::Error (or any other exception) it throws becomes one
+// stderr line about `subject` and its exit code.
+int Guarded(const std::string& command, const std::string& subject, const GlobalOptions& global,
+            const std::function<int()>& fn);
+
+// Runs `fn` for each archive, going on after a failure; returns the exit code
+// of the first failure, or 0.
+int ForEachArchive(const std::string& command, const std::vector<std::string>& archives, const GlobalOptions& global,
+                   const std::function<void(const std::string& path)>& fn);
+
 // Writes `text` to `path` atomically, or to stdout when `path` is empty or "-".
 void WriteOutput(const std::string& path, const std::string& text);
 

@@ -36,7 +36,7 @@ void Progress(const std::string& phase, int done, int total) {
 
 int RunBench(BenchFlags& f, const GlobalOptions& global) {
   BenchOptions& o = f.o;
-  try {
+  return Guarded("bench", o.path, global, [&]() -> int {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
@@ -50,8 +50,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
     // Check the archive and find inputs without LibTorch.
-    std::unique_ptr<ByteSource> src = OpenFileSource(o.path);
-    Archive archive = Archive::Open(std::move(src));
+    Archive archive = Archive::Open(OpenFileSource(o.path));
     if (o.inputs.empty()) {
       ArchiveInputs stored = InputsFromArchive(archive, o.method);
       // None stored: fine for a method without arguments; the backend says
@@ -86,11 +85,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       RenderText(r, percentiles, std::cout);
     }
     return kExitOk;
-  } catch (const Error& e) {
-    return Report("bench", o.path, e, global);
-  } catch (const std::exception& e) {
-    return ReportUnexpected("bench", o.path, e);
-  }
+  });
 }
 
 }  // namespace

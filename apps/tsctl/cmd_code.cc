@@ -18,20 +18,15 @@ struct CodeFlags {
 };
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
-  try {
-    std::unique_ptr<ByteSource> src = OpenFileSource(f.path);
-    Archive archive = Archive::Open(std::move(src));
+  return Guarded("code", f.path, global, [&]() -> int {
+    Archive archive = Archive::Open(OpenFileSource(f.path));
     if (f.compiled) {
       WriteOutput(f.output, GetTorchBackend().CompiledCode(f.path, f.method));
     } else {
       WriteOutput(f.output, StoredCode(archive, f.query));
     }
     return kExitOk;
-  } catch (const Error& e) {
-    return Report("code", f.path, e, global);
-  } catch (const std::exception& e) {
-    return ReportUnexpected("code", f.path, e);
-  }
+  });
 }
 
 }  // namespace

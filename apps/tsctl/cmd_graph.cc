@@ -13,18 +13,13 @@ struct GraphFlags {
 };
 
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
-  try {
+  return Guarded("graph", f.options.path, global, [&]() -> int {
     // Diagnose non-archives ourselves: clearer than LibTorch's messages.
-    std::unique_ptr<ByteSource> src = OpenFileSource(f.options.path);
-    Archive::Open(std::move(src));
+    Archive::Open(OpenFileSource(f.options.path));
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     WriteOutput(f.output, GetTorchBackend().Graph(f.options));
     return kExitOk;
-  } catch (const Error& e) {
-    return Report("graph", f.options.path, e, global);
-  } catch (const std::exception& e) {
-    return ReportUnexpected("graph", f.options.path, e);
-  }
+  });
 }
 
 }  // namespace

@@ -18,35 +18,23 @@ struct InspectFlags {
 };
 
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
-  int status = kExitOk;
   bool first = true;
-  for (const std::string& path : f.archives) {
-    try {
-      std::unique_ptr<ByteSource> src = OpenFileSource(path);
-      Archive archive = Archive::Open(std::move(src));
-      InspectOptions options;
-      options.verify_crc = f.verify;
-      ArchiveInfo info = Inspect(archive, options);
-      if (f.json) {
-        std::cout << ToJson(info).dump() << '\n';
-      } else {
-        if (!first) std::cout << '\n';
-        TextOptions text;
-        text.show_records = !f.no_records;
-        text.show_code = !f.no_code;
-        RenderText(info, std::cout, text);
-      }
-      first = false;
-    } catch (const Error& e) {
-      int code = Report("inspect", path, e, global);
-      if (status == kExitOk) status = code;
-    } catch (const std::exception& e) {
-      int code = ReportUnexpected("inspect", path, e);
-      if (status == kExitOk) status = code;
+  return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
+    Archive archive = Archive::Open(OpenFileSource(path));
+    InspectOptions options;
+    options.verify_crc = f.verify;
+    ArchiveInfo info = Inspect(archive, options);
+    if (f.json) {
+      std::cout << ToJson(info).dump() << '\n';
+    } else {
+      if (!first) std::cout << '\n';
+      TextOptions text;
+      text.show_records = !f.no_records;
+      text.show_code = !f.no_code;
+      RenderText(info, std::cout, text);
     }
-  }
-  std::cout << std::flush;
-  return status;
+    first = false;
+  });
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ std::pair<std::string, std::string> SplitPython(const std::string& spec) {
 
 int RunTrace(const MakeFlags& f, const GlobalOptions& global) {
   std::string subject = f.python.empty() ? f.path : f.python;
-  try {
+  return Guarded("trace", subject, global, [&]() -> int {
     if (f.python.empty() == f.path.empty()) throw Error(ErrorKind::kUsage, "give an ARCHIVE or --python FILE:FACTORY (one of them)");
     std::vector<std::vector<InputSpec>> checks;
     for (const auto& c : f.check_inputs) checks.push_back(SpecSet(c));
@@ -110,20 +110,15 @@ int RunTrace(const MakeFlags& f, const GlobalOptions& global) {
       PythonRequest req{file, name, "trace", Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
       return Finish("trace", subject, GetPythonBackend().Make(req), f.json, global);
     }
-    std::unique_ptr<ByteSource> src = OpenFileSource(f.path);
-    Archive::Open(std::move(src));
+    Archive::Open(OpenFileSource(f.path));
     TraceOptions o{f.path, f.method, Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
     return Finish("trace", subject, GetTorchBackend().Trace(o), f.json, global);
-  } catch (const Error& e) {
-    return Report("trace", subject, e, global);
-  } catch (const std::exception& e) {
-    return ReportUnexpected("trace", subject, e);
-  }
+  });
 }
 
 int RunScript(const MakeFlags& f, const GlobalOptions& global) {
   std::string subject = f.python.empty() ? f.path : f.python;
-  try {
+  return Guarded("script", subject, global, [&]() -> int {
     if (f.python.empty() == f.path.empty()) throw Error(ErrorKind::kUsage, "give a TorchScript SOURCE file or --python FILE:NAME (one of them)");
     if (!f.python.empty()) {
       auto [file, name] = SplitPython(f.python);
@@ -139,11 +134,7 @@ int RunScript(const MakeFlags& f, const GlobalOptions& global) {
     text << in.rdbuf();
     ScriptOptions o{text.str(), f.path, f.class_name, Specs(f.inputs), f.freeze, f.output};
     return Finish("script", subject, GetTorchBackend().ScriptSource(o), f.json, global);
-  } catch (const Error& e) {
-    return Report("script", subject, e, global);
-  } catch (const std::exception& e) {
-    return ReportUnexpected("script", subject, e);
-  }
+  });
 }
 
 void CommonFlags(CLI::App* sub, MakeFlags& f) {

@@ -99,25 +99,13 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   } catch (const Error& e) {
     return Report("stamp", "", e, global);
   }
-  int status = kExitOk;
-  for (const std::string& path : f.archives) {
-    try {
-      if (f.show) {
-        std::unique_ptr<ByteSource> src = OpenFileSource(path);
-        PrintShow(Inspect(Archive::Open(std::move(src))), f.json);
-      } else {
-        PrintResult(Stamp(path, f.options), f.json);
-      }
-    } catch (const Error& e) {
-      int code = Report("stamp", path, e, global);
-      if (status == kExitOk) status = code;
-    } catch (const std::exception& e) {
-      int code = ReportUnexpected("stamp", path, e);
-      if (status == kExitOk) status = code;
+  return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
+    if (f.show) {
+      PrintShow(Inspect(Archive::Open(OpenFileSource(path))), f.json);
+    } else {
+      PrintResult(Stamp(path, f.options), f.json);
     }
-  }
-  std::cout << std::flush;
-  return status;
+  });
 }
 
 }  // namespace

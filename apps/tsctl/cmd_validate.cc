@@ -61,15 +61,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   }
   ValidationReport report;
   report.strict = f.strict;
-  int status = kExitOk;
-  for (const std::string& path : f.archives) {
-    try {
-      report.archives.push_back(ValidateArchive(path, o));
-    } catch (const Error& e) {
-      int code = Report("validate", path, e, global);
-      if (status == kExitOk) status = code;
-    }
-  }
+  int status = ForEachArchive("validate", f.archives, global,
+                              [&](const std::string& path) { report.archives.push_back(ValidateArchive(path, o)); });
   try {
     if (f.list_ops) {
       // Like PyTorch's dump_operator_names: one operator per line.
