@@ -138,6 +138,13 @@ struct InspectOptions {
 // it becomes warnings and record errors.
 ArchiveInfo Inspect(const Archive& archive, const InspectOptions& options = {});
 
+struct StorageDtype {
+  const char* name;  // "float32"
+  uint64_t size;     // bytes per element
+};
+// The dtype of a PyTorch storage class name ("FloatStorage"); null if unknown.
+const StorageDtype* DtypeOfStorage(const std::string& storage_class);
+
 // Parses the classes defined by one code record (a TorchScript .py file).
 std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source);
 

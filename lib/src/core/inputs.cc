@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tsctl/error.h"
+#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
 
 namespace tsctl {
@@ -28,18 +29,14 @@ std::string NormalizeDtype(std::string d) {
 
 // Shapes and dtypes of pickled tensors (_rebuild_tensor_v2 calls).
 bool TensorSpecs(const std::vector<PyRef>& tensors, std::vector<InputSpec>& out) {
-  static const std::map<std::string, std::string> kStorage = {
-      {"FloatStorage", "float32"}, {"DoubleStorage", "float64"}, {"HalfStorage", "float16"},
-      {"BFloat16Storage", "bfloat16"}, {"LongStorage", "int64"}, {"IntStorage", "int32"},
-      {"ShortStorage", "int16"}, {"CharStorage", "int8"}, {"ByteStorage", "uint8"}, {"BoolStorage", "bool"}};
   for (const PyRef& t : tensors) {
     if (!t || t->kind != PyKind::kObject || t->items.size() < 3) return false;
     InputSpec spec;
     const PyRef& pid = t->items[0];
     if (pid->kind != PyKind::kPersistentId || pid->items.empty() || pid->items[0]->items.size() < 2) return false;
-    auto it = kStorage.find(pid->items[0]->items[1]->name);
-    if (it == kStorage.end()) return false;
-    spec.dtype = it->second;
+    const StorageDtype* dtype = DtypeOfStorage(pid->items[0]->items[1]->name);
+    if (!dtype || !Dtypes().count(dtype->name)) return false;  // e.g. quantized: not an input dtype
+    spec.dtype = dtype->name;
     for (const PyRef& d : t->items[2]->items) spec.shape.push_back(d->integer);
     out.push_back(spec);
   }

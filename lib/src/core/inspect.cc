@@ -18,23 +18,6 @@ struct DtypeFacts {
   uint64_t size;
 };
 
-// Storage class names PyTorch's pickler writes ("torch.FloatStorage").
-const std::map<std::string, DtypeFacts>& StorageDtypes() {
-  static const std::map<std::string, DtypeFacts> kMap = {
-      {"FloatStorage", {"float32", 4}},   {"DoubleStorage", {"float64", 8}},
-      {"HalfStorage", {"float16", 2}},    {"BFloat16Storage", {"bfloat16", 2}},
-      {"LongStorage", {"int64", 8}},      {"IntStorage", {"int32", 4}},
-      {"ShortStorage", {"int16", 2}},     {"CharStorage", {"int8", 1}},
-      {"ByteStorage", {"uint8", 1}},      {"BoolStorage", {"bool", 1}},
-      {"QInt8Storage", {"qint8", 1}},     {"QUInt8Storage", {"quint8", 1}},
-      {"QInt32Storage", {"qint32", 4}},   {"QUInt4x2Storage", {"quint4x2", 1}},
-      {"QUInt2x4Storage", {"quint2x4", 1}},
-      {"ComplexFloatStorage", {"complex64", 8}}, {"ComplexDoubleStorage", {"complex128", 16}},
-      {"ComplexHalfStorage", {"complex32", 4}},
-  };
-  return kMap;
-}
-
 // Legacy model.json dataType names.
 const std::map<std::string, DtypeFacts>& LegacyDtypes() {
   static const std::map<std::string, DtypeFacts> kMap = {
@@ -94,14 +77,16 @@ std::optional<TensorInfo> ReadTensor(const PyRef& v, const std::string& name, co
   TensorInfo t;
   t.name = name;
   t.role = role;
+  uint64_t elem = 0;  // bytes per element, from the storage class
   t.quantized = v->IsGlobal("torch._utils", "_rebuild_qtensor");
   const PyRef& pid = args[0];
   if (pid && pid->kind == PyKind::kPersistentId && !pid->items.empty() && pid->items[0]->kind == PyKind::kTuple) {
     const auto& id = pid->items[0]->items;  // ('storage', torch.FloatStorage, key, location, numel)
     if (id.size() >= 4) {
       const PyRef& cls = id[1];
-      auto it = StorageDtypes().find(cls->name);
-      t.dtype = it != StorageDtypes().end() ? it->second.name : cls->QualifiedName();
+      const StorageDtype* dtype = DtypeOfStorage(cls->name);
+      t.dtype = dtype ? dtype->name : cls->QualifiedName();
+      elem = dtype ? dtype->size : 0;
       if (id[2]->kind == PyKind::kString) t.storage_key = id[2]->str;
       if (id[3]->kind == PyKind::kString) t.device = id[3]->str;
     }
@@ -112,10 +97,6 @@ std::optional<TensorInfo> ReadTensor(const PyRef& v, const std::string& name, co
   size_t rg = t.quantized ? 5 : 4;
   if (args.size() > rg && args[rg]->kind == PyKind::kBool) t.requires_grad = args[rg]->boolean;
   t.numel = Numel(t.shape);
-  uint64_t elem = 0;
-  for (const auto& [k, f] : StorageDtypes()) {
-    if (t.dtype == f.name) elem = f.size;
-  }
   t.bytes = t.numel * elem;
   return t;
 }
@@ -364,6 +345,24 @@ void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
 }
 
 }  // namespace
+
+const StorageDtype* DtypeOfStorage(const std::string& storage_class) {
+  // Storage class names PyTorch's pickler writes ("torch.FloatStorage").
+  static const std::map<std::string, StorageDtype> kMap = {
+      {"FloatStorage", {"float32", 4}},   {"DoubleStorage", {"float64", 8}},
+      {"HalfStorage", {"float16", 2}},    {"BFloat16Storage", {"bfloat16", 2}},
+      {"LongStorage", {"int64", 8}},      {"IntStorage", {"int32", 4}},
+      {"ShortStorage", {"int16", 2}},     {"CharStorage", {"int8", 1}},
+      {"ByteStorage", {"uint8", 1}},      {"BoolStorage", {"bool", 1}},
+      {"QInt8Storage", {"qint8", 1}},     {"QUInt8Storage", {"quint8", 1}},
+      {"QInt32Storage", {"qint32", 4}},   {"QUInt4x2Storage", {"quint4x2", 1}},
+      {"QUInt2x4Storage", {"quint2x4", 1}},
+      {"ComplexFloatStorage", {"complex64", 8}}, {"ComplexDoubleStorage", {"complex128", 16}},
+      {"ComplexHalfStorage", {"complex32", 4}},
+  };
+  auto it = kMap.find(storage_class);
+  return it == kMap.end() ? nullptr : &it->second;
+}
 
 ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   ArchiveInfo info;
