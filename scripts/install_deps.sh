@@ -8,6 +8,7 @@ packages=(
   python3-torch python3-torchvision   # test data generation, benchmarks, trace/script --python
   python3-dev pybind11-dev            # the embedded interpreter of trace/script --python
   graphviz                            # renders `tsctl graph --format dot` in a test
+  python3-jsonschema                  # tests validate JSON output against docs/schemas
   zip unzip
 )
 missing=()

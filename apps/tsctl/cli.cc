@@ -2,6 +2,7 @@
 
 #include "tsctl/atomic_file.h"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -66,6 +67,44 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   }
   if (out.empty()) throw Error(ErrorKind::kUsage, flag + " needs a value");
   return out;
+}
+
+void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices) {
+  format = choices.front();
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "" : ", ") + c;
+  sub->add_option("--format", format, "Output format: " + names)->check(CLI::IsMember(choices))->capture_default_str();
+  sub->add_flag_callback("--json", [&format] { format = "json"; }, "Same as --format json");
+}
+
+std::string ClosestName(const std::string& typo, const std::vector<std::string>& names) {
+  // Levenshtein distance; a name within a third of its length (at least 1, at
+  // most 3 edits) counts as close, as in ninja's SpellcheckString.
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_distance = 0;
+  for (const auto& name : names) {
+    size_t d = distance(typo, name);
+    size_t allowed = std::clamp<size_t>(name.size() / 3, 1, 3);
+    if (d <= allowed && (best.empty() || d < best_distance)) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 void WriteOutput(const std::string& path, const std::string& text) {

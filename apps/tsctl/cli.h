@@ -16,21 +16,44 @@ struct GlobalOptions {
   bool verbose = false;
 };
 
-// What each cmd_*.cc provides: adds its subcommand to `app` and sets `run` to
-// the function main calls when that subcommand was given.
-struct Command {
-  CLI::App* sub = nullptr;
-  std::function<int()> run;
+// What a command needs before it can run, declared once in the command table
+// (main.cc) in the manner of ninja's tool table: shown in `tsctl --help`.
+enum Needs : unsigned {
+  kNeedsArchive = 1,   // reads one or more archives
+  kNeedsLibTorch = 2,  // loads archives into LibTorch (the plugin) for some or all of its work
+  kNeedsPython = 4,    // may embed Python (--python)
 };
 
-Command AddInspect(CLI::App& app, const GlobalOptions& global);
-Command AddGraph(CLI::App& app, const GlobalOptions& global);
-Command AddCode(CLI::App& app, const GlobalOptions& global);
-Command AddStamp(CLI::App& app, const GlobalOptions& global);
-Command AddValidate(CLI::App& app, const GlobalOptions& global);
-Command AddBench(CLI::App& app, const GlobalOptions& global);
-Command AddTrace(CLI::App& app, const GlobalOptions& global);
-Command AddScript(CLI::App& app, const GlobalOptions& global);
+// What a command's binder returns: the function main calls when that
+// subcommand was given (flags are bound by then).
+using RunFn = std::function<int()>;
+
+// A binder adds the command's flags to `sub` (created by main from the table).
+using Binder = RunFn (*)(CLI::App* sub, const GlobalOptions& global);
+
+// One row of the command table.
+struct Tool {
+  const char* name;
+  const char* help;
+  unsigned needs;  // Needs bits
+  Binder bind;
+};
+
+RunFn BindInspect(CLI::App* sub, const GlobalOptions& global);
+RunFn BindGraph(CLI::App* sub, const GlobalOptions& global);
+RunFn BindCode(CLI::App* sub, const GlobalOptions& global);
+RunFn BindStamp(CLI::App* sub, const GlobalOptions& global);
+RunFn BindValidate(CLI::App* sub, const GlobalOptions& global);
+RunFn BindBench(CLI::App* sub, const GlobalOptions& global);
+RunFn BindTrace(CLI::App* sub, const GlobalOptions& global);
+RunFn BindScript(CLI::App* sub, const GlobalOptions& global);
+
+// Adds `--format` with `choices` (the first is the default) and `--json`, an
+// alias of `--format json`, bound to `format`.
+void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices);
+
+// The known name closest to `typo` by edit distance, or "" when none is close.
+std::string ClosestName(const std::string& typo, const std::vector<std::string>& names);
 
 // Prints "tsctl: <command>: <subject>: <message>" (and the detail with -v)
 // to stderr and returns the exit code for the error's kind.

@@ -5,9 +5,7 @@
 #include <sstream>
 
 #include "cli.h"
-#include "tsctl/archive.h"
 #include "tsctl/bench.h"
-#include "tsctl/bench_sweep.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
@@ -18,7 +16,7 @@ struct BenchFlags {
   std::vector<std::string> inputs;
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
-  bool json = false;
+  std::string format;
   bool sweep = false;
   double sweep_timeout = 600;
 };
@@ -49,24 +47,14 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
-    // Check the archive and find inputs without LibTorch.
-    Archive archive = Archive::Open(OpenFileSource(o.path));
-    if (o.inputs.empty()) {
-      ArchiveInputs stored = InputsFromArchive(archive, o.method);
-      // None stored: fine for a method without arguments; the backend says
-      // what to pass otherwise, with the method's schema.
-      o.inputs = stored.inputs;
-      o.input_source = stored.source;
-    } else {
-      o.input_source = "--input";
-    }
-    const bool tty = ::isatty(2) && !f.json;
+    const bool json = f.format == "json";
+    const bool tty = ::isatty(2) && !json;
     if (f.sweep) {
-      auto rows = RunSweep(o, f.sweep_timeout, [&](size_t done, size_t total) {
+      auto rows = Sweep(o, f.sweep_timeout, [&](size_t done, size_t total) {
         if (tty) Progress("sweep", static_cast<int>(done), static_cast<int>(total));
       });
       if (tty) std::cerr << "\r\x1b[K" << std::flush;
-      if (f.json) {
+      if (json) {
         std::cout << SweepJson(rows).dump() << '\n';
       } else {
         RenderSweep(rows, std::cout);
@@ -77,9 +65,9 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       return kExitOk;
     }
     if (tty) o.progress = Progress;
-    BenchResult r = GetTorchBackend().Bench(o);
+    BenchResult r = Bench(o);
     if (tty) std::cerr << "\r\x1b[K" << std::flush;
-    if (f.json) {
+    if (json) {
       std::cout << ToJson(r, percentiles).dump() << '\n';
     } else {
       RenderText(r, percentiles, std::cout);
@@ -90,10 +78,9 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
 
 }  // namespace
 
-Command AddBench(CLI::App& app, const GlobalOptions& global) {
+RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<BenchFlags>();
   auto on_off = CLI::IsMember({"on", "off"});
-  CLI::App* sub = app.add_subcommand("bench", "Measure latency, throughput and warm-up; profile operators; sweep execution settings");
   sub->add_option("archive", f->o.path, "TorchScript archive")->required();
   sub->add_option("-m,--method", f->o.method, "Method to time")->capture_default_str();
   sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
@@ -125,8 +112,8 @@ Command AddBench(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--trace-out", f->o.trace_path, "Write a Chrome trace JSON of the operator calls (opens in Perfetto)");
   sub->add_flag("--log-api-usage", f->o.log_api_usage, "Report PyTorch API usage events (c10::SetAPIUsageLogger)");
   sub->add_option("--model-id", f->o.model_id, "Id the operator callbacks see for this model (default: the path)");
-  sub->add_flag("--json", f->json, "One JSON document (schema_version 1, raw nanoseconds)");
-  return {sub, [f, &global] { return RunBench(*f, global); }};
+  AddFormatOption(sub, f->format, {"text", "json"});  // json: raw nanoseconds
+  return [f, &global] { return RunBench(*f, global); };
 }
 
 }  // namespace tsctl::cli

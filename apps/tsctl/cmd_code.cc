@@ -15,25 +15,21 @@ struct CodeFlags {
   bool compiled = false;
   std::string method = "forward";
   std::string output;
+  std::string format;
 };
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
-    Archive archive = Archive::Open(OpenFileSource(f.path));
-    if (f.compiled) {
-      WriteOutput(f.output, GetTorchBackend().CompiledCode(f.path, f.method));
-    } else {
-      WriteOutput(f.output, StoredCode(archive, f.query));
-    }
+    std::string code = f.compiled ? CompiledCode(f.path, f.method) : StoredCode(Archive::Open(OpenFileSource(f.path)), f.query);
+    WriteOutput(f.output, f.format == "json" ? CodeToJson(f.path, f.compiled ? f.method : "", code).dump() + "\n" : code);
     return kExitOk;
   });
 }
 
 }  // namespace
 
-Command AddCode(CLI::App& app, const GlobalOptions& global) {
+RunFn BindCode(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<CodeFlags>();
-  CLI::App* sub = app.add_subcommand("code", "Print the TorchScript source stored in an archive");
   sub->add_option("archive", flags->path, "TorchScript archive")->required();
   auto* mod = sub->add_option("--module", flags->query.module,
                               "Only the code record of this module, e.g. __torch__.torch.nn.modules.linear");
@@ -45,8 +41,9 @@ Command AddCode(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("-m,--method", flags->method, "With --compiled: the method to print")
       ->capture_default_str()
       ->needs(compiled);
-  sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout");
-  return {sub, [flags, &global] { return RunCode(*flags, global); }};
+  AddFormatOption(sub, flags->format, {"text", "json"});
+  sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
+  return [flags, &global] { return RunCode(*flags, global); };
 }
 
 }  // namespace tsctl::cli

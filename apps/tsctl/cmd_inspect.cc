@@ -11,7 +11,7 @@ namespace {
 
 struct InspectFlags {
   std::vector<std::string> archives;
-  bool json = false;
+  std::string format;
   bool verify = false;
   bool no_records = false;
   bool no_code = false;
@@ -24,7 +24,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
     InspectOptions options;
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);
-    if (f.json) {
+    if (f.format == "json") {
       std::cout << ToJson(info).dump() << '\n';
     } else {
       if (!first) std::cout << '\n';
@@ -39,15 +39,14 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
 
 }  // namespace
 
-Command AddInspect(CLI::App& app, const GlobalOptions& global) {
+RunFn BindInspect(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<InspectFlags>();
-  CLI::App* sub = app.add_subcommand("inspect", "Show everything inside archives without loading them into LibTorch");
   sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...)")->required();
-  sub->add_flag("--json", flags->json, "One JSON document per archive and line (schema_version 1)");
+  AddFormatOption(sub, flags->format, {"text", "json"});  // json: one document per archive and line
   sub->add_flag("--verify", flags->verify, "Also read tensor data records and check their CRC-32");
   sub->add_flag("--no-records", flags->no_records, "Text output: leave out the record table");
   sub->add_flag("--no-code", flags->no_code, "Text output: leave out code records and classes");
-  return {sub, [flags, &global] { return RunInspect(*flags, global); }};
+  return [flags, &global] { return RunInspect(*flags, global); };
 }
 
 }  // namespace tsctl::cli

@@ -17,7 +17,7 @@ struct StampFlags {
   std::vector<std::string> set;
   std::vector<std::string> files;
   bool show = false;
-  bool json = false;
+  std::string format;
   StampOptions options;
 };
 
@@ -101,18 +101,17 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   }
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
     if (f.show) {
-      PrintShow(Inspect(Archive::Open(OpenFileSource(path))), f.json);
+      PrintShow(Inspect(Archive::Open(OpenFileSource(path))), f.format == "json");
     } else {
-      PrintResult(Stamp(path, f.options), f.json);
+      PrintResult(Stamp(path, f.options), f.format == "json");
     }
   });
 }
 
 }  // namespace
 
-Command AddStamp(CLI::App& app, const GlobalOptions& global) {
+RunFn BindStamp(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<StampFlags>();
-  CLI::App* sub = app.add_subcommand("stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives");
   sub->add_option("archives", f->archives, "TorchScript archives to stamp (changed in place unless --output)")->required();
   auto* show = sub->add_flag("--show", f->show, "Print the extra/ records instead of changing anything");
   sub->add_option("--meta", f->meta_path, "JSON object file merged into extra/producer_info.json ('-': stdin)")->excludes(show);
@@ -128,8 +127,8 @@ Command AddStamp(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--replace", f->options.replace, "Start the producer record empty instead of merging into it")->excludes(show);
   sub->add_option("-o,--output", f->options.output, "Write a new archive to this path; the original is left alone")->excludes(show);
   sub->add_flag("-n,--dry-run", f->options.dry_run, "Print what would change; write nothing")->excludes(show);
-  sub->add_flag("--json", f->json, "One JSON document per archive and line");
-  return {sub, [f, &global] { return RunStamp(*f, global); }};
+  AddFormatOption(sub, f->format, {"text", "json"});  // json: one document per archive and line
+  return [f, &global] { return RunStamp(*f, global); };
 }
 
 }  // namespace tsctl::cli

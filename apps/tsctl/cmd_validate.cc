@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include "cli.h"
-#include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
 
 namespace tsctl::cli {
@@ -102,9 +101,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
 
 }  // namespace
 
-Command AddValidate(CLI::App& app, const GlobalOptions& global) {
+RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<ValidateFlags>();
-  CLI::App* sub = app.add_subcommand("validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata");
   sub->add_option("archives", f->archives, "Archives to check")->required();
   sub->add_option("-m,--method", f->options.method, "Method to check and run")->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
@@ -121,15 +119,13 @@ Command AddValidate(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
   sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
   sub->add_flag("--strict", f->strict, "Warnings fail too");
-  sub->add_option("--format", f->format, "Report format: text, json or junit")
-      ->check(CLI::IsMember({"text", "json", "junit"}))
-      ->capture_default_str();
+  AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
   sub->add_option("--timeout", f->options.timeout_seconds, "Seconds LibTorch may take to load and run before it counts as hung")
       ->capture_default_str();
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
-  return {sub, [f, &global] { return RunValidate(*f, global); }};
+  return [f, &global] { return RunValidate(*f, global); };
 }
 
 }  // namespace tsctl::cli

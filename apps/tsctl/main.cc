@@ -1,16 +1,43 @@
-// tsctl: a command-line toolkit for TorchScript archives.
+// tsctl: a command-line toolkit for TorchScript archives. main() holds the
+// table of commands; each command's flags live in its cmd_*.cc binder and its
+// work in one libtsctl entry point.
 #include <iostream>
 
 #include "cli.h"
-#include "tsctl/python_backend.h"
 #include "tsctl/torch_backend.h"
 
 namespace {
 
+using namespace tsctl::cli;
+
+// The command table: name, one-line help, what the command needs, binder.
+const Tool kTools[] = {
+    {"inspect", "Show everything inside archives without loading them into LibTorch", kNeedsArchive, BindInspect},
+    {"graph", "Print a method's TorchScript IR (loads the archive on the CPU)", kNeedsArchive | kNeedsLibTorch, BindGraph},
+    {"code", "Print the TorchScript source stored in an archive (--compiled: as LibTorch compiles it)", kNeedsArchive,
+     BindCode},
+    {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
+    {"validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata",
+     kNeedsArchive | kNeedsLibTorch, BindValidate},
+    {"bench", "Measure latency, throughput and warm-up; profile operators; sweep execution settings",
+     kNeedsArchive | kNeedsLibTorch, BindBench},
+    {"trace", "Trace an archive's method (C++ tracer) or a Python model (embedded interpreter) into a new archive",
+     kNeedsLibTorch | kNeedsPython, BindTrace},
+    {"script", "Compile TorchScript source (LibTorch's front end) or a Python model (torch.jit.script) into an archive",
+     kNeedsLibTorch | kNeedsPython, BindScript},
+};
+
+std::string NeedsText(unsigned needs) {
+  std::string text;
+  if (needs & kNeedsLibTorch) text += "LibTorch";
+  if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
+  return text.empty() ? "no LibTorch" : text;
+}
+
 void PrintVersion() {
   std::cout << "tsctl " << TSCTL_VERSION << '\n';
   try {
-    tsctl::BuildInfo info = tsctl::GetTorchBackend().Info();
+    tsctl::BuildInfo info = tsctl::GetBuildInfo();
     std::cout << "libtorch " << info.libtorch_version << " ("
               << (info.cuda_compiled ? "CUDA " + info.cuda_runtime + " build" : std::string("CPU-only build"))
               << ", compiled as " << info.cxx_standard << ")" << (info.library_path.empty() ? "" : " from " + info.library_path)
@@ -23,32 +50,50 @@ void PrintVersion() {
   } catch (const tsctl::Error& e) {
     std::cout << "libtorch unavailable: " << e.what() << '\n';
   }
-  std::cout << "python " << (tsctl::PythonBackendBuilt() ? "embedding built in (trace/script --python)" : "not built in (no Python development files at build time)") << '\n';
+  std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python)" : "not built in (no Python development files at build time)") << '\n';
+}
+
+// The first argument that is not an option names the command: an unknown one
+// gets ninja's "did you mean" instead of CLI11's "arguments were not expected".
+int CheckCommandName(int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const Tool& t : kTools) names.push_back(t.name);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.empty() || arg[0] == '-') continue;
+    for (const auto& n : names) {
+      if (arg == n) return tsctl::kExitOk;
+    }
+    std::string close = ClosestName(arg, names);
+    std::cerr << "tsctl: unknown command '" << arg << "'"
+              << (close.empty() ? "" : "; did you mean '" + close + "'?") << " (see tsctl --help)\n";
+    return tsctl::kExitUsage;
+  }
+  return tsctl::kExitOk;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, check, stamp and benchmark TorchScript archives", "tsctl"};
+  CLI::App app{"tsctl: inspect, diff, validate, stamp, benchmark, trace and script TorchScript archives", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
-  tsctl::cli::GlobalOptions global;
+  GlobalOptions global;
   bool version = false;
   app.add_flag("--version", version, "Print tsctl's version, its LibTorch and whether CUDA is usable");
   app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line");
-  app.footer("Exit codes: 0 ok, 1 findings, 2 usage, 3 I/O error, 4 not a TorchScript archive or corrupt,\n"
+  std::string needs = "Commands need:";
+  for (const Tool& t : kTools) needs += std::string("\n  ") + t.name + std::string(10 - std::string(t.name).size(), ' ') + NeedsText(t.needs);
+  app.footer(needs +
+             "\n\nExit codes: 0 ok, 1 findings, 2 usage, 3 I/O error, 4 not a TorchScript archive or corrupt,\n"
              "5 LibTorch error, 6 unavailable in this build. See tsctl(1).");
 
-  std::vector<tsctl::cli::Command> commands = {
-      tsctl::cli::AddInspect(app, global),
-      tsctl::cli::AddGraph(app, global),
-      tsctl::cli::AddCode(app, global),
-      tsctl::cli::AddStamp(app, global),
-      tsctl::cli::AddValidate(app, global),
-      tsctl::cli::AddBench(app, global),
-      tsctl::cli::AddTrace(app, global),
-      tsctl::cli::AddScript(app, global),
-  };
+  std::vector<std::pair<CLI::App*, RunFn>> commands;
+  for (const Tool& t : kTools) {
+    CLI::App* sub = app.add_subcommand(t.name, t.help);
+    commands.emplace_back(sub, t.bind(sub, global));
+  }
+  if (int status = CheckCommandName(argc, argv); status != tsctl::kExitOk) return status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -60,8 +105,8 @@ int main(int argc, char** argv) {
     PrintVersion();
     return tsctl::kExitOk;
   }
-  for (const auto& c : commands) {
-    if (c.sub->parsed()) return c.run();
+  for (const auto& [sub, run] : commands) {
+    if (sub->parsed()) return run();
   }
   std::cerr << app.help();
   return tsctl::kExitUsage;

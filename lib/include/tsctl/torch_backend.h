@@ -1,13 +1,18 @@
-// Commands that need LibTorch. They live in a separate plugin library
-// (libtsctl_torch.so) that is loaded on first use, so that commands that only
-// read archives (inspect, code, stamp) never pay LibTorch's start-up.
+// The commands that need LibTorch: their options, results and entry points.
+// The work is done by a plugin library (libtsctl_torch.so, private interface
+// in lib/src/plugin/) loaded on first use, so that commands that only read
+// archives (inspect, code, stamp) never pay LibTorch's start-up.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
+
+#include <nlohmann/json.hpp>
 
 namespace tsctl {
 
@@ -84,37 +89,89 @@ struct MakeResult {
   std::vector<std::string> warnings;  // e.g. Python's TracerWarnings
 };
 
-class TorchBackend {
- public:
-  virtual ~TorchBackend() = default;
-  virtual BuildInfo Info() const = 0;
-  // The IR of one method of the archive at `options.path`, as Python prints
-  // `m.graph` (or `inlined_graph`), or as Graphviz DOT. Throws tsctl::Error
-  // (kTorch) with LibTorch's cause if loading fails, (kUsage) if the method
-  // does not exist.
-  virtual std::string Graph(const GraphOptions& options) const = 0;
-  // What Python's `m.code` (or `m.<method>.code`) prints for the archive.
-  virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
-  // Loads, finds the method, lists operators, runs and compares, as
-  // `tsctl validate` needs; returns a JSON document (see validate.cc for the
-  // fields). Failures of the model are data in the result, not exceptions.
-  virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
-  // Loads and times a method (tsctl bench). Throws tsctl::Error: kTorch if
-  // loading or running fails, kUnavailable for a device this build or
-  // machine lacks, kUsage for bad options.
-  virtual BenchResult Bench(const BenchOptions& options) const = 0;
-  // Traces a method of an archive with LibTorch's tracer into a new archive
-  // (parameters stay module attributes unless freeze). Writes atomically;
-  // writes nothing if a check input diverges (result.diverged).
-  virtual MakeResult Trace(const TraceOptions& options) const = 0;
-  // Compiles TorchScript source into a module and writes it atomically.
-  virtual MakeResult ScriptSource(const ScriptOptions& options) const = 0;
-  // Names of the methods of the archive's top-level module.
-  virtual std::vector<std::string> Methods(const std::string& path) const = 0;
+// tsctl trace --python / tsctl script --python (the embedded-Python plugin).
+struct PythonRequest {
+  std::string file;  // model.py
+  std::string name;  // class or factory in it
+  std::string mode;  // "trace" or "script"
+  std::vector<InputSpec> inputs;
+  std::vector<std::vector<InputSpec>> check_inputs;
+  bool freeze = false;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string output;
 };
 
-// Loads the plugin on first call. Throws tsctl::Error (kUnavailable) naming
-// the library and the loader's message if it cannot be loaded.
-const TorchBackend& GetTorchBackend();
+// The entry points of the commands that need LibTorch. Each checks the
+// archive without LibTorch first (a non-archive is kFormat with tsctl's own
+// diagnosis), then loads the LibTorch plugin once in this process and does the
+// work in a child forked from it, so that a crash or abort inside LibTorch on
+// a hostile archive is one error (kTorch, naming the signal) instead of a dead
+// tsctl. They throw tsctl::Error: kUsage (no such method, bad options), kTorch
+// (LibTorch rejected the archive or crashed), kUnavailable (no plugin, no
+// CUDA), kIo, kFormat.
+
+// LibTorch's version and CUDA support (tsctl --version). Loads the plugin.
+BuildInfo GetBuildInfo();
+
+// The IR of one method, as Python prints `m.graph` (or `inlined_graph`), or
+// as Graphviz DOT.
+std::string Graph(const GraphOptions& options);
+
+// What Python's `m.code` (or `m.<method>.code`) prints for the archive.
+std::string CompiledCode(const std::string& path, const std::string& method);
+
+// tsctl bench: loads and times a method. Inputs not given in `options` are
+// taken from the archive (extra/tsctl_inputs.json, traced inputs).
+BenchResult Bench(BenchOptions options);
+
+// tsctl bench --sweep: Bench once per combination of execution settings,
+// each in its own child; failures become rows with an error. Throws at once
+// for errors every combination would share (kUsage, kUnavailable).
+std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
+                            const std::function<void(size_t done, size_t total)>& progress = {});
+
+// tsctl trace: traces a method of an archive with LibTorch's tracer into a
+// new archive, written atomically; nothing is written when a check input
+// diverges (result.diverged).
+MakeResult Trace(const TraceOptions& options);
+
+// tsctl script: compiles TorchScript source into an archive.
+MakeResult Script(const ScriptOptions& options);
+
+// What `tsctl trace` and `tsctl script` are asked: an archive (trace), a
+// TorchScript source file (script), or a Python model (--python FILE.py:NAME).
+struct MakeRequest {
+  std::string mode;    // "trace" or "script"
+  std::string path;    // trace: the archive; script: the source file
+  std::string python;  // FILE.py:NAME instead of `path`
+  std::string method = "forward";  // trace of an archive
+  std::string class_name = "Net";  // script of a source file
+  std::vector<InputSpec> inputs;
+  std::vector<std::vector<InputSpec>> check_inputs;
+  bool freeze = false;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string output;
+};
+
+// tsctl trace / tsctl script: checks the request (kUsage), then traces or
+// compiles through LibTorch (in a warm child) or, for --python, through the
+// embedded-Python plugin in this process (the model is the user's own code;
+// kUnavailable without Python support).
+MakeResult Make(const MakeRequest& request);
+
+// Renderers of a MakeResult; `mode` is "trace" or "script".
+nlohmann::json ToJson(const MakeResult& result);
+void RenderText(const MakeResult& result, std::ostream& out);
+// The one-line error for a diverging result ("the trace diverges from the model on ...").
+std::string DivergenceMessage(const MakeResult& result, const std::string& mode);
+
+// JSON documents of graph and code output (schema_version, archive, text).
+nlohmann::json GraphToJson(const GraphOptions& options, const std::string& graph);
+nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_method, const std::string& code);
+
+// True if this tsctl was built with the embedded-Python plugin.
+bool PythonSupportBuilt();
 
 }  // namespace tsctl

@@ -2,8 +2,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/bench_sweep.h"
-#include "tsctl/isolate.h"
-#include "tsctl/torch_backend.h"
+#include "child.h"
 
 namespace tsctl {
 
@@ -12,6 +11,7 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
   std::vector<SweepRow> rows;
   bool cuda = base.device.rfind("cuda", 0) == 0;
   std::vector<ExecutionSettings> all = SweepSettings(cuda);
+  WarmUpTorch();  // each combination's child is forked warm
   for (size_t i = 0; i < all.size(); ++i) {
     if (progress) progress(i, all.size());
     BenchOptions o = base;
@@ -26,28 +26,22 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
     row.settings = o.settings;
     // A child per combination: JIT settings are process-wide and a module's
     // executor keeps the mode it first ran with.
-    IsolatedResult r = RunIsolated(
-        [&] {
-          BenchResult b = GetTorchBackend().Bench(o);
-          Stats s = ComputeStats(b, {90});
-          nlohmann::json j = {{"first", b.first_ns}, {"mean", s.mean}, {"median", s.median},
+    try {
+      nlohmann::json j = RunInTorchChild<nlohmann::json>("benchmarking", timeout_seconds, [&](const TorchBackend& b) {
+        BenchResult r = b.Bench(o);
+        Stats s = ComputeStats(r, {90});
+        return nlohmann::json{{"first", r.first_ns}, {"mean", s.mean}, {"median", s.median},
                               {"p90", s.percentiles.empty() ? 0.0 : s.percentiles[0].second}};
-          return j.dump();
-        },
-        timeout_seconds);
-    if (r.ok) {
-      auto j = nlohmann::json::parse(r.output);
+      });
       row.ok = true;
-      row.first_ns = j["first"].get<uint64_t>();
-      row.mean_ns = j["mean"].get<double>();
-      row.median_ns = j["median"].get<double>();
-      row.p90_ns = j["p90"].get<double>();
-    } else if (r.timed_out) {
-      row.error = "timed out";
-    } else if (r.signal) {
-      row.error = "crashed with signal " + std::to_string(r.signal);
-    } else {
-      row.error = r.error.empty() ? "failed" : r.error;
+      row.first_ns = j.at("first").get<uint64_t>();
+      row.mean_ns = j.at("mean").get<double>();
+      row.median_ns = j.at("median").get<double>();
+      row.p90_ns = j.at("p90").get<double>();
+    } catch (const Error& e) {
+      // Bad options or a missing device fail every combination alike: stop at the first.
+      if (e.kind() == ErrorKind::kUsage || e.kind() == ErrorKind::kUnavailable) throw;
+      row.error = e.what();
     }
     rows.push_back(std::move(row));
   }

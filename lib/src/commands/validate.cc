@@ -7,7 +7,8 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "tsctl/isolate.h"
+#include "child.h"
+#include "isolate.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
 #include "validate_internal.h"
@@ -252,7 +253,8 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     reference_tmp = tmpl;
     m.record_reference_path = reference_tmp;
   }
-  IsolatedResult iso = RunIsolated([&] { return GetTorchBackend().CheckModel(m); }, options.timeout_seconds);
+  WarmUpTorch();  // once per process: every archive's child is forked warm
+  IsolatedResult iso = RunIsolated([&] { return LoadTorchPlugin().CheckModel(m); }, options.timeout_seconds);
   report.details["torch_seconds"] = iso.seconds;
   if (iso.timed_out) {
     out.push_back({"torch.load", CheckStatus::kFail, "LibTorch did not finish within " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s (killed)"});

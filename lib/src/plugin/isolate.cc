@@ -1,4 +1,4 @@
-#include "tsctl/isolate.h"
+#include "isolate.h"
 
 #include <fcntl.h>
 #include <poll.h>

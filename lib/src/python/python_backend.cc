@@ -10,7 +10,7 @@
 #include "embed_py.h"  // kEmbedPy: embed.py, generated at build time
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "tsctl/python_backend.h"
+#include "plugin_abi.h"
 
 namespace py = pybind11;
 
@@ -112,7 +112,9 @@ class Backend final : public PythonBackend {
 }  // namespace
 }  // namespace tsctl
 
-extern "C" __attribute__((visibility("default"))) const tsctl::PythonBackend* tsctl_python_backend_v1() {
+TSCTL_PLUGIN_EXPORT int tsctl_python_plugin_abi() { return tsctl::kPythonPluginAbi; }
+
+TSCTL_PLUGIN_EXPORT const tsctl::PythonBackend* tsctl_python_plugin() {
   static const tsctl::Backend* backend = new tsctl::Backend();  // never destroyed: Python outlives static destructors badly
   return backend;
 }

@@ -11,7 +11,7 @@
 #include "make_archive.h"
 #include "producer_hook.h"
 #include "torch_util.h"
-#include "tsctl/torch_backend.h"
+#include "plugin_abi.h"
 
 namespace tsctl {
 namespace {
@@ -47,12 +47,6 @@ class Backend final : public TorchBackend {
   BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
 
   std::string CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
-
-  std::vector<std::string> Methods(const std::string& path) const override {
-    std::vector<std::string> names;
-    for (const auto& m : LoadModule(path).get_methods()) names.push_back(m.name());
-    return names;
-  }
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tsctl/torch_backend.h"
+#include "plugin_abi.h"
 
 namespace tsctl {
 

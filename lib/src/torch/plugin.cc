@@ -1,6 +1,7 @@
-// The plugin's entry point, found with dlsym by GetTorchBackend().
+// The plugin's entry points, found with dlsym by LoadTorchPlugin().
 #include "backend.h"
+#include "plugin_abi.h"
 
-extern "C" __attribute__((visibility("default"))) const tsctl::TorchBackend* tsctl_torch_backend_v1() {
-  return tsctl::CreateTorchBackend();
-}
+TSCTL_PLUGIN_EXPORT int tsctl_torch_plugin_abi() { return tsctl::kTorchPluginAbi; }
+
+TSCTL_PLUGIN_EXPORT const tsctl::TorchBackend* tsctl_torch_plugin() { return tsctl::CreateTorchBackend(); }

@@ -1,0 +1,105 @@
+// Entry points of the commands that need LibTorch (tsctl/torch_backend.h):
+// tsctl's own checks first, then the work in a warm child (plugin/child.h).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "child.h"
+#include "plugin_abi.h"
+#include "tsctl/archive.h"
+#include "tsctl/bench_sweep.h"
+#include "tsctl/error.h"
+#include "tsctl/inputs.h"
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+namespace {
+
+// Diagnoses non-archives with tsctl's own reader: clearer than LibTorch's messages.
+Archive CheckArchive(const std::string& path) { return Archive::Open(OpenFileSource(path)); }
+
+// Inputs not given are taken from the archive. None stored is fine for a
+// method without arguments; the backend says what to pass otherwise, with the
+// method's schema.
+void WithStoredInputs(BenchOptions& options) {
+  Archive archive = CheckArchive(options.path);
+  if (options.inputs.empty()) {
+    ArchiveInputs stored = InputsFromArchive(archive, options.method);
+    options.inputs = stored.inputs;
+    options.input_source = stored.source;
+  } else if (options.input_source.empty()) {
+    options.input_source = "--input";
+  }
+}
+
+}  // namespace
+
+BuildInfo GetBuildInfo() { return LoadTorchPlugin().Info(); }
+
+std::string Graph(const GraphOptions& options) {
+  CheckArchive(options.path);
+  return RunInTorchChild<std::string>("loading the archive and printing its graph", 0,
+                                      [&](const TorchBackend& b) { return b.Graph(options); });
+}
+
+std::string CompiledCode(const std::string& path, const std::string& method) {
+  CheckArchive(path);
+  return RunInTorchChild<std::string>("loading the archive and printing its code", 0,
+                                      [&](const TorchBackend& b) { return b.CompiledCode(path, method); });
+}
+
+BenchResult Bench(BenchOptions options) {
+  WithStoredInputs(options);
+  return RunInTorchChild<BenchResult>("benchmarking", 0, [&](const TorchBackend& b) { return b.Bench(options); });
+}
+
+std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
+                            const std::function<void(size_t done, size_t total)>& progress) {
+  WithStoredInputs(options);
+  return RunSweep(options, timeout_seconds, progress);
+}
+
+MakeResult Trace(const TraceOptions& options) {
+  CheckArchive(options.path);
+  return RunInTorchChild<MakeResult>("tracing", 0, [&](const TorchBackend& b) { return b.Trace(options); });
+}
+
+MakeResult Script(const ScriptOptions& options) {
+  return RunInTorchChild<MakeResult>("compiling the source", 0,
+                                     [&](const TorchBackend& b) { return b.ScriptSource(options); });
+}
+
+MakeResult Make(const MakeRequest& r) {
+  const bool trace = r.mode == "trace";
+  if (r.python.empty() == r.path.empty()) {
+    throw Error(ErrorKind::kUsage, trace ? "give an ARCHIVE or --python FILE:FACTORY (one of them)"
+                                         : "give a TorchScript SOURCE file or --python FILE:NAME (one of them)");
+  }
+  if (!r.python.empty()) {
+    if (trace && r.method != "forward") {
+      throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
+    }
+    size_t colon = r.python.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == r.python.size()) {
+      throw Error(ErrorKind::kUsage, "--python wants FILE.py:NAME, got '" + r.python + "'");
+    }
+    PythonRequest p{r.python.substr(0, colon), r.python.substr(colon + 1), r.mode, r.inputs, r.check_inputs,
+                    r.freeze, r.rtol, r.atol, r.output};
+    return LoadPythonPlugin().Make(p);
+  }
+  if (trace) return Trace(TraceOptions{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output});
+  if (!r.check_inputs.empty()) {
+    throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");
+  }
+  std::ifstream in(r.path);
+  if (!in) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output});
+}
+
+bool PythonSupportBuilt() { return PythonPluginBuilt(); }
+
+}  // namespace tsctl

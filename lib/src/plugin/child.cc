@@ -1,0 +1,23 @@
+#include "child.h"
+
+#include <cstring>
+
+namespace tsctl {
+
+void WarmUpTorch() { LoadTorchPlugin(); }
+
+std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds) {
+  if (r.timed_out) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", timeout_seconds);
+    return "LibTorch did not finish " + what + " within " + secs + " s (killed)";
+  }
+  if (r.signal != 0) {
+    const char* name = sigabbrev_np(r.signal);
+    std::string signal = name ? std::string("SIG") + name : "signal " + std::to_string(r.signal);
+    return "LibTorch crashed with " + signal + " (" + strsignal(r.signal) + ") while " + what;
+  }
+  return "the LibTorch child exited with status " + std::to_string(r.exit_code) + " while " + what;
+}
+
+}  // namespace tsctl

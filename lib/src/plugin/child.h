@@ -1,0 +1,52 @@
+// Runs LibTorch work in a child process forked from this one after the
+// LibTorch plugin was loaded here (a warm fork server: each child starts with
+// LibTorch's libraries mapped and initialised, so it pays nothing for them).
+// Loading the plugin starts no threads, so forking after it is safe; the
+// parent never runs LibTorch operations.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "isolate.h"
+#include "plugin_abi.h"
+#include "wire.h"
+
+namespace tsctl {
+
+// Loads the LibTorch plugin into this process (once) so that children forked
+// later inherit it. Throws tsctl::Error (kUnavailable) as LoadTorchPlugin().
+void WarmUpTorch();
+
+// What to say about a child that did not answer: "LibTorch crashed with
+// SIGSEGV (segmentation fault) while loading ...", "... did not finish
+// within N s".
+std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds);
+
+// Runs `fn(backend)` in a warm child and returns its value; a tsctl::Error
+// thrown there is rethrown here with its kind; a crash, a hang past
+// `timeout_seconds` (0: no limit) or a kill becomes tsctl::Error (kTorch)
+// naming the signal. `what` says what the child was doing ("loading the
+// archive").
+template <typename T>
+T RunInTorchChild(const std::string& what, double timeout_seconds, const std::function<T(const TorchBackend&)>& fn) {
+  WarmUpTorch();
+  IsolatedResult r = RunIsolated(
+      [&]() -> std::string {
+        try {
+          return EncodeValue(fn(LoadTorchPlugin()));
+        } catch (const Error& e) {
+          return EncodeError(e);
+        } catch (const std::exception& e) {
+          return EncodeError(Error(ErrorKind::kTorch, e.what()));
+        }
+      },
+      timeout_seconds > 0 ? timeout_seconds : 1e9);
+  if (!r.ok) {
+    if (!r.error.empty()) throw Error(ErrorKind::kTorch, r.error);
+    throw Error(ErrorKind::kTorch, DescribeChildFailure(r, what, timeout_seconds));
+  }
+  return DecodeAnswer<T>(r.output);
+}
+
+}  // namespace tsctl

@@ -1,0 +1,65 @@
+// The private interfaces between libtsctl and its plugins (libtsctl_torch.so,
+// libtsctl_python.so). Not installed: users link against lib/include/tsctl/.
+//
+// A plugin exports two C symbols: `tsctl_<name>_plugin_abi` returning the ABI
+// version it was built with, and `tsctl_<name>_plugin` returning its one
+// backend object. The loader refuses a plugin whose ABI version differs from
+// its own, in one line. Bump an ABI version whenever a class below, or a
+// struct passed through it, changes.
+#pragma once
+
+#include <string>
+
+#include "tsctl/bench.h"
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+
+inline constexpr int kTorchPluginAbi = 2;
+inline constexpr int kPythonPluginAbi = 2;
+
+class TorchBackend {
+ public:
+  virtual ~TorchBackend() = default;
+  virtual BuildInfo Info() const = 0;
+  // See Graph() in tsctl/torch_backend.h; runs in the calling process.
+  virtual std::string Graph(const GraphOptions& options) const = 0;
+  virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
+  // Loads, finds the method, lists operators, runs and compares, as
+  // `tsctl validate` needs; returns a JSON document (see validate.cc for the
+  // fields). Failures of the model are data in the result, not exceptions.
+  virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
+  // Throws tsctl::Error: kTorch if loading or running fails, kUnavailable for
+  // a device this build or machine lacks, kUsage for bad options.
+  virtual BenchResult Bench(const BenchOptions& options) const = 0;
+  virtual MakeResult Trace(const TraceOptions& options) const = 0;
+  virtual MakeResult ScriptSource(const ScriptOptions& options) const = 0;
+};
+
+class PythonBackend {
+ public:
+  virtual ~PythonBackend() = default;
+  // "Python 3.11.2 (/usr/bin/python3), torch from /usr/lib/python3/dist-packages/torch".
+  virtual std::string Describe() const = 0;
+  // Imports the file, builds the model, traces or scripts it, checks it and
+  // writes the archive atomically. Throws tsctl::Error: kUsage (import,
+  // name, scripting errors, said plainly), kUnavailable (Python's torch is
+  // another LibTorch build than tsctl's), kTorch.
+  virtual MakeResult Make(const PythonRequest& request) const = 0;
+};
+
+// Loads the LibTorch plugin on first call (in this process). Throws
+// tsctl::Error (kUnavailable) naming the library and the loader's message if
+// it cannot be loaded or its ABI version differs.
+const TorchBackend& LoadTorchPlugin();
+
+// Same for the Python plugin; kUnavailable if this tsctl was built without it.
+const PythonBackend& LoadPythonPlugin();
+
+// True if the Python plugin file exists next to libtsctl.
+bool PythonPluginBuilt();
+
+}  // namespace tsctl
+
+// Symbols the plugins define.
+#define TSCTL_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))

@@ -1,0 +1,63 @@
+// Renderers of trace/script results, and of graph and code output as JSON.
+#include "tsctl/inspect.h"  // HumanBytes
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+
+inline constexpr int kMakeSchemaVersion = 1;
+
+nlohmann::json ToJson(const MakeResult& r) {
+  nlohmann::json j = {{"schema_version", kMakeSchemaVersion}, {"output", r.output}, {"written", !r.diverged},
+                      {"bytes", r.bytes}, {"methods", r.methods}, {"inputs", r.inputs}};
+  j["checks"] = nlohmann::json::array();
+  for (const auto& c : r.checks) {
+    j["checks"].push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"max_abs", c.max_abs}, {"error", c.error}});
+  }
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+void RenderText(const MakeResult& r, std::ostream& out) {
+  for (const auto& w : r.warnings) out << "  warning   " << w << '\n';
+  for (const auto& c : r.checks) {
+    out << (c.matched ? "  match     " : "  DIVERGES  ") << c.inputs;
+    if (!c.error.empty()) {
+      out << "  (" << c.error << ")";
+    } else if (c.max_abs < 0) {
+      out << "  (outputs differ in structure, shape or dtype)";
+    } else {
+      out << "  (max abs difference " << c.max_abs << ")";
+    }
+    out << '\n';
+  }
+  if (r.diverged) return;
+  std::string methods, inputs;
+  for (const auto& m : r.methods) methods += (methods.empty() ? "" : ", ") + m;
+  for (const auto& i : r.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
+  out << "wrote " << r.output << " (" << HumanBytes(r.bytes) << "): methods " << methods;
+  if (!inputs.empty()) out << "; inputs " << inputs << " in extra/tsctl_inputs.json";
+  out << '\n';
+}
+
+std::string DivergenceMessage(const MakeResult& r, const std::string& mode) {
+  std::string which;
+  for (const auto& c : r.checks) {
+    if (!c.matched) which += (which.empty() ? "" : "; ") + c.inputs;
+  }
+  return "the " + mode + " diverges from the model on --check-input " + which + ": " + r.output + " not written";
+}
+
+nlohmann::json GraphToJson(const GraphOptions& o, const std::string& graph) {
+  const char* variant = o.frozen ? "frozen" : o.inlined ? "inlined" : "graph";
+  return {{"schema_version", kMakeSchemaVersion}, {"archive", o.path}, {"method", o.method}, {"variant", variant},
+          {"graph", graph}};
+}
+
+nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_method, const std::string& code) {
+  nlohmann::json j = {{"schema_version", kMakeSchemaVersion}, {"archive", path}, {"compiled", !compiled_method.empty()},
+                      {"code", code}};
+  if (!compiled_method.empty()) j["method"] = compiled_method;
+  return j;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+code --compiled testdata/bad/deep_constants.pt

@@ -1,0 +1,1 @@
+code --json testdata/scripted_multi.pt

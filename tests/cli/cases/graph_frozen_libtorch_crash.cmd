@@ -1,0 +1,1 @@
+graph --frozen testdata/bad/oob_storage_offset.pt

@@ -1,0 +1,1 @@
+graph --format json testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+frobnicate testdata/with_extra.pt

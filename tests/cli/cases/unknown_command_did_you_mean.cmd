@@ -1,0 +1,1 @@
+inpsect testdata/with_extra.pt
