@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 #include "tsctl/code.h"
 #include "tsctl/torch_backend.h"
 
@@ -20,6 +21,7 @@ struct CodeFlags {
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
     Archive archive = Archive::Open(OpenFileSource(f.path));
+    RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
     if (f.compiled) {
       WriteOutput(f.output, GetTorchBackend().CompiledCode(f.path, f.method));
     } else {

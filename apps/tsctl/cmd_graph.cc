@@ -1,6 +1,7 @@
 // tsctl graph ARCHIVE: TorchScript IR as Python prints it.
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
@@ -15,7 +16,7 @@ struct GraphFlags {
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     // Diagnose non-archives ourselves: clearer than LibTorch's messages.
-    Archive::Open(OpenFileSource(f.options.path));
+    RequireSoundStructure(Archive::Open(OpenFileSource(f.options.path)).layout());
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     WriteOutput(f.output, GetTorchBackend().Graph(f.options));
     return kExitOk;
