@@ -25,7 +25,7 @@ What it measures
   Before every run, untimed: the copy is made (shutil.copyfile) and fsync'ed,
   dst / OUT are removed, and sync() flushes everything else, so that no run
   pays for writing back an earlier run's or the copy's dirty pages (the
-  in-place stamp fdatasync()s the archive twice; the reference's
+  in-place stamp fdatasync()s the archive five times; the reference's
   torch.jit.save does not sync at all, which favours the reference).
   stdout goes to /dev/null. Each command runs once untimed first (warm-up,
   which also pulls the archive into the page cache: the page cache cannot be
