@@ -428,6 +428,16 @@ def gen_bad(out, tmp):
     data_rec = sorted(n for n, _ in recs if "/data/" in n)[0]
     flip_byte_in_record(dst, data_rec, 0)
 
+    # damaged_local_header.pt: the local header signature of the first data/
+    # record overwritten; the central directory is intact.
+    p, recs = tiny_records("damaged_local_header")
+    data = bytearray(open(p, "rb").read())
+    with zipfile.ZipFile(p) as z:
+        first = sorted((i for i in z.infolist() if "/data/" in i.filename), key=lambda i: i.filename)[0]
+    assert data[first.header_offset:first.header_offset + 4] == b"PK\x03\x04"
+    data[first.header_offset:first.header_offset + 4] = b"XX\x03\x04"
+    write_bytes(os.path.join(bad, "damaged_local_header.pt"), bytes(data))
+
     # bad_version.pt: version record content replaced with 99
     p, recs = tiny_records("bad_version")
     new = []
@@ -556,6 +566,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `bad/checkpoint.pth` | `torch.save(state_dict)`: a PyTorch zip with `data.pkl`, `data/`, `version` but no `code/` and no `constants.pkl` (not TorchScript). |
 | `bad/python_source.ptl` | a Python source file with a `.ptl` name. |
 | `bad/empty.pt` | 0 bytes. |
+| `bad/damaged_local_header.pt` | valid archive whose first `data/` record has its local header signature overwritten (`XX` for `PK`); central directory intact. |
 | `bad/crc_mismatch.pt` | valid archive with the first byte of the first `data/` record flipped; ZIP structure intact, CRC-32 check fails. |
 | `bad/bad_version.pt` | valid archive rewritten (stored, 64-byte aligned) with `version` content `99`; CRCs are correct. |
 | `bad/missing_data_pkl.pt` | valid archive rewritten without its `data.pkl` record. |

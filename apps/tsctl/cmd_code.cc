@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 #include "tsctl/code.h"
 #include "tsctl/torch_backend.h"
 
@@ -20,7 +21,14 @@ struct CodeFlags {
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
-    std::string code = f.compiled ? CompiledCode(f.path, f.method) : StoredCode(Archive::Open(OpenFileSource(f.path)), f.query);
+    std::string code;
+    if (f.compiled) {
+      code = CompiledCode(f.path, f.method);
+    } else {
+      Archive archive = Archive::Open(OpenFileSource(f.path));
+      RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
+      code = StoredCode(archive, f.query);
+    }
     WriteOutput(f.output, f.format == "json" ? CodeToJson(f.path, f.compiled ? f.method : "", code).dump() + "\n" : code);
     return kExitOk;
   });

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
 
 namespace tsctl::cli {
@@ -21,6 +22,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
     Archive archive = Archive::Open(OpenFileSource(path));
+    RequireSoundStructure(archive.layout());  // one line, exit 4, as code, graph and stamp
     InspectOptions options;
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);

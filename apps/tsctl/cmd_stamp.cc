@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
 #include "tsctl/stamp.h"
 
@@ -18,6 +19,7 @@ struct StampFlags {
   std::vector<std::string> files;
   bool show = false;
   std::string format;
+  bool no_auto = false;
   StampOptions options;
 };
 
@@ -59,15 +61,24 @@ void PrintShow(const ArchiveInfo& info, bool json) {
   }
 }
 
-void PrintResult(const StampResult& r, bool json) {
+void PrintResult(const StampResult& r, bool json, bool repair_only) {
   if (json) {
     std::cout << ToJson(r).dump() << '\n';
+    return;
+  }
+  if (repair_only) {
+    std::cout << r.path << (r.repaired ? (r.dry_run ? ": would undo an interrupted stamp\n" : ": undid an interrupted stamp\n")
+                                       : ": no interrupted stamp to undo\n");
     return;
   }
   std::cout << (r.dry_run ? "would stamp " : "stamped ") << r.output;
   if (r.output != r.path) std::cout << " (from " << r.path << ")";
   std::cout << '\n';
-  if (r.repaired) std::cout << "  repaired: removed the trailer of an interrupted stamp first\n";
+  if (r.repaired) {
+    std::cout << (r.output != r.path ? "  found an interrupted stamp in the source (read as the original)\n"
+                  : r.dry_run        ? "  would undo an interrupted stamp first\n"
+                                     : "  repaired: undid an interrupted stamp first\n");
+  }
   for (const StampAction& a : r.actions) {
     std::cout << "  " << a.action << ' ' << a.record;
     if (a.action == "replace") std::cout << " (" << HumanBytes(a.old_size) << " -> " << HumanBytes(a.new_size) << ")";
@@ -86,6 +97,11 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     if (!f.options.output.empty() && f.archives.size() != 1) {
       throw Error(ErrorKind::kUsage, "--output takes exactly one archive");
     }
+    if (f.options.repair && (!f.meta_path.empty() || !f.set.empty() || !f.files.empty() ||
+                             !f.options.remove.empty() || f.options.replace || !f.options.output.empty())) {
+      throw Error(ErrorKind::kUsage, "--repair only undoes an interrupted stamp; give it no other change");
+    }
+    f.options.auto_fields = !f.no_auto;
     if (!f.meta_path.empty()) {
       f.options.meta_json = ReadWholeFile(f.meta_path, "--meta");
       f.options.has_meta = true;
@@ -99,12 +115,24 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   } catch (const Error& e) {
     return Report("stamp", "", e, global);
   }
+  if (f.show) {
+    return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
+      Archive archive = Archive::Open(OpenFileSource(path));
+      RequireSoundStructure(archive.layout());
+      PrintShow(Inspect(archive), f.format == "json");
+    });
+  }
+  if (!f.options.dry_run) {
+    // Never half-apply: every archive passes every check (a dry run) before
+    // the first one is written. Each failure gets its line; nothing is written.
+    StampOptions check = f.options;
+    check.dry_run = true;
+    int status = ForEachArchive("stamp", f.archives, global, [&](const std::string& path) { Stamp(path, check); });
+    if (status != 0) return status;
+  }
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-    if (f.show) {
-      PrintShow(Inspect(Archive::Open(OpenFileSource(path))), f.format == "json");
-    } else {
-      PrintResult(Stamp(path, f.options), f.format == "json");
-    }
+  std::string format;
+  bool no_auto = false;
   });
 }
 
@@ -116,13 +144,16 @@ RunFn BindStamp(CLI::App* sub, const GlobalOptions& global) {
   auto* show = sub->add_flag("--show", f->show, "Print the extra/ records instead of changing anything");
   sub->add_option("--meta", f->meta_path, "JSON object file merged into extra/producer_info.json ('-': stdin)")->excludes(show);
   sub->add_option("--meta-name", f->options.meta_name, "Name of the producer record under extra/")->capture_default_str();
-  sub->add_option("--set", f->set, "KEY=VALUE into the producer record; dotted keys nest; VALUE is JSON if it parses, else a string")
-      ->allow_extra_args(false)
+  sub->add_option("--set", f->set,
+                  "KEY=VALUE... into the producer record; dotted keys nest; VALUE is JSON if it parses, else a string")
       ->excludes(show);
-  sub->add_option("--file", f->files, "NAME=PATH: store the file PATH as extra/NAME")->allow_extra_args(false)->excludes(show);
-  sub->add_option("--remove", f->options.remove, "Remove the record extra/NAME")->allow_extra_args(false)->excludes(show);
-  sub->add_flag("!--no-auto", f->options.auto_fields,
+  sub->add_option("--file", f->files, "NAME=PATH...: store the file PATH as extra/NAME")->excludes(show);
+  sub->add_option("--remove", f->options.remove, "NAME...: remove the record extra/NAME")->excludes(show);
+  sub->add_flag("--no-auto", f->no_auto,
                 "Do not fill tsctl/LibTorch versions, user, host, time, git commit and CI variables")
+      ->excludes(show);
+  sub->add_flag("--repair", f->options.repair,
+                "Only undo what an interrupted in-place stamp left (a stamp does this first anyway)")
       ->excludes(show);
   sub->add_flag("--replace", f->options.replace, "Start the producer record empty instead of merging into it")->excludes(show);
   sub->add_option("-o,--output", f->options.output, "Write a new archive to this path; the original is left alone")->excludes(show);

@@ -205,3 +205,58 @@ TEST_CASE("stamp: dry run writes nothing", "[stamp]") {
   CHECK(r.actions[0].action == "add");
   CHECK(FileBytes(s.file) == original);
 }
+
+TEST_CASE("stamp: a damaged local header is refused and nothing is written", "[stamp]") {
+  Scratch s("bad/damaged_local_header.pt");
+  const std::string original = FileBytes(s.file);
+  for (bool dry_run : {false, true}) {
+    StampOptions o;
+    o.dry_run = dry_run;
+    o.set = {{"a", "1"}};
+    try {
+      Stamp(s.file, o);
+      FAIL("stamped an archive with a damaged local header");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::kFormat);
+      CHECK_THAT(e.what(), Catch::Contains("damaged ZIP structure"));
+    }
+    o.output = (s.dir / "out.pt").string();
+    CHECK_THROWS_AS(Stamp(s.file, o), Error);
+    CHECK_FALSE(fs::exists(s.dir / "out.pt"));
+  }
+  CHECK(FileBytes(s.file) == original);
+}
+
+TEST_CASE("stamp: no end record of the old version stays valid", "[stamp]") {
+  // libzip tries every end record near the end of the file and keeps the one
+  // whose records span the most bytes: after a removal the old end record
+  // would win if it were left valid.
+  Scratch s("with_extra.pt");
+  StampOptions o;
+  o.auto_fields = false;
+  o.remove = {"notes.txt"};
+  Stamp(s.file, o);
+  int err = 0;
+  zip_t* z = zip_open(s.file.c_str(), ZIP_RDONLY, &err);
+  REQUIRE(z != nullptr);
+  CHECK(zip_name_locate(z, "with_extra/extra/notes.txt", 0) < 0);
+  CHECK(zip_name_locate(z, "with_extra/extra/blob.bin", 0) >= 0);
+  zip_close(z);
+  // Python's rule: the last end records (ZIP64 ones first, as PyTorch
+  // writes) sit right after the central directory they declare.
+  Archive a = Archive::Open(OpenFileSource(s.file));
+  CHECK(a.layout().trailer_offset == a.layout().central_directory_offset + a.layout().central_directory_size);
+  CHECK(a.layout().eocd_offset == a.layout().trailer_offset + (a.layout().zip64 ? 76 : 0));
+  CHECK_FALSE(a.Has("extra/notes.txt"));
+}
+
+TEST_CASE("stamp: repair on an archive that needs none changes nothing", "[stamp]") {
+  Scratch s("with_extra.pt");
+  const std::string original = FileBytes(s.file);
+  StampOptions o;
+  o.repair = true;
+  StampResult r = Stamp(s.file, o);
+  CHECK_FALSE(r.repaired);
+  CHECK(r.actions.empty());
+  CHECK(FileBytes(s.file) == original);
+}

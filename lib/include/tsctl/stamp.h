@@ -29,6 +29,9 @@ struct StampOptions {
   bool auto_fields = true;          // fill tsctl/libtorch versions, user, host, time, git, CI
   bool replace = false;             // start the producer record empty instead of merging
   bool dry_run = false;
+  // --repair: only undo what an interrupted in-place stamp left (nothing
+  // else is changed; the other options are ignored).
+  bool repair = false;
   std::string output;  // write a new archive here instead of changing the original
 };
 
@@ -43,7 +46,9 @@ struct StampResult {
   std::string path;
   std::string output;  // same as path when in place
   bool dry_run = false;
-  bool repaired = false;  // a trailer left by an interrupted stamp was removed first
+  // An interrupted in-place stamp was undone first (with dry_run or
+  // --output: was found, and would be undone by an in-place stamp).
+  bool repaired = false;
   std::vector<StampAction> actions;
   nlohmann::json producer;  // the producer record written (null if untouched)
   uint64_t bytes_written = 0;
@@ -54,13 +59,17 @@ struct StampResult {
 // characters).
 void CheckExtraName(const std::string& name);
 
-// Applies the options to the archive at `path`. Crash safety in place: the
-// new records and central directory are written after the old end while a
-// copy of the old end record stays last in the file, so LibTorch still reads
-// the original; one final write of the end record (within one page) switches
-// to the new version. Throws tsctl::Error: kIo (missing, read-only, disk
-// full), kFormat (not a TorchScript archive), kUsage (bad names, bad JSON).
-// On any error the archive is unchanged.
+// Applies the options to the archive at `path`, in place or to
+// options.output. In place, after a kill or a power loss at any moment, the
+// file reads as the original or as the stamped archive in every ZIP reader
+// (Python's zipfile, libzip, Info-ZIP, miniz/LibTorch); an interrupted stamp
+// is undone, byte for byte, by the next stamp or by `repair` (see the
+// invariant in lib/src/commands/stamp_write.cc). Every check runs before the
+// first write, and dry_run runs them all (writability included) and writes
+// nothing. Throws tsctl::Error: kIo (missing, read-only, disk full), kFormat
+// (not a TorchScript archive, damaged ZIP structure, a producer record that
+// is not a JSON object), kUsage (bad names, keys or JSON). On any error the
+// archive is unchanged.
 StampResult Stamp(const std::string& path, const StampOptions& options);
 
 nlohmann::json ToJson(const StampResult& result);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "tsctl/error.h"
+#include "tsctl/zip_structure.h"
 
 namespace tsctl {
 namespace {
@@ -281,6 +282,24 @@ std::string ReadEntry(const ByteSource& src, const ZipEntry& entry, uint64_t max
   }
   if (r.crc32 != entry.crc32) throw Bad(entry.name + ": CRC-32 mismatch (record is corrupt)");
   return content;
+}
+
+}  // namespace tsctl
+
+namespace tsctl {
+
+void RequireSoundStructure(const ZipLayout& layout) {
+  const ZipEntry* first = nullptr;
+  size_t damaged = 0;
+  for (const ZipEntry& e : layout.entries) {
+    if (e.local_header_error.empty()) continue;
+    if (!first) first = &e;
+    ++damaged;
+  }
+  if (!first) return;
+  std::string more = damaged > 1 ? " (and " + std::to_string(damaged - 1) + " more)" : "";
+  throw Error(ErrorKind::kFormat, "damaged ZIP structure: " + first->name + ": " + first->local_header_error + more +
+                                      " (tsctl validate lists every record)");
 }
 
 }  // namespace tsctl

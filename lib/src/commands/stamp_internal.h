@@ -1,0 +1,75 @@
+// stamp's pieces, apart from each other: the planner (what to add, replace
+// and remove; pure, over an in-memory archive) and the executor (the write
+// sequence on a file). stamp.cc ties them together.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tsctl/archive.h"
+#include "tsctl/stamp.h"
+#include "tsctl/zip_writer.h"
+
+namespace tsctl::stamp {
+
+// ---- Planner (stamp_plan.cc) ----
+
+struct Plan {
+  std::vector<StampAction> actions;
+  nlohmann::json producer;                    // the producer record written; null if untouched
+  std::map<std::string, std::string> writes;  // extra/ name -> new content
+  std::set<std::string> removes;              // extra/ names removed
+  std::vector<const ZipEntry*> kept;          // entries kept, central-directory order
+};
+
+// Checks the options on their own: record names, --set keys, --meta JSON.
+// Throws tsctl::Error (kUsage).
+void CheckOptions(const StampOptions& options);
+
+// Plans the stamp of `archive`. Throws tsctl::Error: kUsage (a record both
+// written and removed, a missing record to remove), kFormat (an existing
+// producer record that is not a JSON object without --replace, a damaged
+// ZIP structure: see RequireSoundStructure).
+Plan MakePlan(const Archive& archive, const StampOptions& options);
+
+// A writer starting at `base` holding the plan's kept records (their
+// central records verbatim) and its new records.
+ZipWriter MakeWriter(const Archive& archive, const Plan& plan, uint64_t base);
+
+// ---- Executor (stamp_write.cc) ----
+
+// What the journal of an interrupted in-place stamp says about the file as
+// it was before that stamp.
+struct Interrupted {
+  uint64_t old_size = 0;        // size before the interrupted stamp
+  uint64_t old_cd_offset = 0;   // its central directory
+  uint64_t old_eocd_offset = 0; // its end record (signature possibly cleared)
+};
+
+// Recognises the tail an interrupted in-place stamp leaves: the last end
+// record belongs to the "old view" written first, whose central directory is
+// preceded by a journal. Returns nullopt for any other archive.
+std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayout& layout);
+
+// Puts the file back exactly as it was before the interrupted stamp (byte for
+// byte): restores the old end record's signature, syncs, truncates, syncs.
+// Throws tsctl::Error (kIo).
+void RollBack(int fd, const std::string& path, const Interrupted& at);
+
+// Applies the plan to the open file `fd` in place (see the invariant in
+// stamp_write.cc). Returns the bytes the file grew by. On an error the file
+// is rolled back (best effort) and the error rethrown (kIo).
+uint64_t WriteInPlace(int fd, const std::string& path, const Archive& archive, const Plan& plan);
+
+// Writes the stamped archive to `output` through AtomicFile, copying the
+// bytes before `copy_end` (the records) from `path`. Returns its size.
+uint64_t WriteCopy(const std::string& path, const std::string& output, const Archive& archive,
+                   const Plan& plan, uint64_t copy_end);
+
+}  // namespace tsctl::stamp

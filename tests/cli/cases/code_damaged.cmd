@@ -1,0 +1,1 @@
+code testdata/bad/damaged_local_header.pt

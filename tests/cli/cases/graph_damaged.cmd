@@ -1,0 +1,1 @@
+graph testdata/bad/damaged_local_header.pt

@@ -1,0 +1,1 @@
+inspect testdata/bad/damaged_local_header.pt

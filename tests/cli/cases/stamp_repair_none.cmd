@@ -1,0 +1,1 @@
+stamp --repair testdata/with_extra.pt

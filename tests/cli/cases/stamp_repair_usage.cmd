@@ -1,0 +1,1 @@
+stamp --repair --set a=1 testdata/with_extra.pt
