@@ -26,6 +26,7 @@ struct Command {
 Command AddInspect(CLI::App& app, const GlobalOptions& global);
 Command AddGraph(CLI::App& app, const GlobalOptions& global);
 Command AddCode(CLI::App& app, const GlobalOptions& global);
+Command AddDiff(CLI::App& app, const GlobalOptions& global);
 Command AddStamp(CLI::App& app, const GlobalOptions& global);
 Command AddValidate(CLI::App& app, const GlobalOptions& global);
 Command AddBench(CLI::App& app, const GlobalOptions& global);

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       tsctl::cli::AddInspect(app, global),
       tsctl::cli::AddGraph(app, global),
       tsctl::cli::AddCode(app, global),
+      tsctl::cli::AddDiff(app, global),
       tsctl::cli::AddStamp(app, global),
       tsctl::cli::AddValidate(app, global),
       tsctl::cli::AddBench(app, global),
