@@ -117,7 +117,7 @@ Command AddDiff(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--exact", flags->options.exact,
                 "Read and compare records whose size and CRC-32 match (default: take them as equal)");
   sub->add_flag("--ignore-mangle", flags->options.ignore_mangle,
-                "Treat ___torch_mangle_N numbering as equal in class names, types and code");
+                "Leave ___torch_mangle_N namespaces out of class names, types and code before comparing");
   sub->add_option("-U,--context", flags->options.context_lines, "Lines of context in code and text diffs (default 3)")
       ->check(CLI::Range(0, 1000));
   return {sub, [flags, &global] { return RunDiff(*flags, global); }};

@@ -439,3 +439,18 @@ TEST_CASE("diff: section names", "[diff]") {
     CHECK(std::string(e.what()).find("parameters") != std::string::npos);
   }
 }
+
+TEST_CASE("diff: --ignore-mangle leaves ___torch_mangle_N namespaces out", "[diff]") {
+  DiffResult plain = DiffFiles("diff/base.pt", "diff/shape.pt");
+  bool mangled = false;
+  for (const CodeChange& c : plain.code) mangled |= c.class_name == "__torch__.torch.nn.modules.linear.___torch_mangle_0.Linear";
+  CHECK(mangled);
+  DiffOptions options;
+  options.ignore_mangle = true;
+  DiffResult r = DiffFiles("diff/base.pt", "diff/shape.pt", options);
+  REQUIRE(r.code.size() == 2);
+  // Both Linear classes now share a name: matched in record order.
+  CHECK(r.code[0].class_name == "__torch__.torch.nn.modules.linear.Linear");
+  CHECK(r.code[1].class_name == "__torch__.torch.nn.modules.linear.Linear#2");
+  CHECK(r.code[1].unified_diff.find("+  in_features : Final[int] = 6") != std::string::npos);
+}

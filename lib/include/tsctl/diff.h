@@ -44,7 +44,9 @@ struct DiffOptions {
   // Records (and tensor storages) whose size and CRC-32 match are taken as
   // equal without reading them, unless `exact`.
   bool exact = false;
-  // Treat `___torch_mangle_N` numbering as equal in class names and code.
+  // Leave out `___torch_mangle_N` namespaces (TorchScript's numbering of
+  // recompiled classes) from class names, types and code before comparing;
+  // classes that then share a name are matched in record order.
   bool ignore_mangle = false;
   int context_lines = 3;          // of the unified code and text diffs
   uint64_t max_text_bytes = 1 << 20;  // extra/ text and JSON diffed up to this size

@@ -106,7 +106,9 @@ Units Read(const Side& side, const ArchiveInfo& info, const DiffOptions& options
     std::string record = c.name;
     if (options.ignore_mangle) {
       source = NormalizeMangle(source);
-      record = NormalizeMangle(record);
+      // "code/.../linear/___torch_mangle_0.py" holds classes of module "...linear".
+      static const std::regex kRecord("/___torch_mangle_[0-9]+\\.py$");
+      record = std::regex_replace(record, kRecord, ".py");
     }
     Split(record, source, seen, units, order);
   }
@@ -116,9 +118,11 @@ Units Read(const Side& side, const ArchiveInfo& info, const DiffOptions& options
 }  // namespace
 
 std::string NormalizeMangle(const std::string& s) {
-  static const std::regex kMangle("___torch_mangle_[0-9]+");
+  // "a.___torch_mangle_3.Linear" -> "a.Linear"; any other use keeps the atom without its number.
+  static const std::regex kAtom("___torch_mangle_[0-9]+\\.");
+  static const std::regex kRest("___torch_mangle_[0-9]+");
   if (s.find("___torch_mangle_") == std::string::npos) return s;
-  return std::regex_replace(s, kMangle, "___torch_mangle_N");
+  return std::regex_replace(std::regex_replace(s, kAtom, ""), kRest, "___torch_mangle_N");
 }
 
 void DiffCode(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib, const DiffOptions& options,

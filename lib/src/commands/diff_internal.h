@@ -21,7 +21,8 @@ struct Side {
   std::unordered_map<std::string, const ZipEntry*> records;
 };
 
-// "___torch_mangle_12" -> "___torch_mangle_N" everywhere in `s`.
+// `s` without ___torch_mangle_N numbering: "m.___torch_mangle_12.Linear" ->
+// "m.Linear", any other "___torch_mangle_12" -> "___torch_mangle_N".
 std::string NormalizeMangle(const std::string& s);
 
 // Compares tensors matched by name (and role) between A and B, values

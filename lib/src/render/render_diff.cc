@@ -138,7 +138,8 @@ nlohmann::json ToJson(const DiffResult& r) {
             {"formats_differ", r.formats_differ}};
   json sections = json::object();
   for (const SectionResult& s : r.sections) {
-    json js = {{"compared", s.compared}, {"equal", s.equal}};
+    json js = {{"compared", s.compared}};
+    js["equal"] = s.compared ? json(s.equal) : json(nullptr);
     js["reason"] = s.compared ? json(nullptr) : json(s.not_compared_reason);
     json changes = json::array();
     switch (s.section) {
