@@ -42,6 +42,7 @@ struct Tool {
 RunFn BindInspect(CLI::App* sub, const GlobalOptions& global);
 RunFn BindGraph(CLI::App* sub, const GlobalOptions& global);
 RunFn BindCode(CLI::App* sub, const GlobalOptions& global);
+RunFn BindDiff(CLI::App* sub, const GlobalOptions& global);
 RunFn BindStamp(CLI::App* sub, const GlobalOptions& global);
 RunFn BindValidate(CLI::App* sub, const GlobalOptions& global);
 RunFn BindBench(CLI::App* sub, const GlobalOptions& global);

@@ -16,6 +16,8 @@ const Tool kTools[] = {
     {"graph", "Print a method's TorchScript IR (loads the archive on the CPU)", kNeedsArchive | kNeedsLibTorch, BindGraph},
     {"code", "Print the TorchScript source stored in an archive (--compiled: as LibTorch compiles it)", kNeedsArchive,
      BindCode},
+    {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",
+     kNeedsArchive, BindDiff},
     {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
     {"validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata",
      kNeedsArchive | kNeedsLibTorch, BindValidate},

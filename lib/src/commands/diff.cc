@@ -1,0 +1,363 @@
+// `tsctl diff`: runs the sections over two inspected archives.
+#include "tsctl/diff.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "diff_internal.h"
+#include "tsctl/error.h"
+#include "tsctl/record_reader.h"
+
+namespace tsctl {
+namespace {
+
+using diff_internal::Side;
+
+constexpr const char* kSectionNames[kDiffSectionCount] = {"format",    "records", "modules",   "parameters",
+                                                          "constants", "code",    "operators", "extra"};
+
+std::string Hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+std::string OptText(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "none"; }
+
+std::string Layout(const ArchiveInfo& info) {
+  if (info.format.legacy) return "legacy (model.json)";
+  if (info.format.has_bytecode) return "mobile (bytecode.pkl)";
+  return "torchscript";
+}
+
+void DiffFormat(const ArchiveInfo& a, const ArchiveInfo& b, DiffResult& r) {
+  auto field = [&](const char* name, const std::string& x, const std::string& y) {
+    if (x != y) r.format.push_back({name, x, y});
+  };
+  field("kind", a.kind, b.kind);
+  field("layout", Layout(a), Layout(b));
+  field("version", OptText(a.format.version), OptText(b.format.version));
+  field("version record", a.format.version_record, b.format.version_record);
+  field("bytecode version", OptText(a.format.bytecode_version), OptText(b.format.bytecode_version));
+  field("byteorder", a.format.byteorder, b.format.byteorder);
+  field("constants.pkl", a.format.has_constants_pkl ? "present" : "absent",
+        b.format.has_constants_pkl ? "present" : "absent");
+  field("producer", a.format.producer_name + " " + a.format.producer_version,
+        b.format.producer_name + " " + b.format.producer_version);
+  r.formats_differ = a.kind != b.kind || Layout(a) != Layout(b) || a.format.version != b.format.version;
+}
+
+// Which section compares a record's contents ("" for none).
+std::string CoveredBy(const std::string& name) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  auto ends = [&](const char* s) {
+    size_t n = std::char_traits<char>::length(s);
+    return name.size() >= n && name.compare(name.size() - n, n, s) == 0;
+  };
+  if (name == "data.pkl" || name == "model.json") return "modules";
+  if (name == "constants.pkl" || starts("constants/")) return "constants";
+  if (starts("data/") || starts("tensors/")) return "parameters";
+  if (starts("extra/")) return "extra";
+  if ((starts("code/") || starts("libs/")) && (ends(".py") || ends(".debug_pkl"))) return "code";
+  if (name == "bytecode.pkl" || ends(".debug_pkl")) return "code";
+  if (name == "version" || name == ".data/version" || name == "byteorder") return "format";
+  if (name == ".data/serialization_id") return "none (a random id per save)";
+  return "";
+}
+
+std::string MethodName(uint16_t m) {
+  return m == kZipStored ? "stored" : m == kZipDeflated ? "deflate" : "method " + std::to_string(m);
+}
+
+bool Aligned(const ZipEntry& e) { return e.local_header_error.empty() && e.data_offset % 64 == 0; }
+
+void DiffRecords(const Side& a, const Side& b, const DiffOptions& options, DiffResult& r) {
+  auto names = [](const Side& s) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const ZipEntry& e : s.archive.layout().entries) {
+      std::string n = s.archive.RecordName(e);
+      if (seen.insert(n).second) out.push_back(n);
+    }
+    return out;
+  };
+  for (const std::string& n : names(a)) {
+    const ZipEntry* x = a.Find(n);
+    const ZipEntry* y = b.Find(n);
+    RecordChange c{n, ChangeKind::kChanged, {}, CoveredBy(n), true};
+    if (!y) {
+      c.kind = ChangeKind::kRemoved;
+      c.counts = c.covered_by.empty();
+      r.records.push_back(std::move(c));
+      continue;
+    }
+    bool content = false, layout = false;
+    if (x->uncompressed_size != y->uncompressed_size) {
+      c.fields.push_back({"size", std::to_string(x->uncompressed_size), std::to_string(y->uncompressed_size)});
+      content = true;
+    }
+    if (x->crc32 != y->crc32) {
+      c.fields.push_back({"crc32", Hex(x->crc32), Hex(y->crc32)});
+      content = true;
+    }
+    if (!content && options.exact) {
+      try {
+        if (!diff_internal::RecordsEqual(a, *x, b, *y)) {
+          c.fields.push_back({"bytes", "", "differ (same size and CRC-32)"});
+          content = true;
+        }
+      } catch (const Error& e) {
+        r.warnings.push_back("record " + n + ": " + e.what());
+      }
+    }
+    if (x->method != y->method) {
+      c.fields.push_back({"compression", MethodName(x->method), MethodName(y->method)});
+      layout = true;
+    }
+    if (Aligned(*x) != Aligned(*y)) {
+      c.fields.push_back({"aligned", Aligned(*x) ? "yes" : "no", Aligned(*y) ? "yes" : "no"});
+      layout = true;
+    }
+    if (!content && !layout) continue;
+    c.counts = layout || c.covered_by.empty();
+    r.records.push_back(std::move(c));
+  }
+  for (const std::string& n : names(b)) {
+    if (a.Find(n)) continue;
+    std::string covered = CoveredBy(n);
+    r.records.push_back({n, ChangeKind::kAdded, {}, covered, covered.empty()});
+  }
+}
+
+void IndexModules(const ModuleInfo& m, std::map<std::string, const ModuleInfo*>& out, std::vector<std::string>& order) {
+  if (out.emplace(m.path, &m).second) order.push_back(m.path);
+  for (const ModuleInfo& c : m.children) IndexModules(c, out, order);
+}
+
+std::string Parent(const std::string& path) {
+  size_t dot = path.rfind('.');
+  return dot == std::string::npos ? "" : path.substr(0, dot);
+}
+
+void DiffModules(const ArchiveInfo& a, const ArchiveInfo& b, const DiffOptions& options, DiffResult& r) {
+  std::map<std::string, const ModuleInfo*> ma, mb;
+  std::vector<std::string> oa, ob;
+  if (a.module) IndexModules(*a.module, ma, oa);
+  if (b.module) IndexModules(*b.module, mb, ob);
+  auto norm = [&](const std::string& s) { return options.ignore_mangle ? diff_internal::NormalizeMangle(s) : s; };
+  for (const std::string& p : oa) {
+    const ModuleInfo& x = *ma.at(p);
+    auto it = mb.find(p);
+    if (it == mb.end()) {
+      if (p.empty() || mb.count(Parent(p))) r.modules.push_back({p, "submodule", ChangeKind::kRemoved, {{"type", x.type, ""}}});
+      continue;
+    }
+    const ModuleInfo& y = *it->second;
+    if (norm(x.type) != norm(y.type)) r.modules.push_back({p, "submodule", ChangeKind::kChanged, {{"type", x.type, y.type}}});
+    std::map<std::string, const AttributeInfo*> attrs_b;
+    for (const AttributeInfo& at : y.attributes) attrs_b.emplace(at.name, &at);
+    std::set<std::string> names_a;
+    auto join = [&](const std::string& n) { return p.empty() ? n : p + "." + n; };
+    for (const AttributeInfo& at : x.attributes) {
+      names_a.insert(at.name);
+      auto bt = attrs_b.find(at.name);
+      if (bt == attrs_b.end()) {
+        r.modules.push_back({join(at.name), "attribute", ChangeKind::kRemoved, {{"value", at.value, ""}}});
+        continue;
+      }
+      ModuleChange c{join(at.name), "attribute", ChangeKind::kChanged, {}};
+      if (norm(at.type) != norm(bt->second->type)) c.fields.push_back({"type", at.type, bt->second->type});
+      if (norm(at.value) != norm(bt->second->value)) c.fields.push_back({"value", at.value, bt->second->value});
+      if (!c.fields.empty()) r.modules.push_back(std::move(c));
+    }
+    for (const AttributeInfo& at : y.attributes) {
+      if (!names_a.count(at.name)) r.modules.push_back({join(at.name), "attribute", ChangeKind::kAdded, {{"value", "", at.value}}});
+    }
+  }
+  for (const std::string& p : ob) {
+    if (!ma.count(p) && (p.empty() || ma.count(Parent(p)))) {
+      r.modules.push_back({p, "submodule", ChangeKind::kAdded, {{"type", "", mb.at(p)->type}}});
+    }
+  }
+}
+
+void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
+  for (const TensorInfo& t : m.tensors) out.push_back(&t);
+  for (const ModuleInfo& c : m.children) Flatten(c, out);
+}
+
+void DiffConstants(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib,
+                   const DiffOptions& options, DiffResult& r) {
+  std::vector<const TensorInfo*> ta, tb;
+  for (const TensorInfo& t : ia.constants) ta.push_back(&t);
+  for (const TensorInfo& t : ib.constants) tb.push_back(&t);
+  diff_internal::DiffTensorLists(a, ta, b, tb, options, r.constants);
+  std::map<std::string, const AttributeInfo*> ob;
+  for (const AttributeInfo& c : ib.other_constants) ob.emplace(c.name, &c);
+  auto norm = [&](const std::string& s) { return options.ignore_mangle ? diff_internal::NormalizeMangle(s) : s; };
+  std::set<std::string> in_a;
+  for (const AttributeInfo& c : ia.other_constants) {
+    in_a.insert(c.name);
+    TensorChange t;
+    t.name = c.name;
+    t.role = "constant";
+    t.dtype_a = c.type;
+    auto it = ob.find(c.name);
+    if (it == ob.end()) {
+      t.kind = ChangeKind::kRemoved;
+      t.note = "value " + c.value;
+      r.constants.push_back(std::move(t));
+      continue;
+    }
+    t.dtype_b = it->second->type;
+    if (norm(c.type) == norm(t.dtype_b) && norm(c.value) == norm(it->second->value)) continue;
+    t.note = "value " + c.value + " -> " + it->second->value;
+    r.constants.push_back(std::move(t));
+  }
+  for (const AttributeInfo& c : ib.other_constants) {
+    if (in_a.count(c.name)) continue;
+    TensorChange t;
+    t.name = c.name;
+    t.role = "constant";
+    t.kind = ChangeKind::kAdded;
+    t.dtype_b = c.type;
+    t.note = "value " + c.value;
+    r.constants.push_back(std::move(t));
+  }
+}
+
+ArchiveInfo InspectSide(const Archive& archive) {
+  try {
+    return Inspect(archive);
+  } catch (const Error& e) {
+    throw Error(e.kind(), archive.source().Name() + ": " + e.what(), e.detail());
+  }
+}
+
+}  // namespace
+
+namespace diff_internal {
+
+Side::Side(const Archive& a) : archive(a) {
+  for (const ZipEntry& e : a.layout().entries) records[a.RecordName(e)] = &e;
+}
+
+const ZipEntry* Side::Find(const std::string& record) const {
+  auto it = records.find(record);
+  return it == records.end() ? nullptr : it->second;
+}
+
+bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntry& y) {
+  if (x.uncompressed_size != y.uncompressed_size) return false;
+  RecordReader ra(a.archive.source(), x), rb(b.archive.source(), y);
+  std::string ba(1 << 20, '\0'), bb(1 << 20, '\0');
+  for (uint64_t done = 0; done < x.uncompressed_size;) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(ba.size(), x.uncompressed_size - done));
+    ra.ReadExactly(ba.data(), n);
+    rb.ReadExactly(bb.data(), n);
+    if (std::memcmp(ba.data(), bb.data(), n) != 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+}  // namespace diff_internal
+
+const char* DiffSectionName(DiffSection section) { return kSectionNames[static_cast<int>(section)]; }
+
+DiffSection ParseDiffSection(const std::string& name) {
+  std::string all;
+  for (int i = 0; i < kDiffSectionCount; ++i) {
+    if (name == kSectionNames[i]) return static_cast<DiffSection>(i);
+    all += (i ? ", " : "") + std::string(kSectionNames[i]);
+  }
+  throw Error(ErrorKind::kUsage, "unknown section '" + name + "' (sections: " + all + ")");
+}
+
+const char* ChangeKindName(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::kAdded: return "added";
+    case ChangeKind::kRemoved: return "removed";
+    case ChangeKind::kChanged: return "changed";
+  }
+  return "changed";
+}
+
+bool DiffResult::Equal() const {
+  for (const SectionResult& s : sections) {
+    if (s.compared && !s.equal) return false;
+  }
+  return true;
+}
+
+bool DiffOperators(const Archive&, const Archive&, DiffResult&, std::string& reason) {
+  // Hook for the static operator list of issue 12: fill operators_added and
+  // operators_removed from each archive's list and return true.
+  reason = "not available yet: needs the static operator list (issue 12)";
+  return false;
+}
+
+DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, const DiffOptions& options) {
+  DiffResult r;
+  r.path_a = archive_a.source().Name();
+  r.path_b = archive_b.source().Name();
+  r.kind_a = ArchiveKindName(archive_a.kind());
+  r.kind_b = ArchiveKindName(archive_b.kind());
+  ArchiveInfo ia = InspectSide(archive_a);
+  ArchiveInfo ib = InspectSide(archive_b);
+  for (const std::string& w : ia.warnings) r.warnings.push_back("A: " + w);
+  for (const std::string& w : ib.warnings) r.warnings.push_back("B: " + w);
+  Side a(archive_a), b(archive_b);
+  DiffFormat(ia, ib, r);  // formats_differ is reported even when the section is off
+
+  for (int i = 0; i < kDiffSectionCount; ++i) {
+    SectionResult s;
+    s.section = static_cast<DiffSection>(i);
+    s.compared = options.sections[i];
+    if (!s.compared) s.not_compared_reason = "ignored";
+    r.sections.push_back(s);
+  }
+  auto run = [&](DiffSection s, auto&& fn) {
+    if (options.Enabled(s)) fn();
+  };
+  run(DiffSection::kRecords, [&] { DiffRecords(a, b, options, r); });
+  run(DiffSection::kModules, [&] { DiffModules(ia, ib, options, r); });
+  run(DiffSection::kParameters, [&] {
+    std::vector<const TensorInfo*> ta, tb;
+    if (ia.module) Flatten(*ia.module, ta);
+    if (ib.module) Flatten(*ib.module, tb);
+    diff_internal::DiffTensorLists(a, ta, b, tb, options, r.parameters);
+  });
+  run(DiffSection::kConstants, [&] { DiffConstants(a, ia, b, ib, options, r); });
+  run(DiffSection::kCode, [&] { diff_internal::DiffCode(a, ia, b, ib, options, r); });
+  run(DiffSection::kOperators, [&] {
+    std::string reason;
+    SectionResult& s = r.sections[static_cast<int>(DiffSection::kOperators)];
+    if (!DiffOperators(archive_a, archive_b, r, reason)) {
+      s.compared = false;
+      s.not_compared_reason = reason;
+    }
+  });
+  run(DiffSection::kExtra, [&] { diff_internal::DiffExtra(a, b, options, r); });
+  if (!options.Enabled(DiffSection::kFormat)) r.format.clear();
+
+  auto set = [&](DiffSection s, bool equal) {
+    SectionResult& sr = r.sections[static_cast<int>(s)];
+    if (sr.compared) sr.equal = equal;
+  };
+  set(DiffSection::kFormat, r.format.empty());
+  bool records_equal = true;
+  for (const RecordChange& c : r.records) records_equal &= !c.counts;
+  set(DiffSection::kRecords, records_equal);
+  set(DiffSection::kModules, r.modules.empty());
+  set(DiffSection::kParameters, r.parameters.empty());
+  set(DiffSection::kConstants, r.constants.empty());
+  set(DiffSection::kCode, r.code.empty());
+  set(DiffSection::kOperators, r.operators_added.empty() && r.operators_removed.empty());
+  set(DiffSection::kExtra, r.extra.empty());
+  return r;
+}
+
+}  // namespace tsctl

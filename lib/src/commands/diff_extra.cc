@@ -1,0 +1,162 @@
+// The extra/ section: JSON records compared value by value, short text with
+// a unified diff, anything else by size and CRC-32.
+#include <map>
+#include <set>
+#include <string>
+
+#include "diff_internal.h"
+#include "tsctl/error.h"
+#include "tsctl/text_diff.h"
+
+namespace tsctl {
+namespace {
+
+using nlohmann::json;
+
+std::string Compact(const json& j) {
+  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 200) s = s.substr(0, 197) + "...";
+  return s;
+}
+
+std::string Escape(const std::string& key) {
+  // RFC 6901: "~" -> "~0", "/" -> "~1".
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void Walk(const json& a, const json& b, const std::string& ptr, std::vector<JsonChange>& out, int depth) {
+  if (a == b) return;
+  if (depth < 64 && a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      std::string p = ptr + "/" + Escape(it.key());
+      if (!b.contains(it.key())) {
+        out.push_back({p, ChangeKind::kRemoved, Compact(it.value()), ""});
+      } else {
+        Walk(it.value(), b.at(it.key()), p, out, depth + 1);
+      }
+    }
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!a.contains(it.key())) out.push_back({ptr + "/" + Escape(it.key()), ChangeKind::kAdded, "", Compact(it.value())});
+    }
+    return;
+  }
+  if (depth < 64 && a.is_array() && b.is_array()) {
+    size_t common = std::min(a.size(), b.size());
+    for (size_t i = 0; i < common; ++i) Walk(a[i], b[i], ptr + "/" + std::to_string(i), out, depth + 1);
+    for (size_t i = common; i < a.size(); ++i) out.push_back({ptr + "/" + std::to_string(i), ChangeKind::kRemoved, Compact(a[i]), ""});
+    for (size_t i = common; i < b.size(); ++i) out.push_back({ptr + "/" + std::to_string(i), ChangeKind::kAdded, "", Compact(b[i])});
+    return;
+  }
+  out.push_back({ptr, ChangeKind::kChanged, Compact(a), Compact(b)});
+}
+
+std::string Hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<JsonChange> out;
+  Walk(a, b, "", out, 0);
+  return out;
+}
+
+namespace diff_internal {
+
+bool IsText(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+    if (n < 0 || i + static_cast<size_t>(n) >= s.size()) return false;
+    for (int k = 1; k <= n; ++k) {
+      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) != 0x2) return false;
+    }
+    i += static_cast<size_t>(n) + 1;
+  }
+  return true;
+}
+
+void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffResult& result) {
+  std::map<std::string, const ZipEntry*> ea, eb;
+  for (const auto& [name, e] : a.records) {
+    if (name.rfind("extra/", 0) == 0) ea[name.substr(6)] = e;
+  }
+  for (const auto& [name, e] : b.records) {
+    if (name.rfind("extra/", 0) == 0) eb[name.substr(6)] = e;
+  }
+  for (const auto& [name, x] : ea) {
+    if (!eb.count(name)) result.extra.push_back({name, ChangeKind::kRemoved, "", {}, "", {}});
+  }
+  for (const auto& [name, x] : ea) {
+    auto it = eb.find(name);
+    if (it == eb.end()) continue;
+    const ZipEntry* y = it->second;
+    if (!options.exact && x->crc32 == y->crc32 && x->uncompressed_size == y->uncompressed_size) continue;
+    ExtraChange c{name, ChangeKind::kChanged, "binary", {}, "", {}};
+    std::string ta, tb;
+    bool read = x->uncompressed_size <= options.max_text_bytes && y->uncompressed_size <= options.max_text_bytes;
+    if (read) {
+      try {
+        ta = ReadEntry(a.archive.source(), *x, options.max_text_bytes);
+        tb = ReadEntry(b.archive.source(), *y, options.max_text_bytes);
+      } catch (const Error& e) {
+        read = false;
+        result.warnings.push_back("extra/" + name + ": " + e.what());
+      }
+    }
+    if (read && ta == tb) continue;  // --exact, and the bytes are equal
+    if (!read && x->crc32 == y->crc32 && x->uncompressed_size == y->uncompressed_size) {
+      try {
+        if (RecordsEqual(a, *x, b, *y)) continue;
+      } catch (const Error& e) {
+        result.warnings.push_back("extra/" + name + ": " + e.what());
+      }
+    }
+    if (read) {
+      auto is_json = [](const std::string& s) {
+        return !s.empty() && (s[0] == '{' || s[0] == '[') && json::accept(s);
+      };
+      if (is_json(ta) && is_json(tb)) {
+        c.content_type = "json";
+        c.json_changes = DiffJson(json::parse(ta), json::parse(tb));
+        if (c.json_changes.empty()) c.fields.push_back({"formatting", "", "differs, same JSON value"});
+      } else if (diff_internal::IsText(ta) && diff_internal::IsText(tb)) {
+        c.content_type = "text";
+        c.unified_diff = UnifiedDiff(ta, tb, options.context_lines);
+      }
+    }
+    if (c.content_type == "binary" || !read) {
+      if (x->uncompressed_size != y->uncompressed_size) {
+        c.fields.push_back({"size", std::to_string(x->uncompressed_size), std::to_string(y->uncompressed_size)});
+      }
+      if (x->crc32 != y->crc32) c.fields.push_back({"crc32", Hex(x->crc32), Hex(y->crc32)});
+      if (c.fields.empty()) c.fields.push_back({"bytes", "", "differ"});
+    }
+    result.extra.push_back(std::move(c));
+  }
+  for (const auto& [name, y] : eb) {
+    if (!ea.count(name)) result.extra.push_back({name, ChangeKind::kAdded, "", {}, "", {}});
+  }
+}
+
+}  // namespace diff_internal
+}  // namespace tsctl

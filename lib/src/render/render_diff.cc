@@ -1,0 +1,272 @@
+// Text and JSON renderings of a DiffResult.
+#include <cmath>
+#include <cstdio>
+
+#include "tsctl/diff.h"
+#include "tsctl/text_diff.h"
+
+namespace tsctl {
+namespace {
+
+using nlohmann::json;
+
+// Archive strings are untrusted: control characters and bytes that are not
+// UTF-8 become \xNN (\n, \t as such), so nothing reaches the terminal raw.
+std::string Safe(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  auto hex = [&](unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    out += buf;
+  };
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c < 0x20 || c == 0x7f || c == '\\') {
+        if (c == '\\') {
+          out += "\\\\";
+        } else {
+          hex(c);
+        }
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+    bool ok = n > 0 && i + static_cast<size_t>(n) < s.size();
+    for (int k = 1; ok && k <= n; ++k) ok = (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) == 0x2;
+    // C1 controls (U+0080..U+009F) are escapes on some terminals.
+    if (ok && n == 1 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) ok = false;
+    if (!ok) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    out.append(s, i, static_cast<size_t>(n) + 1);
+    i += static_cast<size_t>(n) + 1;
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string Shape(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+char Mark(ChangeKind k) { return k == ChangeKind::kAdded ? '+' : k == ChangeKind::kRemoved ? '-' : '~'; }
+
+std::string Fields(const std::vector<FieldChange>& fields) {
+  std::string s;
+  for (const FieldChange& f : fields) {
+    if (!s.empty()) s += ", ";
+    s += f.field + " ";
+    if (f.b.empty()) {
+      s += Safe(f.a);  // removed: only A's value
+    } else {
+      if (!f.a.empty()) s += Safe(f.a) + " -> ";
+      s += Safe(f.b);
+    }
+  }
+  return s;
+}
+
+json FieldsJson(const std::vector<FieldChange>& fields) {
+  json j = json::array();
+  for (const FieldChange& f : fields) j.push_back({{"field", f.field}, {"a", f.a}, {"b", f.b}});
+  return j;
+}
+
+json TensorJson(const TensorChange& t) {
+  json j = {{"name", t.name}, {"role", t.role}, {"change", ChangeKindName(t.kind)},
+            {"dtype_a", t.dtype_a}, {"dtype_b", t.dtype_b}, {"values_compared", t.values_compared},
+            {"note", t.note}};
+  j["shape_a"] = t.shape_a;
+  j["shape_b"] = t.shape_b;
+  if (t.values_compared) {
+    j["values"] = {{"numel", t.values.numel},        {"differing", t.values.differing},
+                   {"max_abs", Finite(t.values.max_abs)}, {"max_rel", Finite(t.values.max_rel)},
+                   {"nan_mismatch", t.values.nan_mismatch}};
+  }
+  return j;
+}
+
+std::string TensorText(const TensorChange& t) {
+  std::string s = std::string(1, Mark(t.kind)) + " " + Safe(t.name) + " (" + t.role + ")";
+  if (t.kind == ChangeKind::kAdded) return s + " " + Safe(t.dtype_b) + " " + Shape(t.shape_b) + (t.note.empty() ? "" : ": " + Safe(t.note));
+  if (t.kind == ChangeKind::kRemoved) return s + " " + Safe(t.dtype_a) + " " + Shape(t.shape_a) + (t.note.empty() ? "" : ": " + Safe(t.note));
+  s += " " + Safe(t.dtype_a) + " " + Shape(t.shape_a) + ":";
+  if (t.values_compared && (t.values.differing > 0 || t.values.nan_mismatch)) {
+    s += " " + std::to_string(t.values.differing) + " of " + std::to_string(t.values.numel) +
+         " elements differ, max abs " + Number(t.values.max_abs) + ", max rel " + Number(t.values.max_rel);
+    if (t.values.nan_mismatch) s += ", NaN on one side";
+    if (!t.note.empty()) s += ";";
+  }
+  if (!t.note.empty()) s += " " + Safe(t.note);
+  return s;
+}
+
+void Indented(std::ostream& out, const std::string& diff) {
+  for (std::string_view line : SplitLines(diff)) out << "      " << Safe(std::string(line)) << '\n';
+}
+
+}  // namespace
+
+std::string EscapeText(const std::string& s) { return Safe(s); }
+
+nlohmann::json ToJson(const DiffResult& r) {
+  json j = {{"schema_version", kDiffSchemaVersion},
+            {"a", {{"path", r.path_a}, {"kind", r.kind_a}}},
+            {"b", {{"path", r.path_b}, {"kind", r.kind_b}}},
+            {"equal", r.Equal()},
+            {"formats_differ", r.formats_differ}};
+  json sections = json::object();
+  for (const SectionResult& s : r.sections) {
+    json js = {{"compared", s.compared}};
+    js["equal"] = s.compared ? json(s.equal) : json(nullptr);
+    js["reason"] = s.compared ? json(nullptr) : json(s.not_compared_reason);
+    json changes = json::array();
+    switch (s.section) {
+      case DiffSection::kFormat:
+        changes = FieldsJson(r.format);
+        break;
+      case DiffSection::kRecords:
+        for (const RecordChange& c : r.records) {
+          changes.push_back({{"name", c.name}, {"change", ChangeKindName(c.kind)}, {"fields", FieldsJson(c.fields)},
+                             {"covered_by", c.covered_by}, {"counts", c.counts}});
+        }
+        break;
+      case DiffSection::kModules:
+        for (const ModuleChange& c : r.modules) {
+          changes.push_back({{"path", c.path}, {"what", c.what}, {"change", ChangeKindName(c.kind)}, {"fields", FieldsJson(c.fields)}});
+        }
+        break;
+      case DiffSection::kParameters:
+        for (const TensorChange& t : r.parameters) changes.push_back(TensorJson(t));
+        break;
+      case DiffSection::kConstants:
+        for (const TensorChange& t : r.constants) changes.push_back(TensorJson(t));
+        break;
+      case DiffSection::kCode:
+        for (const CodeChange& c : r.code) {
+          changes.push_back({{"class", c.class_name}, {"method", c.method}, {"change", ChangeKindName(c.kind)},
+                             {"unified_diff", c.unified_diff}});
+        }
+        break;
+      case DiffSection::kOperators:
+        for (const std::string& op : r.operators_added) changes.push_back({{"operator", op}, {"change", "added"}});
+        for (const std::string& op : r.operators_removed) changes.push_back({{"operator", op}, {"change", "removed"}});
+        break;
+      case DiffSection::kExtra:
+        for (const ExtraChange& c : r.extra) {
+          json jc = {{"name", c.name}, {"change", ChangeKindName(c.kind)}, {"content_type", c.content_type},
+                     {"fields", FieldsJson(c.fields)}, {"unified_diff", c.unified_diff}};
+          jc["json_changes"] = json::array();
+          for (const JsonChange& k : c.json_changes) {
+            jc["json_changes"].push_back({{"pointer", k.pointer}, {"change", ChangeKindName(k.kind)}, {"a", k.a}, {"b", k.b}});
+          }
+          changes.push_back(std::move(jc));
+        }
+        break;
+    }
+    js["changes"] = std::move(changes);
+    sections[DiffSectionName(s.section)] = std::move(js);
+  }
+  j["sections"] = std::move(sections);
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+void RenderDiffText(const DiffResult& r, std::ostream& out) {
+  out << "A: " << Safe(r.path_a) << " (" << r.kind_a << ")\n";
+  out << "B: " << Safe(r.path_b) << " (" << r.kind_b << ")\n";
+  if (r.formats_differ) out << "the two archives have different formats\n";
+  std::vector<std::string> different;
+  for (const SectionResult& s : r.sections) {
+    const char* name = DiffSectionName(s.section);
+    if (!s.compared) {
+      out << name << ": not compared (" << s.not_compared_reason << ")\n";
+      continue;
+    }
+    out << name << ": " << (s.equal ? "same" : "different") << '\n';
+    if (!s.equal) different.push_back(name);
+    switch (s.section) {
+      case DiffSection::kFormat:
+        for (const FieldChange& f : r.format) out << "  ~ " << f.field << ": " << Safe(f.a) << " -> " << Safe(f.b) << '\n';
+        break;
+      case DiffSection::kRecords:
+        for (const RecordChange& c : r.records) {
+          out << "  " << Mark(c.kind) << ' ' << Safe(c.name);
+          if (!c.fields.empty()) out << ": " << Fields(c.fields);
+          if (!c.counts) out << " (contents: see " << c.covered_by << ")";
+          out << '\n';
+        }
+        break;
+      case DiffSection::kModules:
+        for (const ModuleChange& c : r.modules) {
+          out << "  " << Mark(c.kind) << ' ' << c.what << ' ' << (c.path.empty() ? "(root)" : Safe(c.path)) << ": "
+              << Fields(c.fields) << '\n';
+        }
+        break;
+      case DiffSection::kParameters:
+        for (const TensorChange& t : r.parameters) out << "  " << TensorText(t) << '\n';
+        break;
+      case DiffSection::kConstants:
+        for (const TensorChange& t : r.constants) out << "  " << TensorText(t) << '\n';
+        break;
+      case DiffSection::kCode:
+        for (const CodeChange& c : r.code) {
+          out << "  " << Mark(c.kind) << ' ' << (c.method.empty() ? "class " : "") << Safe(c.class_name);
+          if (!c.method.empty()) out << (c.method[0] == '(' ? " " : ".") << Safe(c.method);
+          out << '\n';
+          Indented(out, c.unified_diff);
+        }
+        break;
+      case DiffSection::kOperators:
+        for (const std::string& op : r.operators_added) out << "  + " << Safe(op) << '\n';
+        for (const std::string& op : r.operators_removed) out << "  - " << Safe(op) << '\n';
+        break;
+      case DiffSection::kExtra:
+        for (const ExtraChange& c : r.extra) {
+          out << "  " << Mark(c.kind) << " extra/" << Safe(c.name);
+          if (c.kind == ChangeKind::kChanged) out << " (" << c.content_type << ")";
+          if (!c.fields.empty()) out << ": " << Fields(c.fields);
+          out << '\n';
+          for (const JsonChange& k : c.json_changes) {
+            out << "      " << Mark(k.kind) << ' ' << (k.pointer.empty() ? "(root)" : Safe(k.pointer)) << ": ";
+            if (k.kind == ChangeKind::kChanged) out << Safe(k.a) << " -> " << Safe(k.b);
+            else out << Safe(k.kind == ChangeKind::kAdded ? k.b : k.a);
+            out << '\n';
+          }
+          Indented(out, c.unified_diff);
+        }
+        break;
+    }
+  }
+  out << "result: ";
+  if (different.empty()) {
+    out << "same\n";
+  } else {
+    out << "different (";
+    for (size_t i = 0; i < different.size(); ++i) out << (i ? ", " : "") << different[i];
+    out << ")\n";
+  }
+}
+
+}  // namespace tsctl

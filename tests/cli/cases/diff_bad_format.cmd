@@ -1,0 +1,1 @@
+diff --format xml testdata/diff/base.pt testdata/diff/weight.pt

@@ -1,0 +1,1 @@
+diff --ignore weights testdata/diff/base.pt testdata/diff/weight.pt

@@ -1,0 +1,1 @@
+diff --ignore-mangle --only code testdata/diff/base.pt testdata/diff/shape.pt

@@ -1,0 +1,1 @@
+diff --json --only extra testdata/diff/base.pt testdata/diff/metadata.pt

@@ -1,0 +1,1 @@
+diff testdata/diff/base.pt testdata/bad/not_zip.pt

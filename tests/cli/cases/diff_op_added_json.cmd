@@ -1,0 +1,1 @@
+diff --format json testdata/diff/base.pt testdata/diff/op_added.pt

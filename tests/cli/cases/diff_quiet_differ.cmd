@@ -1,0 +1,1 @@
+diff --quiet testdata/diff/base.pt testdata/diff/weight.pt

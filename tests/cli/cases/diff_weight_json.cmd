@@ -1,0 +1,1 @@
+diff --json testdata/diff/base.pt testdata/diff/weight.pt
