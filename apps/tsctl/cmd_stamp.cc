@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 #include "tsctl/stamp.h"
 
@@ -47,12 +48,13 @@ void PrintShow(const ArchiveInfo& info, bool json) {
     std::cout << nlohmann::json{{"schema_version", kStampSchemaVersion}, {"path", info.path}, {"extra", j["extra"]}}.dump() << '\n';
     return;
   }
-  std::cout << info.path << '\n';
+  std::cout << EscapeText(info.path) << '\n';
   if (info.extra.empty()) std::cout << "  (no extra/ records)\n";
   for (const ExtraInfo& x : info.extra) {
-    std::cout << "  extra/" << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
+    std::cout << "  extra/" << EscapeText(x.name) << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
     std::string shown = x.content;
-    if (x.content_type == "json") shown = nlohmann::json::parse(x.content).dump(2);
+    if (x.content_type == "json") shown = DumpJson(nlohmann::json::parse(x.content, nullptr, false), 2);
+    shown = EscapeText(shown, {.keep_newlines = true});
     std::istringstream lines(shown);
     std::string line;
     while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
@@ -75,7 +77,7 @@ void PrintResult(const StampResult& r, bool json) {
     std::cout << '\n';
   }
   if (r.dry_run && !r.producer.is_null()) {
-    std::istringstream lines(r.producer.dump(2));
+    std::istringstream lines(EscapeText(DumpJson(r.producer, 2), {.keep_newlines = true}));
     std::string line;
     while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
   }

@@ -14,6 +14,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/producer.h"
 #include "tsctl/zip.h"
 
@@ -333,6 +334,10 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
     nlohmann::json producer = nlohmann::json::object();
     if (!options.replace && archive.Has("extra/" + options.meta_name)) {
       std::string old = archive.Read("extra/" + options.meta_name);
+      // Printing JSON recurses once per level: refuse absurd nesting.
+      if (JsonTextDepth(old, 256) > 256) {
+        throw Error(ErrorKind::kFormat, "extra/" + options.meta_name + " nests deeper than 256 levels; use --replace to overwrite it");
+      }
       producer = nlohmann::json::parse(old, nullptr, false);
       if (producer.is_discarded() || !producer.is_object()) {
         throw Error(ErrorKind::kFormat, "extra/" + options.meta_name + " holds no JSON object; use --replace to overwrite it");
@@ -342,7 +347,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
     if (options.has_meta) Merge(producer, meta);
     for (const auto& [key, value] : options.set) SetDotted(producer, key, value);
     result.producer = producer;
-    writes[options.meta_name] = producer.dump(2) + "\n";
+    writes[options.meta_name] = DumpJson(producer, 2) + "\n";
   }
   for (const std::string& name : options.remove) {
     if (writes.count(name)) throw Error(ErrorKind::kUsage, "extra/" + name + " is both written and removed");
@@ -457,6 +462,7 @@ nlohmann::json ToJson(const StampResult& r) {
   }
   j["producer"] = r.producer.is_null() ? nlohmann::json(nullptr) : r.producer;
   j["bytes_written"] = r.bytes_written;
+  MakeJsonUtf8(j);  // record names from the archive may not be UTF-8
   return j;
 }
 
