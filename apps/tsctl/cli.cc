@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "tsctl/atomic_file.h"
+#include "tsctl/escape.h"
 
 #include <algorithm>
 #include <iostream>
@@ -10,18 +11,21 @@ namespace tsctl::cli {
 
 int Report(const std::string& command, const std::string& subject, const Error& error,
            const GlobalOptions& global) {
+  // Names and causes come from archives: escaped, so the line stays one line.
   std::cerr << "tsctl: " << command << ": ";
-  if (!subject.empty()) std::cerr << subject << ": ";
-  std::cerr << error.what() << '\n';
-  if (global.verbose && !error.detail().empty()) std::cerr << error.detail() << '\n';
+  if (!subject.empty()) std::cerr << EscapeText(subject) << ": ";
+  std::cerr << EscapeText(error.what()) << '\n';
+  if (global.verbose && !error.detail().empty()) {
+    std::cerr << EscapeText(error.detail(), {.keep_newlines = true, .escape_backslash = false}) << '\n';
+  }
   return ExitCodeFor(error.kind());
 }
 
 int ReportUnexpected(const std::string& command, const std::string& subject,
                      const std::exception& error) {
   std::cerr << "tsctl: " << command << ": ";
-  if (!subject.empty()) std::cerr << subject << ": ";
-  std::cerr << "unexpected error: " << error.what() << '\n';
+  if (!subject.empty()) std::cerr << EscapeText(subject) << ": ";
+  std::cerr << "unexpected error: " << EscapeText(error.what()) << '\n';
   return kExitIo;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
 
@@ -55,7 +56,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       });
       if (tty) std::cerr << "\r\x1b[K" << std::flush;
       if (json) {
-        std::cout << SweepJson(rows).dump() << '\n';
+        std::cout << DumpJson(SweepJson(rows)) << '\n';
       } else {
         RenderSweep(rows, std::cout);
       }
@@ -68,7 +69,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     BenchResult r = Bench(o);
     if (tty) std::cerr << "\r\x1b[K" << std::flush;
     if (json) {
-      std::cout << ToJson(r, percentiles).dump() << '\n';
+      std::cout << DumpJson(ToJson(r, percentiles)) << '\n';
     } else {
       RenderText(r, percentiles, std::cout);
     }

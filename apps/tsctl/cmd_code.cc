@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
 #include "tsctl/code.h"
@@ -29,7 +30,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
       RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
       code = StoredCode(archive, f.query);
     }
-    WriteOutput(f.output, f.format == "json" ? CodeToJson(f.path, f.compiled ? f.method : "", code).dump() + "\n" : code);
+    WriteOutput(f.output, f.format == "json" ? DumpJson(CodeToJson(f.path, f.compiled ? f.method : "", code)) + "\n" : code);
     return kExitOk;
   });
 }

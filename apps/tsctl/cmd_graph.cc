@@ -1,5 +1,6 @@
 // tsctl graph ARCHIVE: TorchScript IR as Python prints it.
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
@@ -15,7 +16,7 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     std::string graph = Graph(f.options);
-    WriteOutput(f.output, f.format == "json" ? GraphToJson(f.options, graph).dump() + "\n" : graph);
+    WriteOutput(f.output, f.format == "json" ? DumpJson(GraphToJson(f.options, graph)) + "\n" : graph);
     return kExitOk;
   });
 }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
@@ -27,7 +28,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);
     if (f.format == "json") {
-      std::cout << ToJson(info).dump() << '\n';
+      std::cout << DumpJson(ToJson(info)) << '\n';
     } else {
       if (!first) std::cout << '\n';
       TextOptions text;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
@@ -34,7 +35,7 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
     result = Make(r);
     if (f.format == "json") {
-      std::cout << ToJson(result).dump() << '\n';
+      std::cout << DumpJson(ToJson(result)) << '\n';
     } else {
       RenderText(result, std::cout);
     }

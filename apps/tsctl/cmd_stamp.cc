@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
+#include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 #include "tsctl/stamp.h"
 
@@ -46,15 +47,16 @@ std::pair<std::string, std::string> SplitAssignment(const std::string& arg, cons
 void PrintShow(const ArchiveInfo& info, bool json) {
   if (json) {
     nlohmann::json j = ToJson(info);
-    std::cout << nlohmann::json{{"schema_version", kStampSchemaVersion}, {"path", info.path}, {"extra", j["extra"]}}.dump() << '\n';
+    std::cout << DumpJson(nlohmann::json{{"schema_version", kStampSchemaVersion}, {"path", info.path}, {"extra", j["extra"]}}) << '\n';
     return;
   }
-  std::cout << info.path << '\n';
+  std::cout << EscapeText(info.path) << '\n';
   if (info.extra.empty()) std::cout << "  (no extra/ records)\n";
   for (const ExtraInfo& x : info.extra) {
-    std::cout << "  extra/" << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
+    std::cout << "  extra/" << EscapeText(x.name) << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
     std::string shown = x.content;
-    if (x.content_type == "json") shown = nlohmann::json::parse(x.content).dump(2);
+    if (x.content_type == "json") shown = DumpJson(nlohmann::json::parse(x.content, nullptr, false), 2);
+    shown = EscapeText(shown, {.keep_newlines = true});
     std::istringstream lines(shown);
     std::string line;
     while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
@@ -63,7 +65,7 @@ void PrintShow(const ArchiveInfo& info, bool json) {
 
 void PrintResult(const StampResult& r, bool json, bool repair_only) {
   if (json) {
-    std::cout << ToJson(r).dump() << '\n';
+    std::cout << DumpJson(ToJson(r)) << '\n';
     return;
   }
   if (repair_only) {
@@ -86,7 +88,7 @@ void PrintResult(const StampResult& r, bool json, bool repair_only) {
     std::cout << '\n';
   }
   if (r.dry_run && !r.producer.is_null()) {
-    std::istringstream lines(r.producer.dump(2));
+    std::istringstream lines(EscapeText(DumpJson(r.producer, 2), {.keep_newlines = true}));
     std::string line;
     while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/validate.h"
 
 namespace tsctl::cli {
@@ -70,7 +71,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
         if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
           for (const auto& c : a.checks) {
             if (c.status == CheckStatus::kFail) {
-              std::cerr << "tsctl: validate: " << a.path << ": " << c.id << ": " << c.message << '\n';
+              std::cerr << "tsctl: validate: " << EscapeText(a.path) << ": " << c.id << ": " << EscapeText(c.message) << '\n';
               if (status == kExitOk) status = kExitFindings;
               break;
             }
@@ -83,7 +84,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     std::string rendered;
     if (f.format == "json") {
-      rendered = ToJson(report).dump() + "\n";
+      rendered = DumpJson(ToJson(report)) + "\n";
     } else if (f.format == "junit") {
       rendered = RenderJUnit(report);
     } else {

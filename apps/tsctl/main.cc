@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
 
 namespace {
@@ -67,7 +68,7 @@ int CheckCommandName(int argc, char** argv) {
       if (arg == n) return tsctl::kExitOk;
     }
     std::string close = ClosestName(arg, names);
-    std::cerr << "tsctl: unknown command '" << arg << "'"
+    std::cerr << "tsctl: unknown command '" << tsctl::EscapeText(arg) << "'"
               << (close.empty() ? "" : "; did you mean '" + close + "'?") << " (see tsctl --help)\n";
     return tsctl::kExitUsage;
   }
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "tsctl: " << e.what() << " (see tsctl --help)\n";
+    std::cerr << "tsctl: " << tsctl::EscapeText(e.what()) << " (see tsctl --help)\n";
     return tsctl::kExitUsage;
   }
   if (version) {

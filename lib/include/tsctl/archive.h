@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tsctl/source.h"
@@ -50,7 +51,8 @@ class Archive {
   // Record name without the root folder.
   std::string RecordName(const ZipEntry& e) const;
   // Finds a record by its name without the root folder; null if absent. With
-  // duplicate names, the last one (what miniz and LibTorch use).
+  // duplicate names, the last one (what miniz and LibTorch use). O(1): a
+  // hash of the names is built when the archive is opened.
   const ZipEntry* Find(const std::string& record) const;
   bool Has(const std::string& record) const { return Find(record) != nullptr; }
   // Reads a record fully, checking its CRC. Throws tsctl::Error (kFormat) if
@@ -61,6 +63,7 @@ class Archive {
   Archive() = default;
   std::unique_ptr<ByteSource> src_;
   ZipLayout layout_;
+  std::unordered_map<std::string, size_t> index_;  // full name -> last entry
   std::string root_;
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };

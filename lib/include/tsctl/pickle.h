@@ -34,6 +34,13 @@ enum class PyKind {
 };
 
 struct PyValue {
+  PyValue() = default;
+  PyValue(const PyValue&) = default;
+  PyValue& operator=(const PyValue&) = default;
+  // Releases nested values iteratively, so a tree nested a million levels
+  // deep does not overflow the stack when it goes away.
+  ~PyValue();
+
   PyKind kind = PyKind::kNone;
   bool boolean = false;
   int64_t integer = 0;
@@ -45,6 +52,12 @@ struct PyValue {
   PyRef callable;            // object: what was called (usually a kGlobal)
   PyRef state;               // object: BUILD state, may be null
 
+  // Set by the parser's final walk: nesting below this value, and its size
+  // with shared sub-objects counted each time (saturating).
+  uint32_t depth = 0;
+  uint64_t expanded = 0;
+  uint8_t walk = 0;  // 0 unseen, 1 on the walk's path, 2 done
+
   // "module.name" for a kGlobal, and for a kObject whose callable is one.
   std::string QualifiedName() const;
   bool IsGlobal(std::string_view module, std::string_view global_name) const;
@@ -53,13 +66,37 @@ struct PyValue {
 };
 
 struct PickleLimits {
-  size_t max_values = 10'000'000;  // opcodes that create values
-  size_t max_depth = 1000;         // nesting of the value tree when printing
+  // Values created, and also the most entries the stack, the marks and the
+  // memo may hold.
+  size_t max_values = 10'000'000;
+  // Nesting of the value tree. Consumers walk the tree recursively, so this
+  // bounds their stack use.
+  size_t max_depth = 1000;
+  // Values in the tree when each memo-shared sub-object is counted every
+  // time it is referenced: what a consumer that walks the tree as a tree
+  // visits. A pickle whose shared references expand exponentially is refused.
+  uint64_t max_expanded = 10'000'000;
+};
+
+// What a parse saw besides the value tree.
+struct PickleFacts {
+  // Every global the pickle names (GLOBAL, STACK_GLOBAL, INST), as
+  // "module.name", once each, in first-seen order: also those that end up
+  // unreachable from the result, since Python's unpickler imports them all.
+  std::vector<std::string> globals;
 };
 
 // Parses one pickle. Throws tsctl::Error (kFormat) naming the opcode and
-// offset if the bytes are not a well-formed pickle.
-PyRef ParsePickle(std::string_view bytes, const PickleLimits& limits = {});
+// offset if the bytes are not a well-formed pickle, and naming the limit if
+// the pickle exceeds one of `limits` or refers to itself (a cycle).
+PyRef ParsePickle(std::string_view bytes, const PickleLimits& limits = {}, PickleFacts* facts = nullptr);
+
+// True if `module`.`name` is a global that torch.jit.save writes into
+// data.pkl or constants.pkl: __torch__ classes, tensor and storage
+// rebuilders, torch.jit._pickle helpers, collections.OrderedDict, devices
+// and quantization schemes. Anything else in a TorchScript pickle would make
+// Python's pickle import and call it.
+bool IsTorchScriptGlobal(std::string_view module, std::string_view name);
 
 // A short Python-like rendering, cut at about `max_chars` with "...".
 std::string Repr(const PyRef& value, size_t max_chars = 200);

@@ -96,11 +96,8 @@ std::string Archive::RecordName(const ZipEntry& e) const {
 }
 
 const ZipEntry* Archive::Find(const std::string& record) const {
-  const std::string full = root_.empty() ? record : root_ + "/" + record;
-  for (auto it = layout_.entries.rbegin(); it != layout_.entries.rend(); ++it) {
-    if (it->name == full) return &*it;
-  }
-  return nullptr;
+  auto it = index_.find(root_.empty() ? record : root_ + "/" + record);
+  return it == index_.end() ? nullptr : &layout_.entries[it->second];
 }
 
 std::string Archive::Read(const std::string& record, uint64_t max_bytes) const {
@@ -122,6 +119,8 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     }
     throw Error(ErrorKind::kFormat, Describe(kind));
   }
+  a.index_.reserve(a.layout_.entries.size());
+  for (size_t i = 0; i < a.layout_.entries.size(); ++i) a.index_[a.layout_.entries[i].name] = i;
   a.root_ = FindRoot(a.layout_);
   if (a.Has("data.pkl")) {
     bool has_code = false;

@@ -1,8 +1,10 @@
 #include "tsctl/code.h"
 
+#include <set>
 #include <vector>
 
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 
 namespace tsctl {
@@ -39,19 +41,43 @@ std::string ClassBlock(const std::string& source, const std::string& name) {
   return out;
 }
 
+// Code records together may hold at most this much text: a small archive of
+// many records that share one deflate bomb would otherwise build gigabytes.
+constexpr uint64_t kMaxCodeBytes = uint64_t{64} << 20;
+
+// Reads a code record within what is left of the budget.
+std::string ReadCode(const Archive& archive, const std::string& record, uint64_t& budget) {
+  const ZipEntry* e = archive.Find(record);
+  if (e && e->uncompressed_size > budget) {
+    throw Error(ErrorKind::kFormat, "code records hold more than " + std::to_string(kMaxCodeBytes >> 20) +
+                                        " MiB of text (at " + record + ")");
+  }
+  std::string source = archive.Read(record, budget);
+  budget -= source.size();
+  return source;
+}
+
+// Code as text for a terminal: control bytes and invalid UTF-8 escaped,
+// line breaks, tabs and backslashes kept.
+std::string Shown(const std::string& source) {
+  return EscapeText(source, {.keep_newlines = true, .escape_backslash = false});
+}
+
 }  // namespace
 
 std::string StoredCode(const Archive& archive, const CodeQuery& query) {
+  uint64_t budget = kMaxCodeBytes;
   std::vector<std::string> records;
+  std::set<std::string> seen;  // a duplicated name reads as its last copy, once
   for (const ZipEntry& e : archive.layout().entries) {
     std::string name = archive.RecordName(e);
-    if (IsCodeRecord(name)) records.push_back(name);
+    if (IsCodeRecord(name) && seen.insert(name).second) records.push_back(name);
   }
   if (records.empty()) throw Error(ErrorKind::kFormat, "the archive has no code records");
   if (!query.module.empty()) {
     std::string have;
     for (const std::string& r : records) {
-      if (ModuleName(r) == query.module) return archive.Read(r);
+      if (ModuleName(r) == query.module) return Shown(ReadCode(archive, r, budget));
       have += (have.empty() ? "" : ", ") + ModuleName(r);
     }
     throw Error(ErrorKind::kUsage, "no module '" + query.module + "' (modules: " + have + ")");
@@ -59,10 +85,10 @@ std::string StoredCode(const Archive& archive, const CodeQuery& query) {
   if (!query.class_name.empty()) {
     std::string have;
     for (const std::string& r : records) {
-      std::string source = archive.Read(r);
+      std::string source = ReadCode(archive, r, budget);
       for (const ClassInfo& c : ParseCodeClasses(r, source)) {
         std::string plain = c.qualified_name.substr(c.qualified_name.rfind('.') + 1);
-        if (c.qualified_name == query.class_name || plain == query.class_name) return ClassBlock(source, plain);
+        if (c.qualified_name == query.class_name || plain == query.class_name) return Shown(ClassBlock(source, plain));
         have += (have.empty() ? "" : ", ") + c.qualified_name;
       }
     }
@@ -70,8 +96,8 @@ std::string StoredCode(const Archive& archive, const CodeQuery& query) {
   }
   std::string out;
   for (const std::string& r : records) {
-    std::string source = archive.Read(r);
-    out += "# " + r + "\n" + source;
+    std::string source = ReadCode(archive, r, budget);
+    out += "# " + EscapeText(r) + "\n" + Shown(source);
     if (!source.empty() && source.back() != '\n') out += '\n';
   }
   return out;

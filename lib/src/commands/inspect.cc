@@ -8,10 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/pickle.h"
 
 namespace tsctl {
 namespace {
+
+// extra/ JSON nested deeper than this is shown as text: printing it would
+// recurse once per level.
+constexpr int kMaxJsonDepth = 64;
 
 struct DtypeFacts {
   const char* name;
@@ -121,6 +126,9 @@ class TreeBuilder {
       out.push_back(*t);
       return;
     }
+    // A container the memo shares is walked once: sharing can otherwise
+    // expand exponentially.
+    if (!walked_.insert(v.get()).second) return;
     switch (v->kind) {
       case PyKind::kList:
       case PyKind::kTuple:
@@ -149,6 +157,14 @@ class TreeBuilder {
     if (depth > 200) {
       warnings_.push_back("module tree deeper than 200 levels; cut at " + path);
       return;
+    }
+    if (obj) {
+      auto [at, fresh] = module_at_.emplace(obj.get(), path);
+      if (!fresh) {
+        warnings_.push_back("module " + (path.empty() ? std::string("(root)") : path) + " is the same object as " +
+                            (at->second.empty() ? std::string("(root)") : at->second) + "; shown once");
+        return;
+      }
     }
     auto cls_it = classes_.find(m.type);
     const ClassInfo* cls = cls_it == classes_.end() ? nullptr : cls_it->second;
@@ -214,6 +230,8 @@ class TreeBuilder {
 
   const std::map<std::string, const ClassInfo*>& classes_;
   std::vector<std::string>& warnings_;
+  std::set<const PyValue*> walked_;                  // containers CollectTensors has seen
+  std::map<const PyValue*, std::string> module_at_;  // module objects Fill has seen, by path
 };
 
 bool IsTextual(const std::string& s) {
@@ -391,7 +409,13 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
     }
     bool tensor_data = r.name.rfind("data/", 0) == 0 || r.name.rfind("tensors/", 0) == 0 ||
                        r.name.rfind("constants/", 0) == 0;
-    if (r.error.empty() && (options.verify_crc || !tensor_data)) {
+    // A duplicated name reads as its last copy; the others are not inflated
+    // (thousands of copies of one deflate bomb would take minutes).
+    const ZipEntry* last = a.Find(r.name);
+    bool shadowed = last != nullptr && last != &e;
+    if (shadowed) {
+      r.crc_status = "skipped";
+    } else if (r.error.empty() && (options.verify_crc || !tensor_data)) {
       try {
         StreamResult s = StreamEntry(src, e, std::max<uint64_t>(e.uncompressed_size, 1));
         r.crc_status = (s.crc32 == e.crc32 && s.produced == e.uncompressed_size) ? "ok" : "mismatch";
@@ -416,7 +440,7 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
     std::string name = a.RecordName(e);
     bool is_code = (name.rfind("code/", 0) == 0 || (info.format.legacy && name.rfind("libs/", 0) == 0)) &&
                    name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0;
-    if (!is_code) continue;
+    if (!is_code || a.Find(name) != &e) continue;  // copies a duplicate name shadows: once
     CodeRecordInfo c{name, e.uncompressed_size, e.compressed_size, a.Has(name + ".debug_pkl")};
     info.code.push_back(c);
     try {
@@ -477,7 +501,7 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   // extra/ records: every one, whatever its name.
   for (const ZipEntry& e : a.layout().entries) {
     std::string name = a.RecordName(e);
-    if (name.rfind("extra/", 0) != 0) continue;
+    if (name.rfind("extra/", 0) != 0 || a.Find(name) != &e) continue;  // shadowed copies: once
     ExtraInfo x;
     x.name = name.substr(6);
     x.size = e.uncompressed_size;
@@ -513,7 +537,8 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
     try {
       std::string content = ReadEntry(src, e, limit);
       if (!content.empty() && (content[0] == '{' || content[0] == '[') &&
-          nlohmann::json::accept(content) && content.size() <= options.max_extra_json) {
+          content.size() <= options.max_extra_json &&
+          JsonTextDepth(content, kMaxJsonDepth) <= kMaxJsonDepth && nlohmann::json::accept(content)) {
         x.content_type = "json";
         x.content = content;
       } else if (IsTextual(content)) {

@@ -12,6 +12,7 @@
 #include "stamp_internal.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 
 namespace tsctl {
 namespace {
@@ -126,6 +127,7 @@ nlohmann::json ToJson(const StampResult& r) {
   }
   j["producer"] = r.producer.is_null() ? nlohmann::json(nullptr) : r.producer;
   j["bytes_written"] = r.bytes_written;
+  MakeJsonUtf8(j);  // record names from the archive may not be UTF-8
   return j;
 }
 

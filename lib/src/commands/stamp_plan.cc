@@ -4,6 +4,7 @@
 
 #include "stamp_internal.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/producer.h"
 #include "tsctl/zip.h"
 #include "tsctl/zip_structure.h"
@@ -73,7 +74,12 @@ Plan MakePlan(const Archive& archive, const StampOptions& options) {
     nlohmann::json producer = nlohmann::json::object();
     const std::string record = "extra/" + options.meta_name;
     if (!options.replace && archive.Has(record)) {
-      producer = nlohmann::json::parse(archive.Read(record), nullptr, false);
+      const std::string old = archive.Read(record);
+      // Printing JSON recurses once per level: refuse absurd nesting.
+      if (JsonTextDepth(old, 256) > 256) {
+        throw Error(ErrorKind::kFormat, record + " nests deeper than 256 levels; use --replace to overwrite it");
+      }
+      producer = nlohmann::json::parse(old, nullptr, false);
       if (producer.is_discarded() || !producer.is_object()) {
         throw Error(ErrorKind::kFormat, record + " holds no JSON object; use --replace to overwrite it");
       }
@@ -82,7 +88,7 @@ Plan MakePlan(const Archive& archive, const StampOptions& options) {
     if (options.has_meta) Merge(producer, ParseMeta(options));
     for (const auto& [key, value] : options.set) SetDotted(producer, key, value);
     plan.producer = producer;
-    plan.writes[options.meta_name] = producer.dump(2) + "\n";
+    plan.writes[options.meta_name] = DumpJson(producer, 2) + "\n";
   }
   for (const std::string& name : options.remove) {
     if (plan.writes.count(name)) throw Error(ErrorKind::kUsage, "extra/" + name + " is both written and removed");

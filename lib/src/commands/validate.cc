@@ -222,6 +222,21 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   CheckStructure(*archive, out);
   CheckMeta(*archive, options.require_meta, out);
   if (!options.load) return report;
+  // What tsctl itself finds unreadable or out of bounds is not handed to
+  // LibTorch: a lying pickle or storage can make it allocate gigabytes or
+  // read past a buffer.
+  std::vector<std::string> refused;
+  for (const CheckResult& c : out) {
+    if (c.status == CheckStatus::kFail && (c.id == "ts.pickle" || c.id == "ts.records" || c.id == "ts.storage")) {
+      refused.push_back(c.id);
+    }
+  }
+  if (!refused.empty()) {
+    std::string ids;
+    for (const auto& r : refused) ids += (ids.empty() ? "" : ", ") + r;
+    out.push_back({"torch.load", CheckStatus::kSkip, "not run: LibTorch is not given an archive that fails " + ids});
+    return report;
+  }
 
   // LibTorch work, in a child process.
   ModelCheckOptions m;

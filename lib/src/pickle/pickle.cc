@@ -3,10 +3,42 @@
 #include <cstring>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tsctl/error.h"
 
 namespace tsctl {
+
+namespace {
+
+// Moves the children of `v` into `pending`, leaving `v` a leaf.
+void TakeChildren(PyValue& v, std::vector<PyRef>& pending) {
+  for (auto& i : v.items) {
+    if (i) pending.push_back(std::move(i));
+  }
+  v.items.clear();
+  for (auto& [k, val] : v.entries) {
+    if (k) pending.push_back(std::move(k));
+    if (val) pending.push_back(std::move(val));
+  }
+  v.entries.clear();
+  if (v.callable) pending.push_back(std::move(v.callable));
+  if (v.state) pending.push_back(std::move(v.state));
+}
+
+}  // namespace
+
+PyValue::~PyValue() {
+  if (items.empty() && entries.empty() && !callable && !state) return;
+  std::vector<PyRef> pending;
+  TakeChildren(*this, pending);
+  while (!pending.empty()) {
+    PyRef p = std::move(pending.back());
+    pending.pop_back();
+    // The last owner: empty it first, so its destructor does not recurse.
+    if (p.use_count() == 1) TakeChildren(*p, pending);
+  }
+}
 
 std::string PyValue::QualifiedName() const {
   if (kind == PyKind::kGlobal) return str.empty() ? name : str + "." + name;
@@ -32,7 +64,106 @@ namespace {
 
 class Parser {
  public:
-  Parser(std::string_view bytes, const PickleLimits& limits) : in_(bytes), limits_(limits) {}
+  Parser(std::string_view bytes, const PickleLimits& limits, PickleFacts* facts)
+      : in_(bytes), limits_(limits), facts_(facts) {}
+
+  // Parses, then walks the result to bound its depth and expanded size and to
+  // refuse cycles. On failure, breaks every cycle the pickle built, so that
+  // nothing leaks.
+  PyRef Parse() {
+    try {
+      PyRef root = Run();
+      op_pos_ = pos_ - 1;
+      Walk(root);
+      // Containers the result does not reach are garbage; empty them in
+      // case they form a cycle among themselves.
+      for (const PyRef& m : mutated_) {
+        if (m->walk == 0) Clear(*m);
+      }
+      return root;
+    } catch (...) {
+      for (const PyRef& m : mutated_) Clear(*m);
+      throw;
+    }
+  }
+
+ private:
+  static void Clear(PyValue& v) {
+    std::vector<PyRef> pending;
+    TakeChildren(v, pending);
+  }
+
+  // The i-th child of `v` in a fixed order (items, dict keys and values,
+  // callable, state); null for an absent one.
+  static size_t ChildCount(const PyValue& v) { return v.items.size() + 2 * v.entries.size() + 2; }
+  static PyValue* Child(const PyValue& v, size_t i) {
+    if (i < v.items.size()) return v.items[i].get();
+    i -= v.items.size();
+    if (i < 2 * v.entries.size()) {
+      const auto& e = v.entries[i / 2];
+      return (i % 2 ? e.second : e.first).get();
+    }
+    i -= 2 * v.entries.size();
+    return (i == 0 ? v.callable : v.state).get();
+  }
+
+  // Iterative depth-first walk over the value graph (memo references make it
+  // a DAG): each value is visited once.
+  void Walk(const PyRef& root) {
+    struct Frame {
+      PyValue* v;
+      size_t next;
+    };
+    std::vector<Frame> path;
+    root->walk = 1;
+    path.push_back({root.get(), 0});
+    while (!path.empty()) {
+      Frame& f = path.back();
+      if (f.next < ChildCount(*f.v)) {
+        PyValue* c = Child(*f.v, f.next++);
+        if (!c || c->walk == 2) continue;
+        if (c->walk == 1) Fail("the pickle refers to itself (a cycle through the memo)");
+        if (path.size() >= limits_.max_depth) {
+          Fail("values nested deeper than " + std::to_string(limits_.max_depth) + " levels");
+        }
+        c->walk = 1;
+        path.push_back({c, 0});
+        continue;
+      }
+      PyValue* v = f.v;
+      uint32_t depth = 0;
+      uint64_t expanded = 1;
+      for (size_t i = 0, n = ChildCount(*v); i < n; ++i) {
+        const PyValue* c = Child(*v, i);
+        if (!c) continue;
+        depth = std::max(depth, c->depth + 1);
+        expanded = std::min(expanded + c->expanded, limits_.max_expanded + 1);
+      }
+      if (depth > limits_.max_depth) {
+        Fail("values nested deeper than " + std::to_string(limits_.max_depth) + " levels");
+      }
+      if (expanded > limits_.max_expanded) {
+        Fail("shared memo references expand to more than " + std::to_string(limits_.max_expanded) + " values");
+      }
+      v->depth = depth;
+      v->expanded = expanded;
+      v->walk = 2;
+      path.pop_back();
+    }
+  }
+
+  void Mutated(const PyRef& v) {
+    if (v->walk == 0) {
+      v->walk = 3;  // listed; reset below so the walk starts clean
+      mutated_.push_back(v);
+    }
+  }
+
+  void Global(const std::string& module, const std::string& name) {
+    if (!facts_) return;
+    std::string q = module + "." + name;
+    if (globals_seen_.insert(q).second) facts_->globals.push_back(std::move(q));
+  }
 
   PyRef Run() {
     while (true) {
@@ -41,13 +172,13 @@ class Parser {
       auto op = static_cast<uint8_t>(in_[pos_++]);
       if (op == '.') {
         if (stack_.empty()) Fail("STOP with an empty stack");
+        for (const PyRef& m : mutated_) m->walk = 0;
         return stack_.back();
       }
       Step(op);
     }
   }
 
- private:
   [[noreturn]] void Fail(const std::string& what) const {
     throw Error(ErrorKind::kFormat, "malformed pickle at offset " + std::to_string(op_pos_) + ": " + what);
   }
@@ -78,7 +209,10 @@ class Parser {
     v->kind = kind;
     return v;
   }
-  void Push(PyRef v) { stack_.push_back(std::move(v)); }
+  void Push(PyRef v) {
+    if (stack_.size() >= limits_.max_values) Fail("stack deeper than the limit");
+    stack_.push_back(std::move(v));
+  }
   PyRef Pop() {
     if (stack_.size() <= Floor()) Fail("stack underflow");
     PyRef v = std::move(stack_.back());
@@ -121,7 +255,10 @@ class Parser {
     r->str = "<" + std::to_string(bytes.size() * 8) + "-bit integer>";
     return r;
   }
-  void Memo(uint64_t idx) { memo_[idx] = Top(); }
+  void Memo(uint64_t idx) {
+    if (memo_.size() >= limits_.max_values && !memo_.count(idx)) Fail("more memo entries than the limit");
+    memo_[idx] = Top();
+  }
   PyRef Recall(uint64_t idx) {
     auto it = memo_.find(idx);
     if (it == memo_.end()) Fail("memo key " + std::to_string(idx) + " is not defined");
@@ -138,6 +275,7 @@ class Parser {
     for (size_t i = 0; i < kv.size(); i += 2) Insert(dict, kv[i], kv[i + 1]);
   }
   void Insert(PyRef& dict, PyRef key, PyRef value) {
+    Mutated(dict);
     if (dict->kind == PyKind::kObject) {  // e.g. an OrderedDict built by REDUCE
       if (!dict->state) dict->state = New(PyKind::kDict);
       dict->state->entries.emplace_back(std::move(key), std::move(value));
@@ -147,6 +285,7 @@ class Parser {
     dict->entries.emplace_back(std::move(key), std::move(value));
   }
   void Append(PyRef& list, std::vector<PyRef> items) {
+    Mutated(list);
     if (list->kind == PyKind::kList || list->kind == PyKind::kSet) {
       for (auto& i : items) list->items.push_back(std::move(i));
     } else if (list->kind == PyKind::kObject) {  // list subclass: keep the items as state
@@ -166,7 +305,10 @@ class Parser {
     switch (op) {
       case 0x80: Take(1); break;  // PROTO
       case 0x95: Take(8); break;  // FRAME
-      case '(': marks_.push_back(stack_.size()); break;
+      case '(':
+        if (marks_.size() >= limits_.max_values) Fail("more MARKs than the limit");
+        marks_.push_back(stack_.size());
+        break;
       case ')': Push(New(PyKind::kTuple)); break;
       case ']': Push(New(PyKind::kList)); break;
       case '}': Push(New(PyKind::kDict)); break;
@@ -232,6 +374,7 @@ class Parser {
         PyRef g = New(PyKind::kGlobal);
         g->str = Line();
         g->name = Line();
+        Global(g->str, g->name);
         Push(g);
         break;
       }
@@ -240,6 +383,7 @@ class Parser {
         PyRef g = New(PyKind::kGlobal);
         g->str = module->str;
         g->name = name->str;
+        Global(g->str, g->name);
         Push(g);
         break;
       }
@@ -293,6 +437,7 @@ class Parser {
           o->items = {obj};
           obj = o;
         }
+        Mutated(obj);
         obj->state = state;
         break;
       }
@@ -311,6 +456,9 @@ class Parser {
 
   std::string_view in_;
   const PickleLimits& limits_;
+  PickleFacts* facts_;
+  std::unordered_set<std::string> globals_seen_;
+  std::vector<PyRef> mutated_;  // containers changed after creation: where cycles can form
   size_t pos_ = 0;
   size_t op_pos_ = 0;
   size_t created_ = 0;
@@ -375,8 +523,8 @@ void ReprInto(const PyRef& v, std::ostringstream& out, size_t max_chars, size_t 
 
 }  // namespace
 
-PyRef ParsePickle(std::string_view bytes, const PickleLimits& limits) {
-  return Parser(bytes, limits).Run();
+PyRef ParsePickle(std::string_view bytes, const PickleLimits& limits, PickleFacts* facts) {
+  return Parser(bytes, limits, facts).Parse();
 }
 
 std::string Repr(const PyRef& value, size_t max_chars) {

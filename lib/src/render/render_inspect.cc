@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 
 namespace tsctl {
@@ -96,6 +97,75 @@ void PrintModule(const ModuleInfo& m, std::ostream& out, const std::string& inde
   for (const auto& c : m.children) PrintModule(c, out, indent + "  ");
 }
 
+void Escape(std::string& s) { s = EscapeText(s); }
+void Escape(std::vector<std::string>& v) {
+  for (auto& s : v) Escape(s);
+}
+void Escape(AttributeInfo& a) {
+  Escape(a.name);
+  Escape(a.type);
+  Escape(a.value);
+}
+void Escape(TensorInfo& t) {
+  Escape(t.name);
+  Escape(t.role);
+  Escape(t.dtype);
+  Escape(t.storage_key);
+  Escape(t.device);
+}
+void Escape(ModuleInfo& m) {
+  Escape(m.name);
+  Escape(m.path);
+  Escape(m.type);
+  for (auto& t : m.tensors) Escape(t);
+  for (auto& a : m.attributes) Escape(a);
+  for (auto& c : m.children) Escape(c);
+}
+
+// A copy of `info` whose strings are safe on a terminal (EscapeText); extra/
+// text keeps its line breaks.
+ArchiveInfo EscapedForText(const ArchiveInfo& info) {
+  ArchiveInfo e = info;
+  Escape(e.path);
+  Escape(e.kind);
+  Escape(e.root);
+  FormatInfo& f = e.format;
+  Escape(f.version_record);
+  Escape(f.byteorder);
+  Escape(f.serialization_id);
+  Escape(f.bytecode_methods);
+  Escape(f.producer_name);
+  Escape(f.producer_version);
+  for (auto& r : e.records) {
+    Escape(r.name);
+    Escape(r.error);
+  }
+  if (e.module) Escape(*e.module);
+  for (auto& t : e.constants) Escape(t);
+  for (auto& a : e.other_constants) Escape(a);
+  for (auto& c : e.classes) {
+    Escape(c.qualified_name);
+    Escape(c.record);
+    Escape(c.base);
+    Escape(c.methods);
+    Escape(c.parameters);
+    Escape(c.buffers);
+    for (auto& a : c.attributes) Escape(a);
+  }
+  for (auto& c : e.code) Escape(c.name);
+  for (auto& x : e.extra) {
+    Escape(x.name);
+    Escape(x.error);
+    if (x.content_type != "json") x.content = EscapeText(x.content, {.keep_newlines = true});
+  }
+  for (auto& t : e.totals) {
+    Escape(t.dtype);
+    Escape(t.device);
+  }
+  Escape(e.warnings);
+  return e;
+}
+
 }  // namespace
 
 std::string HumanBytes(uint64_t bytes) {
@@ -182,10 +252,14 @@ json ToJson(const ArchiveInfo& info) {
   j["tensor_bytes"] = info.tensor_bytes;
   j["storage_bytes"] = info.storage_bytes;
   j["warnings"] = info.warnings;
+  // Archive strings that are not UTF-8 get "\xdd" escapes (see escape.h).
+  MakeJsonUtf8(j);
   return j;
 }
 
-void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& options) {
+void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& options) {
+  // Every string from the archive, escaped once for the terminal.
+  const ArchiveInfo info = EscapedForText(raw);
   const FormatInfo& f = info.format;
   out << "archive  " << info.path << " (" << HumanBytes(info.file_size) << ")\n";
   out << "kind     " << info.kind << (f.has_bytecode ? " (mobile: bytecode.pkl)" : "") << '\n';
@@ -261,7 +335,8 @@ void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& o
       std::string shown = x.content;
       if (x.content_type == "json") {
         auto parsed = nlohmann::json::parse(x.content, nullptr, false);
-        if (!parsed.is_discarded()) shown = parsed.dump(2);
+        if (!parsed.is_discarded()) shown = DumpJson(parsed, 2);
+        shown = EscapeText(shown, {.keep_newlines = true});
       }
       std::istringstream lines(shown);
       std::string line;

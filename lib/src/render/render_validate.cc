@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "tsctl/escape.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
@@ -32,16 +33,19 @@ nlohmann::json ToJson(const ValidationReport& report) {
     }
     j["archives"].push_back(aj);
   }
+  // Names and LibTorch messages that are not UTF-8 get "\xdd" escapes.
+  MakeJsonUtf8(j);
   return j;
 }
 
 void RenderText(const ValidationReport& report, std::ostream& out) {
   for (const auto& a : report.archives) {
-    out << a.path << '\n';
+    out << EscapeText(a.path) << '\n';
     size_t width = 0;
     for (const auto& c : a.checks) width = std::max(width, c.id.size());
     for (const auto& c : a.checks) {
-      out << "  " << CheckStatusName(c.status) << "  " << c.id << std::string(width - c.id.size(), ' ') << "  " << c.message << '\n';
+      out << "  " << CheckStatusName(c.status) << "  " << c.id << std::string(width - c.id.size(), ' ') << "  "
+          << EscapeText(c.message) << '\n';
     }
     int errors = a.Count(CheckStatus::kFail), warnings = a.Count(CheckStatus::kWarn);
     bool ok = errors == 0 && (!report.strict || warnings == 0);
@@ -58,25 +62,28 @@ std::string RenderJUnit(const ValidationReport& report) {
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") = "tsctl validate";
   int total_tests = 0, total_failures = 0, total_skipped = 0;
+  // EscapeText leaves only characters XML 1.0 allows; pugixml escapes markup.
   for (const auto& a : report.archives) {
+    const std::string path = EscapeText(a.path);
     auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = a.path.c_str();
+    suite.append_attribute("name") = path.c_str();
     int failures = 0, skipped = 0;
     for (const auto& c : a.checks) {
+      const std::string message = EscapeText(c.message);
       auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = a.path.c_str();
+      tc.append_attribute("classname") = path.c_str();
       tc.append_attribute("name") = c.id.c_str();
       bool fail = c.status == CheckStatus::kFail || (report.strict && c.status == CheckStatus::kWarn);
       if (fail) {
         auto f = tc.append_child("failure");
-        f.append_attribute("message") = c.message.c_str();
+        f.append_attribute("message") = message.c_str();
         f.append_attribute("type") = CheckStatusName(c.status);
         ++failures;
       } else if (c.status == CheckStatus::kSkip) {
-        tc.append_child("skipped").append_attribute("message") = c.message.c_str();
+        tc.append_child("skipped").append_attribute("message") = message.c_str();
         ++skipped;
       } else {
-        tc.append_child("system-out").text() = (std::string(CheckStatusName(c.status)) + ": " + c.message).c_str();
+        tc.append_child("system-out").text() = (std::string(CheckStatusName(c.status)) + ": " + message).c_str();
       }
     }
     suite.append_attribute("tests") = static_cast<int>(a.checks.size());

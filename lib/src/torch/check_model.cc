@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tsctl/escape.h"
+
 #include "tensors.h"
 #include "torch_util.h"
 
@@ -66,7 +68,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
     module = torch::jit::load(o.path, torch::Device(torch::kCPU), extra);
   } catch (const std::exception& e) {
     r["load"]["error"] = FromTorch(e).what();
-    return r.dump();
+    return DumpJson(r);
   }
   module.eval();
   r["load"] = {{"ok", true}, {"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
@@ -81,7 +83,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
   }
   auto method = module.find_method(o.method);
   r["method_found"] = method.has_value();
-  if (!method) return r.dump();
+  if (!method) return DumpJson(r);
   std::ostringstream schema;
   schema << method->function().getSchema();
   r["schema"] = schema.str();
@@ -104,7 +106,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
   } catch (const std::exception& e) {
     r["reference"]["error"] = std::string("cannot read the reference: ") + FromTorch(e).what() +
                               " (write it with torch.save({'inputs': (x,), 'outputs': y}, f): tuples, not lists)";
-    return r.dump();
+    return DumpJson(r);
   }
   std::string input_source = have_reference && !inputs.empty() ? r["reference"]["source"].get<std::string>() : "inputs";
   if (!o.inputs.empty()) {
@@ -115,12 +117,12 @@ std::string CheckModel(const ModelCheckOptions& o) {
   }
   if (!o.run) {
     r["run"]["skipped"] = "not run (--no-run)";
-    return r.dump();
+    return DumpJson(r);
   }
   if (inputs.empty() && method->function().getSchema().arguments().size() > 1) {
     r["run"]["skipped"] = "no inputs known: pass --input SHAPE:DTYPE for each argument of " + o.method +
                           " (e.g. --input 1x3x224x224:float32)";
-    return r.dump();
+    return DumpJson(r);
   }
   r["run"]["input_source"] = input_source;
   c10::IValue out1, out2;
@@ -130,7 +132,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
     if (o.check_determinism) out2 = (*method)(inputs);
   } catch (const std::exception& e) {
     r["run"]["error"] = std::string("running ") + o.method + " failed: " + FromTorch(e).what();
-    return r.dump();
+    return DumpJson(r);
   }
   r["run"]["ran"] = true;
   auto flat = FlattenTensors(out1);
@@ -167,7 +169,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
     auto want = FlattenTensors(expected);
     if (want.size() != flat.size()) {
       r["reference"]["error"] = "the reference has " + std::to_string(want.size()) + " output tensors, the run " + std::to_string(flat.size());
-      return r.dump();
+      return DumpJson(r);
     }
     json cmp = json::array();
     for (size_t i = 0; i < flat.size(); ++i) {
@@ -210,7 +212,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
     f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     r["recorded"] = static_cast<bool>(f);
   }
-  return r.dump();
+  return DumpJson(r);
 }
 
 }  // namespace tsctl

@@ -1,0 +1,122 @@
+// validate's checks on what data.pkl and constants.pkl contain: globals
+// foreign to TorchScript (ts.globals) and tensors that reach past their
+// storage record (ts.storage). Both read the parsed pickles; nothing is loaded.
+#include <set>
+
+#include "tsctl/inspect.h"
+#include "tsctl/pickle.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+std::string Join(const std::vector<std::string>& names, size_t max = 5) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
+}
+
+// The ints of a size or stride tuple; false if it holds anything else.
+bool Ints(const PyRef& v, std::vector<int64_t>& out) {
+  if (!v || (v->kind != PyKind::kTuple && v->kind != PyKind::kList)) return false;
+  for (const PyRef& i : v->items) {
+    if (!i || i->kind != PyKind::kInt || !i->str.empty()) return false;
+    out.push_back(i->integer);
+  }
+  return true;
+}
+
+// Checks one _rebuild_tensor_v2/_rebuild_qtensor call; returns a problem or "".
+std::string CheckTensor(const Archive& a, const PyValue& t, const std::string& dir) {
+  const auto& args = t.items;
+  if (args.size() < 4 || !args[0] || args[0]->kind != PyKind::kPersistentId || args[0]->items.empty()) return {};
+  const PyRef& id = args[0]->items[0];
+  if (!id || id->kind != PyKind::kTuple || id->items.size() < 5) return {};
+  const PyRef& cls = id->items[1];
+  const PyRef& key = id->items[2];
+  const PyRef& numel_ref = id->items[4];
+  if (!cls || !key || key->kind != PyKind::kString || !numel_ref || numel_ref->kind != PyKind::kInt) return {};
+  const StorageDtype* dtype = DtypeOfStorage(cls->name);
+  if (!dtype) return {};
+  const std::string& k = key->str;
+  const ZipEntry* rec = a.Find(dir + k);
+  if (!rec) rec = a.Find("data/" + k);
+  if (!rec) rec = a.Find(k);
+  if (!rec) rec = a.Find("constants/" + k + ".storage");
+  if (!rec) return {};  // ts.records reports it
+  const std::string where = "storage " + k;
+  const int64_t numel = numel_ref->integer;
+  if (numel < 0) return where + ": negative element count";
+  __int128 storage_bytes = static_cast<__int128>(numel) * dtype->size;
+  if (storage_bytes > static_cast<__int128>(rec->uncompressed_size)) {
+    return where + ": declares " + std::to_string(numel) + " elements (" +
+           std::to_string(static_cast<uint64_t>(storage_bytes)) + " bytes) but its record holds " +
+           std::to_string(rec->uncompressed_size) + " bytes";
+  }
+  std::vector<int64_t> size, stride;
+  if (!args[1] || args[1]->kind != PyKind::kInt || !Ints(args[2], size) || !Ints(args[3], stride)) {
+    return where + ": tensor offset, size or stride is not a tuple of integers";
+  }
+  if (size.size() != stride.size()) return where + ": size and stride differ in length";
+  const int64_t offset = args[1]->integer;
+  if (offset < 0) return where + ": negative storage offset";
+  // Elements the view touches: offset + 1 + sum((size_i - 1) * stride_i),
+  // none when a dimension is 0.
+  __int128 last = offset;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] < 0 || stride[i] < 0) return where + ": negative size or stride";
+    if (size[i] == 0) return {};
+    last += static_cast<__int128>(size[i] - 1) * stride[i];
+    if (last > (static_cast<__int128>(1) << 80)) break;
+  }
+  if (last + 1 > numel) {
+    return where + ": a tensor view reaches element " +
+           (last > static_cast<__int128>(INT64_MAX) ? std::string("past 2^63") : std::to_string(static_cast<int64_t>(last))) +
+           " (offset " + std::to_string(offset) + ") of a storage of " + std::to_string(numel) + " elements";
+  }
+  return {};
+}
+
+}  // namespace
+
+void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pickles, std::vector<CheckResult>& out) {
+  std::vector<std::string> foreign;
+  for (const ParsedPickle& p : pickles) {
+    for (const std::string& g : p.facts.globals) {
+      size_t dot = g.rfind('.');
+      std::string module = dot == std::string::npos ? "" : g.substr(0, dot);
+      std::string name = dot == std::string::npos ? g : g.substr(dot + 1);
+      if (!IsTorchScriptGlobal(module, name)) foreign.push_back(p.record + ": " + g);
+    }
+  }
+  out.push_back({"ts.globals", foreign.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 foreign.empty() ? "the pickles name only globals torch.jit.save writes"
+                                 : "pickles name globals TorchScript never writes (Python's torch.load of such a file "
+                                   "would import and call them): " + Join(foreign)});
+
+  std::vector<std::string> bad;
+  for (const ParsedPickle& p : pickles) {
+    const std::string dir = p.record == "data.pkl" ? "data/" : "constants/";
+    std::vector<const PyValue*> stack = {p.root.get()};
+    std::set<const PyValue*> visited;
+    while (!stack.empty()) {
+      const PyValue* cur = stack.back();
+      stack.pop_back();
+      if (!cur || !visited.insert(cur).second) continue;
+      if (cur->kind == PyKind::kObject &&
+          (cur->IsGlobal("torch._utils", "_rebuild_tensor_v2") || cur->IsGlobal("torch._utils", "_rebuild_qtensor"))) {
+        std::string problem = CheckTensor(a, *cur, dir);
+        if (!problem.empty()) bad.push_back(p.record + ": " + problem);
+      }
+      for (const auto& i : cur->items) stack.push_back(i.get());
+      for (const auto& [k, v] : cur->entries) stack.push_back(v.get());
+      if (cur->state) stack.push_back(cur->state.get());
+    }
+  }
+  out.push_back({"ts.storage", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 bad.empty() ? "every tensor lies inside its storage record"
+                             : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
+}
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+code tests/fuzz/regression/hostile/05_validate_exit6_torch_error_utf8/code_badutf8.pt

@@ -1,0 +1,1 @@
+code tests/fuzz/regression/hostile/08_multiline_error_line/newline_name_crc.pt

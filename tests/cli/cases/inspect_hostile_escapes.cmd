@@ -1,0 +1,1 @@
+inspect tests/fuzz/regression/hostile/10_terminal_escapes_in_inspect/esc_name.pt

@@ -1,0 +1,1 @@
+validate --no-load tests/fuzz/regression/hostile/02_stack_overflow_deep_pickle/nested_list_1M_data_pkl.pt tests/fuzz/regression/hostile/03_hang_memo_shared_refs/dag_lists_30.pt tests/fuzz/regression/hostile/03_hang_memo_shared_refs/self_list_twice.pt

@@ -1,0 +1,1 @@
+validate --no-load tests/fuzz/regression/hostile/06_oob_storage_offset_graph_frozen_segv/huge_offset.pt tests/fuzz/regression/hostile/06_oob_storage_offset_graph_frozen_segv/short_storage.pt

@@ -1,0 +1,23 @@
+// libFuzzer target: `tsctl inspect` on an archive in memory, rendered as
+// text and as JSON (the JSON must always serialize).
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "tsctl/archive.h"
+#include "tsctl/error.h"
+#include "tsctl/inspect.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    tsctl::Archive a =
+        tsctl::Archive::Open(tsctl::MakeMemorySource(std::string(reinterpret_cast<const char*>(data), size), "<fuzz>"));
+    tsctl::ArchiveInfo info = tsctl::Inspect(a);
+    (void)tsctl::ToJson(info).dump();  // throws on invalid UTF-8: a finding
+    std::ostringstream text;
+    tsctl::RenderText(info, text);
+  } catch (const tsctl::Error&) {
+  }
+  return 0;
+}
