@@ -44,8 +44,12 @@ void DiffFormat(const ArchiveInfo& a, const ArchiveInfo& b, DiffResult& r) {
   field("byteorder", a.format.byteorder, b.format.byteorder);
   field("constants.pkl", a.format.has_constants_pkl ? "present" : "absent",
         b.format.has_constants_pkl ? "present" : "absent");
-  field("producer", a.format.producer_name + " " + a.format.producer_version,
-        b.format.producer_name + " " + b.format.producer_version);
+  auto producer = [](const FormatInfo& f) {
+    std::string s = f.producer_name;
+    if (!f.producer_version.empty()) s += (s.empty() ? "" : " ") + f.producer_version;
+    return s.empty() ? std::string("none") : s;
+  };
+  field("producer", producer(a.format), producer(b.format));
   r.formats_differ = a.kind != b.kind || Layout(a) != Layout(b) || a.format.version != b.format.version;
 }
 
@@ -56,7 +60,7 @@ std::string CoveredBy(const std::string& name) {
     size_t n = std::char_traits<char>::length(s);
     return name.size() >= n && name.compare(name.size() - n, n, s) == 0;
   };
-  if (name == "data.pkl" || name == "model.json") return "modules";
+  if (name == "data.pkl" || name == "model.json" || name == "attributes.pkl") return "modules";
   if (name == "constants.pkl" || starts("constants/")) return "constants";
   if (starts("data/") || starts("tensors/")) return "parameters";
   if (starts("extra/")) return "extra";
