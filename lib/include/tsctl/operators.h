@@ -45,8 +45,9 @@ std::string OperatorBaseName(const std::string& op);
 
 // Operators called by each function and method of one code record
 // ("code/__torch__/foo.py"). Counts the calls the serializer prints as
-// `torch.NAME(` (aten), `ops.NS.NAME(` / `torch.ops.NS.NAME(` and the scalar
-// conversions int()/float()/bool()/str(); strings and comments are skipped.
+// `torch.NAME(` (aten), `ops.NS.NAME(` / `torch.ops.NS.NAME(` and the Python
+// builtins it prints bare (int(), float(), bool(), str(), sorted(), len(),
+// hash(), ord(), chr(), divmod(), print()); strings and comments are skipped.
 // Infix operators and subscripts are not counted. Never throws.
 std::vector<MethodOperators> OperatorsInCode(const std::string& record, std::string_view source);
 

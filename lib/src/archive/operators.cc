@@ -53,7 +53,9 @@ std::string OperatorOfCall(const std::string& name) {
   if (parts.size() == 4 && parts[0] == "torch" && parts[1] == "ops") return parts[2] + "::" + parts[3];
   if (parts.size() == 1) {
     static const std::map<std::string, std::string> kBuiltins = {
-        {"int", "aten::Int"}, {"float", "aten::Float"}, {"bool", "aten::Bool"}, {"str", "aten::str"}};
+        {"int", "aten::Int"},       {"float", "aten::Float"},   {"bool", "aten::Bool"}, {"str", "aten::str"},
+        {"sorted", "aten::sorted"}, {"len", "aten::len"},       {"hash", "aten::hash"}, {"ord", "aten::ord"},
+        {"chr", "aten::chr"},       {"divmod", "aten::divmod"}, {"print", "prim::Print"}};
     auto it = kBuiltins.find(parts[0]);
     if (it != kBuiltins.end()) return it->second;
   }
