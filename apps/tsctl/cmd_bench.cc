@@ -21,6 +21,7 @@ struct BenchFlags {
   bool json = false;
   bool sweep = false;
   double sweep_timeout = 600;
+  std::vector<std::string> libraries;
 };
 
 std::optional<bool> OnOff(const std::string& v) {
@@ -40,6 +41,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
+    o.load_libraries = OperatorLibraries(f.libraries);
     o.settings.optimized_execution = f.optimized == "on";
     o.settings.inference_mode = f.inference == "on";
     o.settings.jit_profiling = OnOff(f.profiling);
@@ -95,6 +97,7 @@ Command AddBench(CLI::App& app, const GlobalOptions& global) {
   auto on_off = CLI::IsMember({"on", "off"});
   CLI::App* sub = app.add_subcommand("bench", "Measure latency, throughput and warm-up; profile operators; sweep execution settings");
   sub->add_option("archive", f->o.path, "TorchScript archive")->required();
+  AddLoadLibraryFlag(sub, f->libraries);
   sub->add_option("-m,--method", f->o.method, "Method to time")->capture_default_str();
   sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")

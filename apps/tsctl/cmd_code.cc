@@ -15,13 +15,16 @@ struct CodeFlags {
   bool compiled = false;
   std::string method = "forward";
   std::string output;
+  std::vector<std::string> libraries;
 };
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
     Archive archive = Archive::Open(OpenFileSource(f.path));
     if (f.compiled) {
-      WriteOutput(f.output, GetTorchBackend().CompiledCode(f.path, f.method));
+      const TorchBackend& backend = GetTorchBackend();
+      LoadOperatorLibraries(OperatorLibraries(f.libraries));
+      WriteOutput(f.output, backend.CompiledCode(f.path, f.method));
     } else {
       WriteOutput(f.output, StoredCode(archive, f.query));
     }
@@ -46,6 +49,7 @@ Command AddCode(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str()
       ->needs(compiled);
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout");
+  AddLoadLibraryFlag(sub, flags->libraries)->needs(compiled);
   return {sub, [flags, &global] { return RunCode(*flags, global); }};
 }
 

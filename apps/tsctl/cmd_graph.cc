@@ -10,12 +10,14 @@ struct GraphFlags {
   GraphOptions options;
   std::string format = "text";
   std::string output;
+  std::vector<std::string> libraries;
 };
 
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     // Diagnose non-archives ourselves: clearer than LibTorch's messages.
     Archive::Open(OpenFileSource(f.options.path));
+    f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     WriteOutput(f.output, GetTorchBackend().Graph(f.options));
     return kExitOk;
@@ -35,6 +37,7 @@ Command AddGraph(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::IsMember({"text", "dot"}))
       ->capture_default_str();
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout");
+  AddLoadLibraryFlag(sub, flags->libraries);
   return {sub, [flags, &global] { return RunGraph(*flags, global); }};
 }
 

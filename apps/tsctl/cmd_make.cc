@@ -25,6 +25,7 @@ struct MakeFlags {
   bool freeze = false;
   double rtol = 1e-5, atol = 1e-6;
   bool json = false;
+  std::vector<std::string> libraries;
 };
 
 std::vector<InputSpec> Specs(const std::vector<std::string>& texts) {
@@ -108,10 +109,12 @@ int RunTrace(const MakeFlags& f, const GlobalOptions& global) {
       if (f.method != "forward") throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
       auto [file, name] = SplitPython(f.python);
       PythonRequest req{file, name, "trace", Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
-      return Finish("trace", subject, GetPythonBackend().Make(req), f.json, global);
+      const PythonBackend& python = GetPythonBackend();
+      LoadOperatorLibraries(OperatorLibraries(f.libraries));
+      return Finish("trace", subject, python.Make(req), f.json, global);
     }
     Archive::Open(OpenFileSource(f.path));
-    TraceOptions o{f.path, f.method, Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
+    TraceOptions o{f.path, f.method, Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output, OperatorLibraries(f.libraries)};
     return Finish("trace", subject, GetTorchBackend().Trace(o), f.json, global);
   });
 }
@@ -125,14 +128,16 @@ int RunScript(const MakeFlags& f, const GlobalOptions& global) {
       std::vector<std::vector<InputSpec>> checks;
       for (const auto& c : f.check_inputs) checks.push_back(SpecSet(c));
       PythonRequest req{file, name, "script", Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
-      return Finish("script", subject, GetPythonBackend().Make(req), f.json, global);
+      const PythonBackend& python = GetPythonBackend();
+      LoadOperatorLibraries(OperatorLibraries(f.libraries));
+      return Finish("script", subject, python.Make(req), f.json, global);
     }
     if (!f.check_inputs.empty()) throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");
     std::ifstream in(f.path);
     if (!in) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
     std::ostringstream text;
     text << in.rdbuf();
-    ScriptOptions o{text.str(), f.path, f.class_name, Specs(f.inputs), f.freeze, f.output};
+    ScriptOptions o{text.str(), f.path, f.class_name, Specs(f.inputs), f.freeze, f.output, OperatorLibraries(f.libraries)};
     return Finish("script", subject, GetTorchBackend().ScriptSource(o), f.json, global);
   });
 }
@@ -143,6 +148,7 @@ void CommonFlags(CLI::App* sub, MakeFlags& f) {
   sub->add_option("-o,--output", f.output, "The archive to write (atomically)")->required();
   sub->add_flag("--freeze", f.freeze, "torch::jit::freeze the result (parameters become constants)");
   sub->add_flag("--json", f.json, "A JSON document instead of text");
+  AddLoadLibraryFlag(sub, f.libraries);
 }
 
 }  // namespace

@@ -21,12 +21,17 @@ struct BuildInfo {
   std::string cxx_standard;      // what tsctl was compiled as
 };
 
+// Every options struct below has `load_libraries`: operator libraries the
+// plugin loads (LoadOperatorLibraries) in the process that loads the
+// archive, before it.
+
 struct GraphOptions {
   std::string path;
   std::string method = "forward";
   bool inlined = false;
   bool frozen = false;  // torch::jit::freeze + optimize_for_inference
   enum class Format { kText, kDot } format = Format::kText;
+  std::vector<std::string> load_libraries;
 };
 
 struct ModelCheckOptions {
@@ -44,6 +49,7 @@ struct ModelCheckOptions {
   std::vector<double> atol = {1e-8};
   // Write {"inputs", "outputs"} of this run here (for --record-reference).
   std::string record_reference_path;
+  std::vector<std::string> load_libraries;
 };
 
 // tsctl trace / tsctl script.
@@ -56,6 +62,7 @@ struct TraceOptions {
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
+  std::vector<std::string> load_libraries;
 };
 
 struct ScriptOptions {
@@ -65,6 +72,7 @@ struct ScriptOptions {
   std::vector<InputSpec> inputs;  // optional: run once and record as extra/tsctl_inputs.json
   bool freeze = false;
   std::string output;
+  std::vector<std::string> load_libraries;
 };
 
 struct CheckReport {
@@ -112,6 +120,19 @@ class TorchBackend {
   // Names of the methods of the archive's top-level module.
   virtual std::vector<std::string> Methods(const std::string& path) const = 0;
 };
+
+// Loads operator libraries (torchvision's _C*.so, TORCH_LIBRARY extensions)
+// with dlopen(RTLD_NOW | RTLD_GLOBAL), in order; call it in the process that
+// will load the archive, after the LibTorch plugin and before the archive
+// (the plugin's methods do it with their options' `load_libraries`).
+// Loading a library twice is harmless. Throws tsctl::Error (kUnavailable)
+// naming the first library that fails and the loader's reason, (kUsage) for
+// an empty path.
+void LoadOperatorLibraries(const std::vector<std::string>& paths);
+
+// The libraries listed in TSCTL_LOAD_LIBRARIES (colon-separated, empty parts
+// skipped); the CLI appends them to --load-library.
+std::vector<std::string> OperatorLibrariesFromEnvironment();
 
 // Loads the plugin on first call. Throws tsctl::Error (kUnavailable) naming
 // the library and the loader's message if it cannot be loaded.
