@@ -80,6 +80,11 @@ int Guarded(const std::string& command, const std::string& subject, const Global
 int ForEachArchive(const std::string& command, const std::vector<std::string>& archives, const GlobalOptions& global,
                    const std::function<void(const std::string& path)>& fn);
 
+// Adds the repeatable --load-library PATH flag to `sub`.
+CLI::Option* AddLoadLibraryFlag(CLI::App* sub, std::vector<std::string>& libraries);
+// The operator libraries to load: TSCTL_LOAD_LIBRARIES's, then `flags`.
+std::vector<std::string> OperatorLibraries(const std::vector<std::string>& flags);
+
 // Writes `text` to `path` atomically, or to stdout when `path` is empty or "-".
 void WriteOutput(const std::string& path, const std::string& text);
 

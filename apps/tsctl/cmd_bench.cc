@@ -20,6 +20,7 @@ struct BenchFlags {
   std::string format;
   bool sweep = false;
   double sweep_timeout = 600;
+  std::vector<std::string> libraries;
 };
 
 std::optional<bool> OnOff(const std::string& v) {
@@ -39,6 +40,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
+    o.load_libraries = OperatorLibraries(f.libraries);
     o.settings.optimized_execution = f.optimized == "on";
     o.settings.inference_mode = f.inference == "on";
     o.settings.jit_profiling = OnOff(f.profiling);
@@ -83,6 +85,7 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<BenchFlags>();
   auto on_off = CLI::IsMember({"on", "off"});
   sub->add_option("archive", f->o.path, "TorchScript archive")->required();
+  AddLoadLibraryFlag(sub, f->libraries);
   sub->add_option("-m,--method", f->o.method, "Method to time")->capture_default_str();
   sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")

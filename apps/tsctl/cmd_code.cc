@@ -18,13 +18,14 @@ struct CodeFlags {
   std::string method = "forward";
   std::string output;
   std::string format;
+  std::vector<std::string> libraries;
 };
 
 int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
     std::string code;
     if (f.compiled) {
-      code = CompiledCode(f.path, f.method);
+      code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries));
     } else {
       Archive archive = Archive::Open(OpenFileSource(f.path));
       RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
@@ -52,6 +53,7 @@ RunFn BindCode(CLI::App* sub, const GlobalOptions& global) {
       ->needs(compiled);
   AddFormatOption(sub, flags->format, {"text", "json"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
+  AddLoadLibraryFlag(sub, flags->libraries)->needs(compiled);
   return [flags, &global] { return RunCode(*flags, global); };
 }
 

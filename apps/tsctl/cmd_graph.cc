@@ -10,10 +10,12 @@ struct GraphFlags {
   GraphOptions options;
   std::string format = "text";
   std::string output;
+  std::vector<std::string> libraries;
 };
 
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
+    f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     std::string graph = Graph(f.options);
     WriteOutput(f.output, f.format == "json" ? DumpJson(GraphToJson(f.options, graph)) + "\n" : graph);
@@ -31,6 +33,7 @@ RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--frozen", flags->options.frozen, "Print the graph after torch::jit::freeze and optimize_for_inference");
   AddFormatOption(sub, flags->format, {"text", "json", "dot"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
+  AddLoadLibraryFlag(sub, flags->libraries);
   return [flags, &global] { return RunGraph(*flags, global); };
 }
 

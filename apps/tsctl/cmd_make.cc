@@ -14,6 +14,7 @@ struct MakeFlags {
   std::vector<std::string> inputs;
   std::vector<std::string> check_inputs;
   std::string format;
+  std::vector<std::string> libraries;
 };
 
 // "2x3x8x8,4:int64" -> one input set.
@@ -33,6 +34,7 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
   int status = Guarded(r.mode, subject, global, [&]() -> int {
     for (const auto& t : f.inputs) r.inputs.push_back(ParseInputSpec(t));
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
+    r.load_libraries = OperatorLibraries(f.libraries);
     result = Make(r);
     if (f.format == "json") {
       std::cout << DumpJson(ToJson(result)) << '\n';
@@ -53,6 +55,7 @@ void CommonFlags(CLI::App* sub, MakeFlags& f) {
   sub->add_option("-o,--output", f.request.output, "The archive to write (atomically)")->required();
   sub->add_flag("--freeze", f.request.freeze, "torch::jit::freeze the result (parameters become constants)");
   AddFormatOption(sub, f.format, {"text", "json"});
+  AddLoadLibraryFlag(sub, f.libraries);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ struct ValidateFlags {
   bool list_ops = false;
   bool no_load = false;
   bool no_run = false;
+  std::vector<std::string> libraries;
   ValidateOptions options;
 };
 
@@ -32,6 +33,21 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   std::string part;
   while (std::getline(s, part, ',')) {
     if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+// `text` with control characters shown as \xNN, so that it fits on one line.
+std::string OneLine(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
   }
   return out;
 }
@@ -49,10 +65,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     o.load = !f.no_load;
     o.run = !f.no_run;
-    if (f.list_ops) {
-      o.run = false;
-      o.load = true;
-    }
+    o.load_libraries = OperatorLibraries(f.libraries);
+    if (f.list_ops) o.run = false;  // with --no-load: the static list
     if ((o.record_reference || !o.save_reference_path.empty()) && (f.no_load || f.no_run)) {
       throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
     }
@@ -68,6 +82,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
       // Like PyTorch's dump_operator_names: one operator per line.
       std::string text;
       for (const auto& a : report.archives) {
+        // Several archives: a comment line names each (the output stays a valid --allow-ops file).
+        if (f.archives.size() > 1) text += "# " + OneLine(a.path) + "\n";
         if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
           for (const auto& c : a.checks) {
             if (c.status == CheckStatus::kFail) {
@@ -126,6 +142,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
       ->capture_default_str();
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
+  AddLoadLibraryFlag(sub, f->libraries);
   return [f, &global] { return RunValidate(*f, global); };
 }
 

@@ -54,6 +54,7 @@ struct BenchOptions {
   std::string model_id;    // tags operator callbacks through c10::DebugInfoGuard
   // Called now and then from the timing thread (not in the timed region).
   std::function<void(const std::string& phase, int done, int total)> progress;
+  std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
 };
 
 struct OpStat {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tsctl/archive.h"
+#include "tsctl/operators.h"
 
 namespace tsctl {
 
@@ -122,6 +123,7 @@ struct ArchiveInfo {
   std::vector<ClassInfo> classes;
   std::vector<CodeRecordInfo> code;
   std::vector<ExtraInfo> extra;
+  OperatorList operators;  // what the methods call (see operators.h)
   std::vector<TotalInfo> totals;
   uint64_t tensor_bytes = 0;   // sum over tensors (views counted per tensor)
   uint64_t storage_bytes = 0;  // sum of the tensor data records

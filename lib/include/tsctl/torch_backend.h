@@ -26,12 +26,17 @@ struct BuildInfo {
   std::string cxx_standard;      // what tsctl was compiled as
 };
 
+// Every options struct below has `load_libraries`: operator libraries the
+// plugin loads (LoadOperatorLibraries) in the process that loads the
+// archive, before it.
+
 struct GraphOptions {
   std::string path;
   std::string method = "forward";
   bool inlined = false;
   bool frozen = false;  // torch::jit::freeze + optimize_for_inference
   enum class Format { kText, kDot } format = Format::kText;
+  std::vector<std::string> load_libraries;
 };
 
 struct ModelCheckOptions {
@@ -49,6 +54,7 @@ struct ModelCheckOptions {
   std::vector<double> atol = {1e-8};
   // Write {"inputs", "outputs"} of this run here (for --record-reference).
   std::string record_reference_path;
+  std::vector<std::string> load_libraries;
 };
 
 // tsctl trace / tsctl script.
@@ -61,6 +67,7 @@ struct TraceOptions {
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
+  std::vector<std::string> load_libraries;
 };
 
 struct ScriptOptions {
@@ -70,6 +77,7 @@ struct ScriptOptions {
   std::vector<InputSpec> inputs;  // optional: run once and record as extra/tsctl_inputs.json
   bool freeze = false;
   std::string output;
+  std::vector<std::string> load_libraries;
 };
 
 struct CheckReport {
@@ -119,7 +127,9 @@ BuildInfo GetBuildInfo();
 std::string Graph(const GraphOptions& options);
 
 // What Python's `m.code` (or `m.<method>.code`) prints for the archive.
-std::string CompiledCode(const std::string& path, const std::string& method);
+// `load_libraries` are loaded first (LoadOperatorLibraries).
+std::string CompiledCode(const std::string& path, const std::string& method,
+                         const std::vector<std::string>& load_libraries = {});
 
 // tsctl bench: loads and times a method. Inputs not given in `options` are
 // taken from the archive (extra/tsctl_inputs.json, traced inputs).
@@ -153,6 +163,7 @@ struct MakeRequest {
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
+  std::vector<std::string> load_libraries;  // --load-library, TSCTL_LOAD_LIBRARIES
 };
 
 // tsctl trace / tsctl script: checks the request (kUsage), then traces or
@@ -173,5 +184,18 @@ nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_m
 
 // True if this tsctl was built with the embedded-Python plugin.
 bool PythonSupportBuilt();
+
+// Loads operator libraries (torchvision's _C*.so, TORCH_LIBRARY extensions)
+// with dlopen(RTLD_NOW | RTLD_GLOBAL), in order; call it in the process that
+// will load the archive, after the LibTorch plugin and before the archive
+// (the plugin's methods do it with their options' `load_libraries`).
+// Loading a library twice is harmless. Throws tsctl::Error (kUnavailable)
+// naming the first library that fails and the loader's reason, (kUsage) for
+// an empty path.
+void LoadOperatorLibraries(const std::vector<std::string>& paths);
+
+// The libraries listed in TSCTL_LOAD_LIBRARIES (colon-separated, empty parts
+// skipped); the CLI appends them to --load-library.
+std::vector<std::string> OperatorLibrariesFromEnvironment();
 
 }  // namespace tsctl

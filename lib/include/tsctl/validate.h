@@ -29,7 +29,7 @@ struct ArchiveReport {
   std::string path;
   std::vector<CheckResult> checks;
   std::string schema;             // the method's schema when it loaded
-  std::vector<std::string> ops;   // operators the methods call
+  std::vector<std::string> ops;   // operators the methods call (LibTorch's list, or the static one without loading)
   nlohmann::json details;         // load time, outputs, error statistics
 
   int Count(CheckStatus status) const;
@@ -49,6 +49,7 @@ struct ValidateOptions {
   bool load = true;   // false: only the checks that need no LibTorch
   bool run = true;
   double timeout_seconds = 300;
+  std::vector<std::string> load_libraries;  // operator libraries loaded before LibTorch loads the archive
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
 };
 
@@ -71,7 +72,9 @@ std::string RenderJUnit(const ValidationReport& report);
 // Reads an operator list: one name per line, '#' comments; "aten::add"
 // allows every overload of it. Throws tsctl::Error (kIo).
 std::vector<std::string> ReadOperatorList(const std::string& path);
-// True if `op` ("aten::add.Tensor") is in `allowed`.
-bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allowed);
+// True if `op` ("aten::add.Tensor") is in `allowed`. When `overload_known`
+// is false (a static list read from code: "aten::add"), an allowed entry of
+// any overload of it ("aten::add.Tensor") counts too.
+bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allowed, bool overload_known = true);
 
 }  // namespace tsctl

@@ -449,6 +449,10 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
       info.warnings.push_back("code record " + name + ": " + err.what());
     }
   }
+  if (!info.format.legacy) {
+    info.operators = ListOperators(a);
+    for (const auto& w : info.operators.warnings) info.warnings.push_back("operators: " + w);
+  }
   std::map<std::string, const ClassInfo*> by_name;
   for (const ClassInfo& c : info.classes) by_name[c.qualified_name] = &c;
 

@@ -13,12 +13,18 @@
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/torch_backend.h"
+#include "tsctl/zip_structure.h"
 
 namespace tsctl {
 namespace {
 
-// Diagnoses non-archives with tsctl's own reader: clearer than LibTorch's messages.
-Archive CheckArchive(const std::string& path) { return Archive::Open(OpenFileSource(path)); }
+// Diagnoses non-archives and damaged ones with tsctl's own reader (one line,
+// kFormat): clearer than LibTorch's messages, and LibTorch never sees them.
+Archive CheckArchive(const std::string& path) {
+  Archive archive = Archive::Open(OpenFileSource(path));
+  RequireSoundStructure(archive.layout());
+  return archive;
+}
 
 // Inputs not given are taken from the archive. None stored is fine for a
 // method without arguments; the backend says what to pass otherwise, with the
@@ -44,10 +50,13 @@ std::string Graph(const GraphOptions& options) {
                                       [&](const TorchBackend& b) { return b.Graph(options); });
 }
 
-std::string CompiledCode(const std::string& path, const std::string& method) {
+std::string CompiledCode(const std::string& path, const std::string& method,
+                         const std::vector<std::string>& load_libraries) {
   CheckArchive(path);
-  return RunInTorchChild<std::string>("loading the archive and printing its code", 0,
-                                      [&](const TorchBackend& b) { return b.CompiledCode(path, method); });
+  return RunInTorchChild<std::string>("loading the archive and printing its code", 0, [&](const TorchBackend& b) {
+    LoadOperatorLibraries(load_libraries);
+    return b.CompiledCode(path, method);
+  });
 }
 
 BenchResult Bench(BenchOptions options) {
@@ -87,9 +96,14 @@ MakeResult Make(const MakeRequest& r) {
     }
     PythonRequest p{r.python.substr(0, colon), r.python.substr(colon + 1), r.mode, r.inputs, r.check_inputs,
                     r.freeze, r.rtol, r.atol, r.output};
-    return LoadPythonPlugin().Make(p);
+    const PythonBackend& python = LoadPythonPlugin();
+    LoadOperatorLibraries(r.load_libraries);
+    return python.Make(p);
   }
-  if (trace) return Trace(TraceOptions{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output});
+  if (trace) {
+    return Trace(TraceOptions{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output,
+                              r.load_libraries});
+  }
   if (!r.check_inputs.empty()) {
     throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");
   }
@@ -97,7 +111,7 @@ MakeResult Make(const MakeRequest& r) {
   if (!in) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output});
+  return Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output, r.load_libraries});
 }
 
 bool PythonSupportBuilt() { return PythonPluginBuilt(); }

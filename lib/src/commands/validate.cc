@@ -9,6 +9,7 @@
 #include "tsctl/error.h"
 #include "child.h"
 #include "isolate.h"
+#include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
 #include "validate_internal.h"
@@ -57,6 +58,20 @@ void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vect
                  missing.empty() ? "extra/producer_info.json has every required key" : "extra/producer_info.json lacks: " + list});
 }
 
+// The --allow-ops check over `ops`, as check `id`.
+void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
+                     const std::string& how, std::vector<CheckResult>& out) {
+  const bool overload_known = id == "torch.ops";
+  std::vector<std::string> bad;
+  for (const auto& op : ops) {
+    if (!OperatorAllowed(op, allowed, overload_known || op != OperatorBaseName(op))) bad.push_back(op);
+  }
+  std::string list;
+  for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
+  out.push_back({id, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 bad.empty() ? std::to_string(ops.size()) + " operators" + how + ", all allowed" : "operators not in the allowed list: " + list});
+}
+
 std::string SignalName(int sig) {
   const char* name = ::sigabbrev_np(sig);
   return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
@@ -80,16 +95,7 @@ void ChecksFromModel(const json& r, const ValidateOptions& options, ArchiveRepor
     report.schema = r.value("schema", "");
     out.push_back({"torch.method", CheckStatus::kPass, report.schema});
   }
-  if (options.has_allow_ops) {
-    std::vector<std::string> bad;
-    for (const auto& op : report.ops) {
-      if (!OperatorAllowed(op, options.allow_ops)) bad.push_back(op);
-    }
-    std::string list;
-    for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
-    out.push_back({"torch.ops", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                   bad.empty() ? std::to_string(report.ops.size()) + " operators, all allowed" : "operators not in the allowed list: " + list});
-  }
+  if (options.has_allow_ops) CheckAllowedOps(report.ops, options.allow_ops, "torch.ops", "", out);
   if (!r.value("method_found", false)) return;
   const json& ref = r["reference"];
   if (!ref.value("error", std::string()).empty() && !ref.value("compared", false) && !r["run"].value("ran", false)) {
@@ -186,10 +192,11 @@ std::vector<std::string> ReadOperatorList(const std::string& path) {
   return ops;
 }
 
-bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allowed) {
-  std::string base = op.substr(0, op.find('.'));
+bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allowed, bool overload_known) {
+  std::string base = OperatorBaseName(op);
   for (const auto& a : allowed) {
     if (a == op || a == base) return true;
+    if (!overload_known && base == op && OperatorBaseName(a) == op) return true;
   }
   return false;
 }
@@ -221,7 +228,16 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   }
   CheckStructure(*archive, out);
   CheckMeta(*archive, options.require_meta, out);
-  if (!options.load) return report;
+  if (!options.load) {
+    // Without LibTorch: the operators the code (or bytecode.pkl) calls.
+    OperatorList ops = ListOperators(*archive);
+    report.ops = ops.Names();
+    report.details["operators_source"] = ops.totals_source;
+    if (options.has_allow_ops) {
+      CheckAllowedOps(report.ops, options.allow_ops, "code.ops", " (read from the " + (ops.totals_source.empty() ? std::string("code") : ops.totals_source) + ", not loaded)", out);
+    }
+    return report;
+  }
   // What tsctl itself finds unreadable or out of bounds is not handed to
   // LibTorch: a lying pickle or storage can make it allocate gigabytes or
   // read past a buffer.
@@ -241,6 +257,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   // LibTorch work, in a child process.
   ModelCheckOptions m;
   m.path = path;
+  m.load_libraries = options.load_libraries;
   m.method = options.method;
   m.run = options.run;
   m.rtol = options.rtol;

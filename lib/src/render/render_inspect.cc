@@ -182,6 +182,53 @@ std::string HumanBytes(uint64_t bytes) {
   return buf;
 }
 
+namespace {
+
+json OperatorsJson(const OperatorList& list) {
+  auto uses = [](const std::vector<OperatorUse>& v) {
+    json a = json::array();
+    for (const auto& u : v) a.push_back({{"name", u.name}, {"namespace", OperatorNamespace(u.name)}, {"count", u.count}});
+    return a;
+  };
+  json j = {{"source", list.totals_source}, {"totals", uses(list.totals)}};
+  j["by_namespace"] = json::object();
+  for (const auto& [ns, ops] : list.ByNamespace()) {
+    uint64_t calls = 0;
+    for (const auto& u : ops) calls += u.count;
+    j["by_namespace"][ns] = {{"operators", ops.size()}, {"calls", calls}};
+  }
+  j["methods"] = json::array();
+  for (const auto& m : list.methods) {
+    j["methods"].push_back({{"method", m.method}, {"source", m.source}, {"operators", uses(m.operators)}});
+  }
+  return j;
+}
+
+// "Operators (from code: 12 distinct, 40 calls)", then one wrapped line per namespace.
+void RenderOperators(const OperatorList& list, std::ostream& out) {
+  uint64_t calls = 0;
+  for (const auto& u : list.totals) calls += u.count;
+  out << "\nOperators (from " << list.totals_source << ": " << list.totals.size() << " distinct, " << calls << " calls)\n";
+  for (const auto& [ns, ops] : list.ByNamespace()) {
+    std::string line = "  " + (ns.empty() ? std::string("(none)") : ns) + " (" + std::to_string(ops.size()) + "):";
+    const size_t indent = line.size();
+    size_t width = line.size();
+    for (size_t i = 0; i < ops.size(); ++i) {
+      std::string name = ops[i].name.substr(ns.empty() ? 0 : ns.size() + 2);
+      std::string item = " " + name + " x" + std::to_string(ops[i].count) + (i + 1 < ops.size() ? "," : "");
+      if (width + item.size() > 100 && width > indent) {
+        line += "\n" + std::string(indent, ' ');
+        width = indent;
+      }
+      line += item;
+      width += item.size();
+    }
+    out << line << '\n';
+  }
+}
+
+}  // namespace
+
 json ToJson(const ArchiveInfo& info) {
   json j;
   j["schema_version"] = kInspectSchemaVersion;
@@ -232,6 +279,7 @@ json ToJson(const ArchiveInfo& info) {
   for (const auto& c : info.code) {
     j["code"].push_back({{"name", c.name}, {"size", c.size}, {"compressed_size", c.compressed_size}, {"debug_info", c.has_debug_info}});
   }
+  j["operators"] = OperatorsJson(info.operators);
   j["extra"] = json::array();
   for (const auto& x : info.extra) {
     json xj = {{"name", x.name}, {"size", x.size}, {"content_type", x.content_type}, {"truncated", x.truncated}};
@@ -322,6 +370,7 @@ void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& op
       }
     }
   }
+  if (!info.operators.totals.empty()) RenderOperators(info.operators, out);
   if (f.has_bytecode && !f.bytecode_methods.empty()) {
     out << "\nBytecode methods\n";
     for (const auto& m : f.bytecode_methods) out << "  " << m << '\n';

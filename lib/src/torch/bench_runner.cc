@@ -29,6 +29,7 @@
 #include "op_profiler.h"
 #include "tensors.h"
 #include "torch_util.h"
+#include "tsctl/torch_backend.h"
 
 namespace tsctl {
 namespace {
@@ -88,6 +89,7 @@ void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& input
 }  // namespace
 
 BenchResult RunBench(const BenchOptions& o) {
+  LoadOperatorLibraries(o.load_libraries);
   BenchResult r;
   r.path = o.path;
   r.method = o.method;

@@ -55,6 +55,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
     if (std::string(fault) == "crash") std::raise(SIGSEGV);
     if (std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
   }
+  LoadOperatorLibraries(o.load_libraries);
   json r;
   r["load"] = {{"ok", false}};
   r["run"] = {{"ran", false}};
@@ -67,7 +68,7 @@ std::string CheckModel(const ModelCheckOptions& o) {
   try {
     module = torch::jit::load(o.path, torch::Device(torch::kCPU), extra);
   } catch (const std::exception& e) {
-    r["load"]["error"] = FromTorch(e).what();
+    r["load"]["error"] = FromLoadFailure(e, o.path).what();
     return DumpJson(r);
   }
   module.eval();

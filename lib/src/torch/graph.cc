@@ -89,6 +89,7 @@ class DotWriter {
 }  // namespace
 
 std::string RenderGraph(const GraphOptions& options) {
+  LoadOperatorLibraries(options.load_libraries);
   torch::jit::Module module = LoadModule(options.path);
   try {
     if (options.frozen) {

@@ -2,6 +2,8 @@
 // script (TorchScript source compiled by LibTorch's front end).
 #include "make_archive.h"
 
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/script.h>
 
@@ -12,9 +14,43 @@
 #include "tensors.h"
 #include "torch_util.h"
 #include "tsctl/atomic_file.h"
+#include "op_diagnosis.h"
+#include "tsctl/operators.h"
 
 namespace tsctl {
 namespace {
+
+using torch::jit::BuiltinModule;
+using torch::jit::GraphFunction;
+using torch::jit::SourceRange;
+using torch::jit::SugaredValue;
+
+// `ops.NS.NAME(...)`: an operator of any namespace (custom ones too), as the
+// archive loader resolves the code it reads.
+struct OpsValue : SugaredValue {
+  std::string kind() const override { return "ops"; }
+  std::shared_ptr<SugaredValue> attr(const SourceRange&, GraphFunction&, const std::string& field) override {
+    return std::make_shared<BuiltinModule>(field);
+  }
+};
+
+// `torch.NAME(...)` is ATen's NAME, `torch.ops.NS.NAME(...)` as `ops.NS.NAME`.
+struct TorchValue : BuiltinModule {
+  TorchValue() : BuiltinModule("aten") {}
+  std::shared_ptr<SugaredValue> attr(const SourceRange& loc, GraphFunction& m, const std::string& field) override {
+    if (field == "ops") return std::make_shared<OpsValue>();
+    return BuiltinModule::attr(loc, m, field);
+  }
+};
+
+// LibTorch's native resolver (only `torch.`) plus custom operators.
+struct SourceResolver : torch::jit::NativeResolver {
+  std::shared_ptr<SugaredValue> resolveValue(const std::string& name, GraphFunction& m, const SourceRange& loc) override {
+    if (name == "ops") return std::make_shared<OpsValue>();
+    if (name == "torch") return std::make_shared<TorchValue>();
+    return NativeResolver::resolveValue(name, m, loc);
+  }
+};
 
 std::string Join(const std::vector<InputSpec>& specs) {
   std::string s;
@@ -76,6 +112,7 @@ uint64_t SaveAtomically(torch::jit::Module& m, const std::string& method, const 
 
 MakeResult TraceArchive(const TraceOptions& o) {
   if (o.inputs.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: --input SHAPE[:DTYPE] per argument");
+  LoadOperatorLibraries(o.load_libraries);
   torch::jit::Module original = LoadModule(o.path);
   original.eval();
   torch::jit::Method method = FindMethod(original, o.method);
@@ -149,14 +186,24 @@ MakeResult TraceArchive(const TraceOptions& o) {
 }
 
 MakeResult ScriptFromSource(const ScriptOptions& o) {
+  LoadOperatorLibraries(o.load_libraries);
   MakeResult result;
   result.output = o.output;
   for (const auto& i : o.inputs) result.inputs.push_back(i.ToString());
   torch::jit::Module m(c10::QualifiedName("__torch__", o.class_name));
   try {
-    m.define(o.source);
+    m.define(o.source, std::make_shared<SourceResolver>());
   } catch (const std::exception& e) {
     Error err = FromTorch(e);
+    std::vector<std::string> missing;
+    for (const auto& m : OperatorsInCode(o.source_name, o.source)) {
+      for (const auto& op : m.operators) {
+        if (!OperatorRegistered(op.name)) missing.push_back(op.name);
+      }
+    }
+    if (!missing.empty()) {
+      throw Error(ErrorKind::kUsage, std::string("cannot compile ") + o.source_name + ": " + DescribeMissingOperators(missing), err.detail());
+    }
     throw Error(ErrorKind::kUsage, std::string("cannot compile ") + o.source_name + ": " + err.what(), err.detail());
   }
   try {

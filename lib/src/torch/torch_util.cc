@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "op_diagnosis.h"
+
 namespace tsctl {
 
 Error FromTorch(const std::exception& e, ErrorKind kind) {
@@ -82,13 +84,19 @@ Error FromTorch(const std::exception& e, ErrorKind kind) {
   return Error(kind, first, e.what());
 }
 
+Error FromLoadFailure(const std::exception& e, const std::string& path) {
+  std::string missing = DiagnoseMissingOperators(path);
+  if (missing.empty()) return FromTorch(e);
+  return Error(ErrorKind::kTorch, missing, e.what());
+}
+
 torch::jit::Module LoadModule(const std::string& path) {
   try {
     return torch::jit::load(path, torch::Device(torch::kCPU));
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw FromTorch(e);
+    throw FromLoadFailure(e, path);
   }
 }
 

@@ -17,6 +17,11 @@ torch::jit::Module LoadModule(const std::string& path);
 // Turns a LibTorch exception into a tsctl::Error of `kind`.
 Error FromTorch(const std::exception& e, ErrorKind kind = ErrorKind::kTorch);
 
+// Turns LibTorch's failure to load the archive at `path` into a
+// tsctl::Error (kTorch): the operators it lacks and where to find them
+// (DiagnoseMissingOperators) when that is the cause, else FromTorch(e).
+Error FromLoadFailure(const std::exception& e, const std::string& path);
+
 // The method `name` of `module`. Throws tsctl::Error (kUsage) listing the
 // methods there are if it does not exist.
 torch::jit::Method FindMethod(const torch::jit::Module& module, const std::string& name);

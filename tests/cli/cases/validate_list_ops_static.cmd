@@ -1,0 +1,1 @@
+validate --no-load --list-ops testdata/mobile.ptl testdata/scripted_multi.pt
