@@ -3,6 +3,7 @@
 // read archives (inspect, code, stamp) never pay LibTorch's start-up.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct BuildInfo {
   std::string cuda_runtime;      // e.g. "13.0" when cuda_compiled
   std::string library_path;      // the LibTorch library this process loaded
   std::string cxx_standard;      // what tsctl was compiled as
+  // The archive format versions this LibTorch reads (caffe2::serialize's
+  // kMin/kMaxSupportedFileFormatVersion); 0 from a plugin that predates them.
+  int64_t min_file_format = 0;
+  int64_t max_file_format = 0;
 };
 
 struct GraphOptions {
@@ -116,5 +121,9 @@ class TorchBackend {
 // Loads the plugin on first call. Throws tsctl::Error (kUnavailable) naming
 // the library and the loader's message if it cannot be loaded.
 const TorchBackend& GetTorchBackend();
+
+// The plugin if this process has already loaded it, else nullptr; never loads
+// it (for facts that should not cost LibTorch's start-up).
+const TorchBackend* LoadedTorchBackend();
 
 }  // namespace tsctl

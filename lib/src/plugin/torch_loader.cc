@@ -22,7 +22,7 @@ std::string PluginDir() {
   return dir;
 }
 
-std::string PluginPath() {
+[[maybe_unused]] std::string PluginPath() {
   if (const char* env = std::getenv("TSCTL_TORCH_PLUGIN"); env && *env) return env;
   return PluginDir() + "/libtsctl_torch.so";
 }
@@ -51,15 +51,25 @@ const T* LoadPlugin(const std::string& path, const char* symbol, int flags, cons
   return factory();
 }
 
+// Set once GetTorchBackend has loaded the plugin.
+const TorchBackend* loaded_torch_backend = nullptr;
+
 }  // namespace
 
 const TorchBackend& GetTorchBackend() {
+#if TSCTL_WITH_TORCH
   static std::string failure;
   static const TorchBackend* backend =
       LoadPlugin<TorchBackend>(PluginPath(), "tsctl_torch_backend_v1", RTLD_LOCAL, "LibTorch", failure);
   if (!backend) throw Error(ErrorKind::kUnavailable, failure);
+  loaded_torch_backend = backend;
   return *backend;
+#else
+  throw Error(ErrorKind::kUnavailable, "this tsctl was built without LibTorch (TSCTL_WITH_TORCH=OFF)");
+#endif
 }
+
+const TorchBackend* LoadedTorchBackend() { return loaded_torch_backend; }
 
 bool PythonBackendBuilt() { return ::access(PythonPluginPath().c_str(), R_OK) == 0; }
 
