@@ -9,6 +9,7 @@ packages=(
   python3-dev pybind11-dev            # the embedded interpreter of trace/script --python
   graphviz                            # renders `tsctl graph --format dot` in a test
   zip unzip
+  dpkg-dev                            # dpkg-shlibdeps: the .deb's dependencies (cpack -G DEB)
 )
 missing=()
 for p in "${packages[@]}"; do
