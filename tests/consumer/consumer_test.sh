@@ -29,7 +29,7 @@ objdump -p "$prefix/lib/libtsctl.so.0.1.0" | grep -q 'SONAME *libtsctl.so.0$' ||
 for exe in "$tmp/cmake-build/consumer" "$tmp/pc-consumer"; do
   out=$("$exe" "$src/testdata/traced_cnn.pt")
   echo "$out"
-  [[ $out == "tsctl 0.1.0: torchscript, "*" records, module __torch__."* ]] || { echo "FAIL: $exe printed: $out"; exit 1; }
+  [[ $out == "libtsctl: torchscript, "*" records, module __torch__."* ]] || { echo "FAIL: $exe printed: $out"; exit 1; }
   # It runs the installed library, not the build tree's.
   ldd "$exe" | grep -q "$prefix/lib/libtsctl.so.0" || { echo "FAIL: $exe does not use the installed libtsctl"; exit 1; }
   set +e

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   try {
     tsctl::Archive archive = tsctl::Archive::Open(tsctl::OpenFileSource(argv[1]));
     tsctl::ArchiveInfo info = tsctl::Inspect(archive);
-    std::cout << "tsctl " << TSCTL_VERSION << ": " << info.kind << ", " << info.records.size() << " records";
+    std::cout << "libtsctl: " << info.kind << ", " << info.records.size() << " records";
     if (info.module) std::cout << ", module " << info.module->type;
     std::cout << '\n';
   } catch (const tsctl::Error& e) {
