@@ -34,10 +34,12 @@ if [ "$mode" = "--set-exact-output" ]; then
 fi
 
 # A build without LibTorch (TSCTL_TEST_NO_TORCH=1): a case that needs LibTorch
-# gets tsctl's "built without LibTorch" error; report it skipped (ctest's
+# (or the Python plugin, which needs it) gets tsctl's "built without LibTorch"
+# ("built without Python support") error; report it skipped (ctest's
 # SKIP_RETURN_CODE 77) unless that error is what the case expects.
-if [ -n "${TSCTL_TEST_NO_TORCH:-}" ] && grep -q 'built without LibTorch' "$out/stderr" "$out/stdout" &&
-   ! grep -qs 'built without LibTorch' "$base.stderr" "$base.stdout"; then
+missing='built without \(LibTorch\|Python support\)'
+if [ -n "${TSCTL_TEST_NO_TORCH:-}" ] && grep -q "$missing" "$out/stderr" "$out/stdout" &&
+   ! grep -qs "$missing" "$base.stderr" "$base.stdout"; then
   echo "SKIPPED: needs LibTorch: tsctl ${args[*]}"
   exit 77
 fi
