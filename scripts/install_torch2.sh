@@ -9,17 +9,22 @@
 #   TORCH2_VENV     where the venv goes (default .venv-torch2 in the repository)
 #   PYTHON          the interpreter that creates the venv (default python3)
 #
-# Why 2.12.1: the newest torch whose Python torch.jit (script/trace/save/load/
-# freeze) works without warnings printed by default (torch.jit.script raises a
-# DeprecationWarning, hidden unless -W is given) and whose headers need only
-# C++17 (2.13+ need C++20 and 2.14 warns on torch.jit: shared/docs/libtorch.md).
-# From 2.11 on the PyPI wheel is built with CUDA 13.0, which matches the CUDA
-# toolkit on this machine (nvcc 13.0); 2.8 to 2.10 use CUDA 12.8. PyPI has no
-# CPU-only Linux x86_64 wheel (+cpu builds are only on PyTorch's own index, which
-# is not reachable here).
+# Why 2.15.0: the newest torch on PyPI (Oct 2026), and its LibTorch still has
+# the C++ loader tsctl needs: torch::jit::load is declared in
+# torch/csrc/jit/serialization/import.h and exported by libtorch_cpu.so, and
+# Python's torch.jit (script, trace, save, load, freeze) still works, each call
+# raising a FutureWarning ("`torch.jit.script` is deprecated. Please switch to
+# `torch.compile` or `torch.export`."), which Python shows by default.
+# scripts/check_torch_jit.py checks all of this for an installed torch:
+#   .venv-torch2/bin/python scripts/check_torch_jit.py
+# Its headers need C++20 (tsctl compiles as C++20). The wheel is a CUDA 13.2
+# build (torch 2.15.0+cu132; 2.11 to 2.14 used 13.0) and builds with the CUDA
+# 13.0 toolkit installed here (nvcc 13.0), since tsctl compiles no CUDA code.
+# PyPI has no CPU-only Linux x86_64 wheel (+cpu builds are only on PyTorch's
+# own index, which is not reachable here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=${TORCH2_VERSION:-2.12.1}
+version=${TORCH2_VERSION:-2.15.0}
 venv=${TORCH2_VENV:-$PWD/.venv-torch2}
 python=${PYTHON:-python3}
 

@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
 # The one test command (README.md and .ci/run use it): installs the
 # dependencies, builds against Debian's LibTorch 1.13 and runs every test with
-# CTest; then does the same against LibTorch 2.x from PyPI (a CUDA build, so
-# the CUDA code paths compile) in build-torch2. TSCTL_TORCH2=0 skips the 2.x
-# half (it downloads about 2.7 GB on a fresh machine). Between the two,
-# scripts/test_asan.sh runs the sanitizer leg (TSCTL_ASAN=0 skips it).
+# CTest; builds without LibTorch (TSCTL_WITH_TORCH=OFF) into build-notorch and
+# runs its tests; then builds and tests against the newest LibTorch 2.x from
+# PyPI (scripts/install_torch2.sh's pin; a CUDA build, so the CUDA code paths
+# compile) in build-torch2 and checks archives across the versions.
+# TSCTL_TORCH2=0 skips the 2.x part (it downloads about 2.7 GB on a fresh
+# machine); TSCTL_NOTORCH=0 skips the build without LibTorch.
+# Between them, scripts/test_asan.sh runs the ASan+UBSan leg (TSCTL_ASAN=0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
 scripts/install_deps.sh
 scripts/build.sh
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j"$(nproc)")
+echo "test: LibTorch 1.13 leg done at $((SECONDS - start)) s" >&2
+if [ "${TSCTL_NOTORCH:-1}" != 0 ]; then
+  BUILD_DIR=build-notorch scripts/build.sh -DTSCTL_WITH_TORCH=OFF
+  (cd build-notorch && ctest --output-on-failure -j"$(nproc)")
+  echo "test: no-LibTorch leg done at $((SECONDS - start)) s" >&2
+fi
 # ASan+UBSan over the LibTorch-free library, CLI and tests (TSCTL_ASAN=0 skips).
 if [ "${TSCTL_ASAN:-1}" != 0 ]; then
   scripts/test_asan.sh
+  echo "test: ASan leg done at $((SECONDS - start)) s" >&2
 fi
 if [ "${TSCTL_TORCH2:-1}" != 0 ]; then
   scripts/build_torch2.sh
   (cd build-torch2 && ctest --output-on-failure -j"$(nproc)")
   scripts/cross_version_test.sh build build-torch2
+  echo "test: LibTorch 2.x leg done at $((SECONDS - start)) s" >&2
 fi

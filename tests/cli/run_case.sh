@@ -33,6 +33,17 @@ if [ "$mode" = "--set-exact-output" ]; then
   exit 0
 fi
 
+# A build without LibTorch (TSCTL_TEST_NO_TORCH=1): a case that needs LibTorch
+# (or the Python plugin, which needs it) gets tsctl's "built without LibTorch"
+# ("built without Python support") error; report it skipped (ctest's
+# SKIP_RETURN_CODE 77) unless that error is what the case expects.
+missing='built without \(LibTorch\|Python support\)'
+if [ -n "${TSCTL_TEST_NO_TORCH:-}" ] && grep -q "$missing" "$out/stderr" "$out/stdout" &&
+   ! grep -qs "$missing" "$base.stderr" "$base.stdout"; then
+  echo "SKIPPED: needs LibTorch: tsctl ${args[*]}"
+  exit 77
+fi
+
 status=0
 for k in stdout stderr exit; do
   expected="$base.$k"

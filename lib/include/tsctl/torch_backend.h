@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <ostream>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct BuildInfo {
   std::string cuda_runtime;      // e.g. "13.0" when cuda_compiled
   std::string library_path;      // the LibTorch library this process loaded
   std::string cxx_standard;      // what tsctl was compiled as
+  // The archive format versions this LibTorch reads (caffe2::serialize's
+  // kMin/kMaxSupportedFileFormatVersion); 0 from a plugin that predates them.
+  int64_t min_file_format = 0;
+  int64_t max_file_format = 0;
 };
 
 // Every options struct below has `load_libraries`: operator libraries the

@@ -2,12 +2,11 @@
 // TorchScript structure. Reads only; never writes or extracts a file.
 #include "validate_internal.h"
 
-#include <caffe2/serialize/versions.h>  // constants only: links nothing
-
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "../archive/format_versions.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
 
@@ -16,9 +15,6 @@ namespace {
 
 constexpr double kBombRatio = 200;             // deflate tops out near 1032
 constexpr uint64_t kBombMinBytes = 16 << 20;   // small records may compress well
-// The range the LibTorch tsctl was built with reads, from its headers alone.
-constexpr auto kMinFormatVersion = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
-constexpr auto kMaxFormatVersion = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);
 
 std::string Plural(size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
@@ -238,11 +234,15 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
   std::string record = a.Has(".data/version") ? ".data/version" : "version";
   try {
     int64_t v = std::stoll(a.Read(record, 64));
-    bool ok = v >= kMinFormatVersion && v <= kMaxFormatVersion;
-    std::string range = std::to_string(kMinFormatVersion) + " to ";
+    FormatVersionRange supported = SupportedFormatVersions();
+    bool ok = v >= supported.min && v <= supported.max;
+    // The table's release is not named: the same archive gives the same report in every build.
+    std::string reader = supported.from_plugin ? "this LibTorch reads" : "LibTorch reads";
+    std::string range = std::to_string(supported.min) + " to " + std::to_string(supported.max) +
+                        (supported.from_plugin ? "" : ", by tsctl's table");
     out.push_back({"ts.version", ok ? CheckStatus::kPass : CheckStatus::kFail,
-                   "format version " + std::to_string(v) + (ok ? " (this LibTorch reads " : " is outside the range this LibTorch reads (") + range +
-                       std::to_string(kMaxFormatVersion) + ")"});
+                   "format version " + std::to_string(v) +
+                       (ok ? " (" + reader + " " + range + ")" : " is outside the range " + reader + " (" + range + ")")});
   } catch (const std::exception& e) {
     out.push_back({"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()});
   }

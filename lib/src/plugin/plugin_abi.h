@@ -53,6 +53,10 @@ class PythonBackend {
 // it cannot be loaded or its ABI version differs.
 const TorchBackend& LoadTorchPlugin();
 
+// The plugin if this process has already loaded it, else nullptr; never loads
+// it (for facts that should not cost LibTorch's start-up).
+const TorchBackend* LoadedTorchBackend();
+
 // Same for the Python plugin; kUnavailable if this tsctl was built without it.
 const PythonBackend& LoadPythonPlugin();
 

@@ -21,7 +21,7 @@ std::string PluginDir() {
   return dir;
 }
 
-std::string PluginPath(const char* env_name, const char* file) {
+[[maybe_unused]] std::string PluginPath(const char* env_name, const char* file) {
   if (const char* env = std::getenv(env_name); env && *env) return env;
   return PluginDir() + "/" + file;
 }
@@ -56,16 +56,26 @@ const T* LoadPlugin(const std::string& path, const char* abi_symbol, int abi, co
   return factory();
 }
 
+// Set once LoadTorchPlugin has loaded the plugin.
+const TorchBackend* loaded_torch_backend = nullptr;
+
 }  // namespace
 
 const TorchBackend& LoadTorchPlugin() {
+#if TSCTL_WITH_TORCH
   static std::string failure;
   static const TorchBackend* backend =
       LoadPlugin<TorchBackend>(PluginPath("TSCTL_TORCH_PLUGIN", "libtsctl_torch.so"), "tsctl_torch_plugin_abi",
                                kTorchPluginAbi, "tsctl_torch_plugin", RTLD_LOCAL, "LibTorch", failure);
   if (!backend) throw Error(ErrorKind::kUnavailable, failure);
+  loaded_torch_backend = backend;
   return *backend;
+#else
+  throw Error(ErrorKind::kUnavailable, "this tsctl was built without LibTorch (TSCTL_WITH_TORCH=OFF)");
+#endif
 }
+
+const TorchBackend* LoadedTorchBackend() { return loaded_torch_backend; }
 
 bool PythonPluginBuilt() {
   return ::access(PluginPath("TSCTL_PYTHON_PLUGIN", "libtsctl_python.so").c_str(), R_OK) == 0;

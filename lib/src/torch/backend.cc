@@ -1,4 +1,5 @@
 // The plugin's entry point: the one object that implements TorchBackend.
+#include <caffe2/serialize/versions.h>
 #include <dlfcn.h>
 #include <torch/cuda.h>
 #include <torch/script.h>
@@ -32,6 +33,8 @@ class Backend final : public TorchBackend {
     info.cuda_available = torch::cuda::is_available();
     info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
+    info.min_file_format = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
+    info.max_file_format = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);
     return info;
   }
 

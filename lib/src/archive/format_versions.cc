@@ -1,0 +1,73 @@
+#include "format_versions.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "plugin_abi.h"
+
+#ifndef TSCTL_LIBTORCH_VERSION
+#define TSCTL_LIBTORCH_VERSION ""
+#endif
+
+namespace tsctl {
+namespace {
+
+struct Row {
+  int major, minor;
+  int64_t min, max;
+};
+
+// caffe2/serialize/versions.h's kMinSupportedFileFormatVersion and
+// kMaxSupportedFileFormatVersion, as read in the headers of the releases tsctl
+// builds against: Debian's libtorch-dev 1.13.1 and PyPI's torch 2.15.0 wheel.
+// Oldest first; add a row with each new pin.
+const std::vector<Row> kRows = {
+    {1, 13, 1, 10},
+    {2, 15, 1, 10},
+};
+
+// "2.15.0+cu130" -> {2, 15}; {-1, -1} when it does not start with a number.
+std::pair<int, int> MajorMinor(const std::string& v) {
+  char* end = nullptr;
+  long major = std::strtol(v.c_str(), &end, 10);
+  if (end == v.c_str() || *end != '.') return {-1, -1};
+  long minor = std::strtol(end + 1, nullptr, 10);
+  return {static_cast<int>(major), static_cast<int>(minor)};
+}
+
+}  // namespace
+
+FormatVersionRange TableFormatVersions(const std::string& libtorch_version) {
+  const Row* row = &kRows.back();
+  auto [major, minor] = MajorMinor(libtorch_version);
+  if (major >= 0) {
+    row = &kRows.front();
+    for (const Row& r : kRows) {
+      if (r.major < major || (r.major == major && r.minor <= minor)) row = &r;
+    }
+  }
+  FormatVersionRange range;
+  range.min = row->min;
+  range.max = row->max;
+  range.libtorch = std::to_string(row->major) + "." + std::to_string(row->minor);
+  return range;
+}
+
+FormatVersionRange SupportedFormatVersions() {
+  // Info() also asks CUDA for devices: ask once per process.
+  static FormatVersionRange from_plugin;
+  if (from_plugin.from_plugin) return from_plugin;
+  if (const TorchBackend* plugin = LoadedTorchBackend()) {
+    BuildInfo info = plugin->Info();
+    if (info.max_file_format > 0) {
+      from_plugin.min = info.min_file_format;
+      from_plugin.max = info.max_file_format;
+      from_plugin.libtorch = info.libtorch_version;
+      from_plugin.from_plugin = true;
+      return from_plugin;
+    }
+  }
+  return TableFormatVersions(TSCTL_LIBTORCH_VERSION);
+}
+
+}  // namespace tsctl

@@ -1,0 +1,26 @@
+// Prints what the installed libtsctl reads from an archive: kind, record count
+// and the top-level module's type, or the error line; exit 4 for a bad archive.
+#include <iostream>
+
+#include "tsctl/archive.h"
+#include "tsctl/error.h"
+#include "tsctl/inspect.h"
+#include "tsctl/source.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: consumer ARCHIVE\n";
+    return 2;
+  }
+  try {
+    tsctl::Archive archive = tsctl::Archive::Open(tsctl::OpenFileSource(argv[1]));
+    tsctl::ArchiveInfo info = tsctl::Inspect(archive);
+    std::cout << "libtsctl: " << info.kind << ", " << info.records.size() << " records";
+    if (info.module) std::cout << ", module " << info.module->type;
+    std::cout << '\n';
+  } catch (const tsctl::Error& e) {
+    std::cerr << "consumer: " << e.what() << '\n';
+    return 4;
+  }
+  return 0;
+}
