@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "tsctl/archive.h"
 #include "tsctl/bench.h"
+#include "tsctl/find_inputs.h"
 #include "tsctl/bench_sweep.h"
 #include "tsctl/torch_backend.h"
 
@@ -16,6 +17,8 @@ namespace {
 struct BenchFlags {
   BenchOptions o;
   std::vector<std::string> inputs;
+  std::vector<std::string> args;
+  bool no_infer = false;
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
   bool json = false;
@@ -38,6 +41,10 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
   BenchOptions& o = f.o;
   return Guarded("bench", o.path, global, [&]() -> int {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+    for (const auto& s : f.args) o.args.push_back(ParseArgSpec(s));
+    if ((!o.inputs.empty() || !o.args.empty()) && !o.load_inputs_path.empty()) {
+      throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
+    }
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
     o.settings.optimized_execution = f.optimized == "on";
@@ -49,16 +56,24 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
-    // Check the archive and find inputs without LibTorch.
-    Archive archive = Archive::Open(OpenFileSource(o.path));
-    if (o.inputs.empty()) {
-      ArchiveInputs stored = InputsFromArchive(archive, o.method);
-      // None stored: fine for a method without arguments; the backend says
-      // what to pass otherwise, with the method's schema.
+    // Inputs: given, else stored in the archive, else inferred (in a child).
+    Archive::Open(OpenFileSource(o.path));  // kFormat before any LibTorch work
+    if (!o.inputs.empty() || !o.args.empty()) {
+      o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
+    } else if (!o.load_inputs_path.empty()) {
+      o.input_source = o.load_inputs_path;
+    } else if (!f.no_infer) {
+      FoundInputs found = FindInputs(o.path, o.method);
+      // Not found: the backend says what the method takes (or that it
+      // does not exist); `why` says what was tried.
+      if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
+      o.inputs = found.inputs;
+      o.args = found.args;
+      o.input_source = DescribeFound(found);
+    } else {
+      ArchiveInputs stored = InputsFromArchive(Archive::Open(OpenFileSource(o.path)), o.method);
       o.inputs = stored.inputs;
       o.input_source = stored.source;
-    } else {
-      o.input_source = "--input";
     }
     const bool tty = ::isatty(2) && !f.json;
     if (f.sweep) {
@@ -100,6 +115,13 @@ Command AddBench(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
   sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")->capture_default_str();
+  sub->add_option("-a,--arg", f->args,
+                  "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
+                  "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')")
+      ->allow_extra_args(false);
+  sub->add_option("--load-inputs", f->o.load_inputs_path,
+                  "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
+  sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
   auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")->capture_default_str();
   sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")->excludes(iters);
   sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT");

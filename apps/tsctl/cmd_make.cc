@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "tsctl/archive.h"
+#include "tsctl/find_inputs.h"
 #include "tsctl/inspect.h"
 #include "tsctl/python_backend.h"
 #include "tsctl/torch_backend.h"
@@ -19,6 +20,8 @@ struct MakeFlags {
   std::string python;   // FILE:NAME
   std::vector<std::string> inputs;
   std::vector<std::string> check_inputs;
+  std::string load_inputs;  // trace: --load-inputs FILE
+  bool no_infer = false;    // trace: --no-infer
   std::string method = "forward";
   std::string class_name = "Net";
   std::string output;
@@ -112,6 +115,28 @@ int RunTrace(const MakeFlags& f, const GlobalOptions& global) {
     }
     Archive::Open(OpenFileSource(f.path));
     TraceOptions o{f.path, f.method, Specs(f.inputs), checks, f.freeze, f.rtol, f.atol, f.output};
+    o.load_inputs_path = f.load_inputs;
+    if (!f.inputs.empty() && !f.load_inputs.empty()) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input");
+    if (o.inputs.empty() && o.load_inputs_path.empty() && !f.no_infer) {
+      // Stored or inferred example inputs; the tracer takes tensors only.
+      FoundInputs found = FindInputs(f.path, f.method);
+      o.inputs = found.inputs;
+      for (const ArgSpec& a : found.args) {
+        try {
+          o.inputs.push_back(ParseInputSpec(a.value));
+        } catch (const Error&) {
+          throw Error(ErrorKind::kUsage, "inferred inputs are not all tensors (" + DescribeFound(found) +
+                                             "): give tensor --input specs or --load-inputs");
+        }
+      }
+      if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
+      if (found.found) {
+        std::string pin;
+        for (const InputSpec& i : o.inputs) pin += " --input " + i.ToString();
+        std::cerr << "tsctl: trace: " << f.path << ": inputs from " << found.source
+                  << (found.note.empty() ? "" : " (" + found.note + ")") << (pin.empty() ? "" : "; pin them with" + pin) << '\n';
+      }
+    }
     return Finish("trace", subject, GetTorchBackend().Trace(o), f.json, global);
   });
 }
@@ -158,6 +183,8 @@ Command AddTrace(CLI::App& app, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--rtol", f->rtol, "Relative tolerance of --check-input")->capture_default_str();
   sub->add_option("--atol", f->atol, "Absolute tolerance of --check-input")->capture_default_str();
+  sub->add_option("--load-inputs", f->load_inputs, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
+  sub->add_flag("--no-infer", f->no_infer, "Without --input: only stored inputs, do not infer them in a child process");
   CommonFlags(sub, *f);
   return {sub, [f, &global] { return RunTrace(*f, global); }};
 }

@@ -8,6 +8,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
+#include "tsctl/model_check.h"
 
 namespace tsctl {
 
@@ -44,6 +45,15 @@ struct ModelCheckOptions {
   std::vector<double> atol = {1e-8};
   // Write {"inputs", "outputs"} of this run here (for --record-reference).
   std::string record_reference_path;
+  // Arguments of any type (--arg), typed by the method's schema; used with
+  // `inputs` (tensors, first positions) when given.
+  std::vector<ArgSpec> args;
+  std::string input_source;        // where args/inputs came from, for the report
+  std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
+  bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
+  double infer_budget_seconds = 60;  // stop trying candidates after this long
+  std::string save_outputs_path;   // write this run's outputs here (torch.save format)
+  std::string progress_path;       // the child writes "loaded" here once the archive loaded
 };
 
 // tsctl trace / tsctl script.
@@ -56,6 +66,7 @@ struct TraceOptions {
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
+  std::string load_inputs_path;  // example inputs from a file instead of `inputs`
 };
 
 struct ScriptOptions {
@@ -96,9 +107,9 @@ class TorchBackend {
   // What Python's `m.code` (or `m.<method>.code`) prints for the archive.
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
   // Loads, finds the method, lists operators, runs and compares, as
-  // `tsctl validate` needs; returns a JSON document (see validate.cc for the
-  // fields). Failures of the model are data in the result, not exceptions.
-  virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
+  // `tsctl validate` needs. Failures of the model are data in the result;
+  // throws tsctl::Error (kUsage) for arguments that do not fit the method.
+  virtual ModelCheckResult CheckModel(const ModelCheckOptions& options) const = 0;
   // Loads and times a method (tsctl bench). Throws tsctl::Error: kTorch if
   // loading or running fails, kUnavailable for a device this build or
   // machine lacks, kUsage for bad options.

@@ -2,6 +2,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/bench_sweep.h"
+#include "tsctl/error.h"
 #include "tsctl/isolate.h"
 #include "tsctl/torch_backend.h"
 
@@ -42,6 +43,9 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
       row.mean_ns = j["mean"].get<double>();
       row.median_ns = j["median"].get<double>();
       row.p90_ns = j["p90"].get<double>();
+    } else if (!r.timed_out && !r.signal && !r.exit_code && r.error_kind == ErrorKind::kUsage) {
+      // Bad options or inputs fail every combination alike: say so once.
+      throw Error(ErrorKind::kUsage, r.error);
     } else if (r.timed_out) {
       row.error = "timed out";
     } else if (r.signal) {

@@ -46,7 +46,7 @@ class Backend final : public TorchBackend {
 
   BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
 
-  std::string CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
+  ModelCheckResult CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
 
   std::vector<std::string> Methods(const std::string& path) const override {
     std::vector<std::string> names;
