@@ -162,6 +162,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
   std::vector<std::string> methods = {all ? std::string("forward") : options.method};
   bool first = true;
   bool multi = false;
+  std::optional<CheckResult> ops_check;  // reported after the first torch.method
   double seconds = 0;
   nlohmann::json details = nlohmann::json::array();
   for (size_t k = 0; k < methods.size(); ++k) {
@@ -207,9 +208,9 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
         for (const auto& op : report.ops) {
           if (!OperatorAllowed(op, options.allow_ops)) bad.push_back(op);
         }
-        out.push_back({"torch.ops", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                       bad.empty() ? std::to_string(report.ops.size()) + " operators, all allowed"
-                                   : "operators not in the allowed list: " + Join(bad)});
+        ops_check = CheckResult{"torch.ops", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                                bad.empty() ? std::to_string(report.ops.size()) + " operators, all allowed"
+                                            : "operators not in the allowed list: " + Join(bad)};
       }
       std::vector<std::string> runnable = RunnableMethods(r.methods);
       if (all || (!r.method_found && !options.method_given && m.method == "forward")) {
@@ -217,6 +218,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
         if (!r.method_found) {
           out.push_back({"torch.method", runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass,
                          "no forward; methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods))});
+          if (ops_check) out.push_back(*ops_check);
         }
         std::vector<std::string> rest;
         for (const auto& name : runnable) {
@@ -228,6 +230,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
       } else if (!r.method_found) {
         out.push_back({"torch.method", CheckStatus::kFail,
                        "no method '" + m.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")"});
+        if (ops_check) out.push_back(*ops_check);
         break;
       }
     }
@@ -238,6 +241,8 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     }
     if (report.schema.empty()) report.schema = r.schema;
     out.push_back({"torch.method", CheckStatus::kPass, r.schema});
+    if (ops_check) out.push_back(*ops_check);
+    ops_check.reset();
     RunChecks(r, p, out);
     if (k == 0 || !m.record_reference_path.empty()) {
       // Files of the first method run only.

@@ -128,7 +128,9 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
       }
       have_reference = true;
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::kIo && !o.reference_path.empty()) throw;  // a missing --reference is an I/O error
+      if (e.kind() == ErrorKind::kIo && !o.reference_path.empty()) {
+        throw;  // a missing --reference is an I/O error, not a finding
+      }
       r.reference_error = std::string("cannot read the reference: ") + e.what() +
                           " (write it with torch.save({'inputs': (x,), 'outputs': y}, f))";
       return r;
@@ -239,7 +241,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   r.input_args = used_args;
   if (!used_args.empty()) {
     r.inputs_desc = DescribeArgs(used_args);
-    r.inputs_flags = ArgsAsFlags(used_args);
+    r.inputs_flags = (o.method == "forward" ? std::string() : "--method " + o.method + " ") + ArgsAsFlags(used_args);
   } else {
     const auto& formal = schema.arguments();
     for (size_t i = 0; i < inputs.size(); ++i) {

@@ -225,6 +225,9 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         add(Spec({1, 16000}), "audio: used by aten::stft");
       } else if (at == 0 && kTransparent.count(k) && n->outputs().size() == 1) {
         queue.push_back({n->output(0), depth + 1});
+      } else if (k == "prim::Loop" && at >= 2 && !n->blocks().empty() && at - 1 < n->blocks()[0]->inputs().size()) {
+        // A loop-carried value: follow it into the loop body.
+        queue.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1});
       }
     }
   }

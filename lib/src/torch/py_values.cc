@@ -194,11 +194,6 @@ at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
   return out;
 }
 
-std::string ReadFile(const std::string& path) {
-  auto src = OpenFileSource(path);  // kIo if missing
-  return src->ReadString(0, static_cast<size_t>(src->Size()));
-}
-
 bool EndsWith(const std::string& s, const std::string& end) {
   return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
 }
@@ -206,8 +201,14 @@ bool EndsWith(const std::string& s, const std::string& end) {
 }  // namespace
 
 c10::IValue LoadValueFile(const std::string& path) {
-  if (EndsWith(path, ".npy")) return ReadNpy(ReadFile(path), path);
-  Archive archive = Archive::OpenAny(OpenFileSource(path));
+  std::unique_ptr<ByteSource> src;
+  try {
+    src = OpenFileSource(path);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what());
+  }
+  if (EndsWith(path, ".npy")) return ReadNpy(src->ReadString(0, static_cast<size_t>(src->Size())), path);
+  Archive archive = Archive::OpenAny(std::move(src));
   if (EndsWith(path, ".npz") || (archive.kind() == ArchiveKind::kOtherZip && !archive.Has("data.pkl"))) {
     std::vector<c10::IValue> arrays;
     for (const auto& e : archive.layout().entries) {
