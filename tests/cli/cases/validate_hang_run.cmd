@@ -1,1 +1,1 @@
-validate --timeout 3 --input 1x3x32x32 testdata/traced_cnn.pt
+validate --timeout 10 --input 1x3x32x32 testdata/traced_cnn.pt
