@@ -15,6 +15,8 @@ namespace {
 struct BenchFlags {
   BenchOptions o;
   std::vector<std::string> inputs;
+  std::vector<std::string> args;
+  bool no_infer = false;
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
   std::string format;
@@ -38,6 +40,10 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
   BenchOptions& o = f.o;
   return Guarded("bench", o.path, global, [&]() -> int {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+    for (const auto& s : f.args) o.args.push_back(ParseArgSpec(s));
+    if ((!o.inputs.empty() || !o.args.empty()) && !o.load_inputs_path.empty()) {
+      throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
+    }
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
     o.load_libraries = OperatorLibraries(f.libraries);
@@ -49,6 +55,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_sample <= 0 || o.profile_sample > 1) throw Error(ErrorKind::kUsage, "--profile-sample must be in (0, 1]");
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
+    o.infer_inputs = !f.no_infer;
 
     const bool json = f.format == "json";
     const bool tty = ::isatty(2) && !json;
@@ -91,6 +98,13 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
   sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")->capture_default_str();
+  sub->add_option("-a,--arg", f->args,
+                  "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
+                  "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')")
+      ->allow_extra_args(false);
+  sub->add_option("--load-inputs", f->o.load_inputs_path,
+                  "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
+  sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
   auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")->capture_default_str();
   sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")->excludes(iters);
   sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT");

@@ -36,6 +36,7 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
     r.load_libraries = OperatorLibraries(f.libraries);
     result = Make(r);
+    if (!result.input_note.empty()) std::cerr << "tsctl: " << r.mode << ": " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
     if (f.format == "json") {
       std::cout << DumpJson(ToJson(result)) << '\n';
     } else {
@@ -71,6 +72,8 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")->capture_default_str();
   sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")->capture_default_str();
+  sub->add_option("--load-inputs", f->request.load_inputs_path, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
+  sub->add_flag("--no-infer", f->request.no_infer, "Without --input: only stored inputs, do not infer them in a child process");
   CommonFlags(sub, *f);
   return [f, &global] { return RunMake(*f, global); };
 }

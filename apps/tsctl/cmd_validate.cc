@@ -13,6 +13,9 @@ namespace {
 struct ValidateFlags {
   std::vector<std::string> archives;
   std::vector<std::string> inputs;
+  std::vector<std::string> args;
+  CLI::Option* method_option = nullptr;
+  bool no_infer = false;
   std::string rtol = "1e-5";
   std::string atol = "1e-8";
   std::string allow_ops;
@@ -56,6 +59,11 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   ValidateOptions& o = f.options;
   try {
     for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+    for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
+    o.method_given = f.method_option && f.method_option->count() > 0;
+    o.infer_inputs = !f.no_infer;
+    int sources = (!o.inputs.empty() || !o.args.empty()) + !o.load_inputs_path.empty();
+    if (sources > 1) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
     o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
     o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
     o.require_meta = SplitCommas(f.require_meta);
@@ -121,9 +129,21 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
 RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<ValidateFlags>();
   sub->add_option("archives", f->archives, "Archives to check")->required();
-  sub->add_option("-m,--method", f->options.method, "Method to check and run")->capture_default_str();
+  f->method_option = sub->add_option("-m,--method", f->options.method,
+                                     "Method to check and run; 'all' checks every method (without forward and without "
+                                     "--method, every method is checked)")
+                          ->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
+  sub->add_option("-a,--arg", f->args,
+                  "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema: "
+                  "a tensor spec 1x3x8x8:float32[:zeros|ones|randint:LOW:HIGH|fill:V] or nested list, 3, 0.5, true, "
+                  "null, '\"text\"', '[1, 2]', '{\"a\": 1}'")
+      ->allow_extra_args(false);
+  sub->add_option("--load-inputs", f->options.load_inputs_path,
+                  "Arguments from FILE: torch.save of the argument tuple (as Python writes it), or .npy/.npz for tensors");
+  sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it)");
+  sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
   sub->add_option("--reference", f->options.reference_path,
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
   sub->add_option("--rtol", f->rtol, "Relative tolerance, or one per output separated by commas")->capture_default_str();

@@ -36,6 +36,9 @@ struct BenchOptions {
   std::string device = "cpu";  // cpu, cuda, cuda:N
   std::vector<InputSpec> inputs;
   std::string input_source;    // where the inputs came from, for the report
+  std::vector<ArgSpec> args;   // --arg: any type, typed by the method's schema (after `inputs`)
+  std::string load_inputs_path;  // --load-inputs: torch.save of the argument tuple, .npy, .npz
+  bool infer_inputs = true;      // none given or stored: infer them (FindInputs), else take what is stored
   int warmup = 10;
   int iters = 100;
   double duration_seconds = 0;  // > 0: run timed iterations for this long instead of `iters`

@@ -14,14 +14,36 @@ struct InputSpec {
   std::vector<int64_t> shape;
   std::string dtype = "float32";  // float32 float64 float16 bfloat16 int64 int32 int16 int8 uint8 bool
   bool channels_last = false;
+  // How the values are filled: kRandom (normal floats, integers in [0, 10),
+  // booleans), kZeros, kOnes, kRandint (integers in [low, high)), kConstant.
+  enum class Fill { kRandom, kZeros, kOnes, kRandint, kConstant } fill = Fill::kRandom;
+  double low = 0, high = 10;  // kRandint
+  double value = 0;           // kConstant
 
-  std::string ToString() const;
+  std::string ToString() const;  // parses back to the same spec
+  uint64_t Bytes() const;        // elements times the element size
 };
 
 // Parses "1x3x224x224", "1x3x224x224:float32", "4:int64", "2x3:bool",
-// "1x3x224x224:float16:channels_last", "scalar:int64" (shape []). Throws
-// tsctl::Error (kUsage) naming what is wrong.
+// "1x3x224x224:float16:channels_last", "scalar:int64" (shape []), with an
+// optional fill after the dtype: ":zeros", ":ones", ":random",
+// ":randint:LOW:HIGH", ":fill:VALUE" ("1x16:int64:randint:0:1000",
+// "2x2:float32:fill:0.5"). Throws tsctl::Error (kUsage) naming what is wrong.
 InputSpec ParseInputSpec(const std::string& text);
+
+// One method argument from the command line (`--arg`): "NAME=VALUE" binds an
+// argument by name, a bare "VALUE" takes the next position. VALUE is JSON-like
+// and typed by the method's schema in the plugin: a tensor spec
+// ("1x3x8x8:float32") or a nested number list for Tensor, 3, 0.5, true, null,
+// "text" (or bare text) for str, [1, 2] for List/Tuple, {"a": 1} for Dict.
+struct ArgSpec {
+  std::string name;   // empty: positional
+  std::string value;  // the text after '='
+};
+
+// Splits "NAME=VALUE" (NAME an identifier) from a positional "VALUE". Throws
+// tsctl::Error (kUsage) for an empty value.
+ArgSpec ParseArgSpec(const std::string& text);
 
 struct ArchiveInputs {
   std::vector<InputSpec> inputs;

@@ -12,6 +12,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
+#include "tsctl/model_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +61,15 @@ struct ModelCheckOptions {
   // Write {"inputs", "outputs"} of this run here (for --record-reference).
   std::string record_reference_path;
   std::vector<std::string> load_libraries;
+  // Arguments of any type (--arg), typed by the method's schema; used with
+  // `inputs` (tensors, first positions) when given.
+  std::vector<ArgSpec> args;
+  std::string input_source;        // where args/inputs came from, for the report
+  std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
+  bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
+  double infer_budget_seconds = 60;  // stop trying candidates after this long
+  std::string save_outputs_path;   // write this run's outputs here (torch.save format)
+  std::string progress_path;       // the child writes "loaded" here once the archive loaded
 };
 
 // tsctl trace / tsctl script.
@@ -73,6 +83,7 @@ struct TraceOptions {
   double atol = 1e-6;
   std::string output;
   std::vector<std::string> load_libraries;
+  std::string load_inputs_path;  // example inputs from a file instead of `inputs`
 };
 
 struct ScriptOptions {
@@ -100,6 +111,9 @@ struct MakeResult {
   std::vector<CheckReport> checks;
   bool diverged = false;  // a check input gave different outputs: nothing written
   std::vector<std::string> warnings;  // e.g. Python's TracerWarnings
+  // Where trace's example inputs came from when none were given ("inputs
+  // from inferred (...); pin them with --input ..."); shown on stderr.
+  std::string input_note;
 };
 
 // tsctl trace --python / tsctl script --python (the embedded-Python plugin).
@@ -169,6 +183,8 @@ struct MakeRequest {
   double atol = 1e-6;
   std::string output;
   std::vector<std::string> load_libraries;  // --load-library, TSCTL_LOAD_LIBRARIES
+  std::string load_inputs_path;  // trace: example inputs from a file (--load-inputs)
+  bool no_infer = false;         // trace: only given or stored inputs (--no-infer)
 };
 
 // tsctl trace / tsctl script: checks the request (kUsage), then traces or

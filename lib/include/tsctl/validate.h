@@ -50,6 +50,13 @@ struct ValidateOptions {
   bool run = true;
   double timeout_seconds = 300;
   std::vector<std::string> load_libraries;  // operator libraries loaded before LibTorch loads the archive
+  // Inputs of any type (--arg NAME=VALUE, typed by the method's schema), and
+  // from a file (--load-inputs: torch.save of the argument tuple, .npy, .npz).
+  std::vector<ArgSpec> args;
+  std::string load_inputs_path;
+  std::string save_outputs_path;  // write the outputs here (torch.load reads it)
+  bool method_given = false;      // --method was given ("all" checks every method)
+  bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
 };
 

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -51,13 +54,36 @@ std::string InputSpec::ToString() const {
   if (shape.empty()) s = "scalar";
   s += ":" + dtype;
   if (channels_last) s += ":channels_last";
+  auto num = [](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string(buf);
+  };
+  switch (fill) {
+    case Fill::kRandom: break;
+    case Fill::kZeros: s += ":zeros"; break;
+    case Fill::kOnes: s += ":ones"; break;
+    case Fill::kRandint: s += ":randint:" + num(low) + ":" + num(high); break;
+    case Fill::kConstant: s += ":fill:" + num(value); break;
+  }
   return s;
+}
+
+uint64_t InputSpec::Bytes() const {
+  uint64_t size = dtype == "float64" || dtype == "int64" ? 8 : dtype == "float32" || dtype == "int32" ? 4
+                  : dtype == "float16" || dtype == "bfloat16" || dtype == "int16"              ? 2
+                                                                                                 : 1;
+  for (int64_t d : shape) {
+    if (d != 0 && size > UINT64_MAX / static_cast<uint64_t>(d)) return UINT64_MAX;
+    size *= static_cast<uint64_t>(d);
+  }
+  return size;
 }
 
 InputSpec ParseInputSpec(const std::string& text) {
   auto bad = [&](const std::string& why) -> Error {
     return Error(ErrorKind::kUsage, "bad input spec '" + text + "': " + why +
-                                        " (expected e.g. 1x3x224x224:float32[:channels_last])");
+                                        " (expected e.g. 1x3x224x224:float32[:channels_last][:zeros|ones|random|randint:LOW:HIGH|fill:VALUE])");
   };
   InputSpec spec;
   std::vector<std::string> parts;
@@ -68,7 +94,6 @@ InputSpec ParseInputSpec(const std::string& text) {
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  if (parts.size() > 3) throw bad("too many ':' fields");
   if (parts[0] != "scalar") {
     size_t pos = 0;
     const std::string& dims = parts[0];
@@ -86,12 +111,61 @@ InputSpec ParseInputSpec(const std::string& text) {
   }
   if (parts.size() >= 2 && !parts[1].empty()) spec.dtype = NormalizeDtype(parts[1]);
   if (!Dtypes().count(spec.dtype)) throw bad("unknown dtype '" + parts[1] + "'");
-  if (parts.size() == 3) {
-    if (parts[2] != "channels_last") throw bad("unknown memory format '" + parts[2] + "'");
-    if (spec.shape.size() != 4) throw bad("channels_last needs a 4-d shape");
-    spec.channels_last = true;
+  auto number = [&](size_t i, const char* what) {
+    if (i >= parts.size()) throw bad(std::string(what) + " needs a value");
+    char* end = nullptr;
+    double v = std::strtod(parts[i].c_str(), &end);
+    if (parts[i].empty() || *end != '\0' || !std::isfinite(v)) throw bad(std::string(what) + " value '" + parts[i] + "' is not a number");
+    return v;
+  };
+  bool filled = false;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    const std::string& p = parts[i];
+    if (p == "channels_last") {
+      if (spec.shape.size() != 4) throw bad("channels_last needs a 4-d shape");
+      spec.channels_last = true;
+      continue;
+    }
+    if (filled) throw bad("more than one fill ('" + p + "')");
+    filled = true;
+    if (p == "random") {
+      spec.fill = InputSpec::Fill::kRandom;
+    } else if (p == "zeros") {
+      spec.fill = InputSpec::Fill::kZeros;
+    } else if (p == "ones") {
+      spec.fill = InputSpec::Fill::kOnes;
+    } else if (p == "randint") {
+      spec.fill = InputSpec::Fill::kRandint;
+      spec.low = number(i + 1, "randint");
+      spec.high = number(i + 2, "randint");
+      if (spec.high <= spec.low) throw bad("randint needs LOW < HIGH");
+      i += 2;
+    } else if (p == "fill") {
+      spec.fill = InputSpec::Fill::kConstant;
+      spec.value = number(i + 1, "fill");
+      i += 1;
+    } else {
+      throw bad("unknown field '" + p + "'");
+    }
   }
   return spec;
+}
+
+ArgSpec ParseArgSpec(const std::string& text) {
+  ArgSpec arg;
+  size_t eq = text.find('=');
+  bool named = eq != std::string::npos && eq > 0 && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+  for (size_t i = 0; named && i < eq; ++i) {
+    named = std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_';
+  }
+  if (named) {
+    arg.name = text.substr(0, eq);
+    arg.value = text.substr(eq + 1);
+  } else {
+    arg.value = text;
+  }
+  if (arg.value.empty()) throw Error(ErrorKind::kUsage, "bad --arg '" + text + "': no value (expected NAME=VALUE or VALUE)");
+  return arg;
 }
 
 ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& method) {

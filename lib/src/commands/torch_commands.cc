@@ -11,6 +11,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/bench_sweep.h"
 #include "tsctl/error.h"
+#include "tsctl/find_inputs.h"
 #include "tsctl/inputs.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/zip_structure.h"
@@ -29,14 +30,27 @@ Archive CheckArchive(const std::string& path) {
 // Inputs not given are taken from the archive. None stored is fine for a
 // method without arguments; the backend says what to pass otherwise, with the
 // method's schema.
-void WithStoredInputs(BenchOptions& options) {
-  Archive archive = CheckArchive(options.path);
-  if (options.inputs.empty()) {
-    ArchiveInputs stored = InputsFromArchive(archive, options.method);
-    options.inputs = stored.inputs;
-    options.input_source = stored.source;
-  } else if (options.input_source.empty()) {
-    options.input_source = "--input";
+void WithStoredInputs(BenchOptions& o) {
+  Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
+  if ((!o.inputs.empty() || !o.args.empty()) && !o.load_inputs_path.empty()) {
+    throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
+  }
+  if (!o.inputs.empty() || !o.args.empty()) {
+    if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
+  } else if (!o.load_inputs_path.empty()) {
+    o.input_source = o.load_inputs_path;
+  } else if (o.infer_inputs) {
+    FoundInputs found = FindInputs(o.path, o.method);
+    // Not found: the backend says what the method takes (or that it does
+    // not exist); `why` says what was tried.
+    if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
+    o.inputs = found.inputs;
+    o.args = found.args;
+    o.input_source = DescribeFound(found);
+  } else {
+    ArchiveInputs stored = InputsFromArchive(archive, o.method);
+    o.inputs = stored.inputs;
+    o.input_source = stored.source;
   }
 }
 
@@ -101,8 +115,36 @@ MakeResult Make(const MakeRequest& r) {
     return python.Make(p);
   }
   if (trace) {
-    return Trace(TraceOptions{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output,
-                              r.load_libraries});
+    TraceOptions o{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output, r.load_libraries};
+    o.load_inputs_path = r.load_inputs_path;
+    if (!r.inputs.empty() && !r.load_inputs_path.empty()) {
+      throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input");
+    }
+    std::string note;
+    if (o.inputs.empty() && o.load_inputs_path.empty() && !r.no_infer) {
+      CheckArchive(r.path);
+      // Stored or inferred example inputs; the tracer takes tensors only.
+      FoundInputs found = FindInputs(r.path, r.method);
+      o.inputs = found.inputs;
+      for (const ArgSpec& a : found.args) {
+        try {
+          o.inputs.push_back(ParseInputSpec(a.value));
+        } catch (const Error&) {
+          throw Error(ErrorKind::kUsage, "inferred inputs are not all tensors (" + DescribeFound(found) +
+                                             "): give tensor --input specs or --load-inputs");
+        }
+      }
+      if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
+      if (found.found) {
+        std::string pin;
+        for (const InputSpec& i : o.inputs) pin += " --input " + i.ToString();
+        note = "inputs from " + found.source + (found.note.empty() ? "" : " (" + found.note + ")") +
+               (pin.empty() ? "" : "; pin them with" + pin);
+      }
+    }
+    MakeResult result = Trace(o);
+    result.input_note = note;
+    return result;
   }
   if (!r.check_inputs.empty()) {
     throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");

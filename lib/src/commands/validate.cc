@@ -72,86 +72,6 @@ void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std:
                  bad.empty() ? std::to_string(ops.size()) + " operators" + how + ", all allowed" : "operators not in the allowed list: " + list});
 }
 
-std::string SignalName(int sig) {
-  const char* name = ::sigabbrev_np(sig);
-  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
-}
-
-// Turns the child's JSON (see check_model.cc) into checks.
-void ChecksFromModel(const json& r, const ValidateOptions& options, ArchiveReport& report) {
-  auto& out = report.checks;
-  const json& load = r["load"];
-  if (!load.value("ok", false)) {
-    out.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + load.value("error", std::string("unknown error"))});
-    return;
-  }
-  out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
-  report.ops = r.value("ops", std::vector<std::string>{});
-  if (!r.value("method_found", false)) {
-    std::string have;
-    for (const auto& m : r["methods"]) have += (have.empty() ? "" : ", ") + m.get<std::string>();
-    out.push_back({"torch.method", CheckStatus::kFail, "no method '" + options.method + "' (methods: " + (have.empty() ? "none" : have) + ")"});
-  } else {
-    report.schema = r.value("schema", "");
-    out.push_back({"torch.method", CheckStatus::kPass, report.schema});
-  }
-  if (options.has_allow_ops) CheckAllowedOps(report.ops, options.allow_ops, "torch.ops", "", out);
-  if (!r.value("method_found", false)) return;
-  const json& ref = r["reference"];
-  if (!ref.value("error", std::string()).empty() && !ref.value("compared", false) && !r["run"].value("ran", false)) {
-    // An unreadable reference stops the run: report it, never a silent pass.
-    out.push_back({"torch.reference", CheckStatus::kFail, ref.value("error", std::string())});
-    return;
-  }
-  const json& run = r["run"];
-  if (!run.value("ran", false)) {
-    if (run.value("error", std::string()).empty()) {
-      out.push_back({"torch.run", CheckStatus::kSkip, run.value("skipped", std::string("not run"))});
-    } else {
-      out.push_back({"torch.run", CheckStatus::kFail, run.value("error", std::string())});
-    }
-    return;
-  }
-  std::string shapes;
-  for (const auto& o : run["outputs"]) shapes += (shapes.empty() ? "" : ", ") + o.value("name", std::string()) + " " + o.value("desc", std::string());
-  const std::string source = run.value("input_source", std::string());
-  out.push_back({"torch.run", CheckStatus::kPass, (source.empty() ? "ran without inputs: " : "ran with inputs from " + source + ": ") + shapes});
-  std::vector<std::string> nonfinite;
-  for (const auto& o : run["outputs"]) {
-    if (o.value("nonfinite", 0) > 0) nonfinite.push_back(o.value("name", std::string()) + " has " + std::to_string(o.value("nonfinite", 0)) + " NaN/Inf");
-  }
-  std::string nf;
-  for (const auto& n : nonfinite) nf += (nf.empty() ? "" : "; ") + n;
-  out.push_back({"torch.finite", nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail, nonfinite.empty() ? "outputs contain no NaN or Inf" : nf});
-  if (run.contains("deterministic") && !run["deterministic"].is_null()) {
-    bool det = run["deterministic"].get<bool>();
-    out.push_back({"torch.deterministic", det ? CheckStatus::kPass : CheckStatus::kFail,
-                   det ? "two runs give identical outputs" : "two runs differ (max abs difference " + std::to_string(run.value("max_run_diff", 0.0)) + ")"});
-  }
-  if (ref.value("compared", false)) {
-    bool all = true;
-    std::string msg;
-    for (const auto& o : ref["outputs"]) {
-      all &= o.value("pass", false);
-      char buf[256];
-      std::snprintf(buf, sizeof buf, "%s max abs %.3g, mean abs %.3g, max rel %.3g, mean rel %.3g (rtol %.3g, atol %.3g)%s",
-                    o.value("name", std::string()).c_str(), o.value("max_abs", 0.0), o.value("mean_abs", 0.0),
-                    o.value("max_rel", 0.0), o.value("mean_rel", 0.0), o.value("rtol", 0.0), o.value("atol", 0.0),
-                    o.value("pass", false) ? "" : " FAILED");
-      msg += (msg.empty() ? "" : "; ") + std::string(buf);
-      if (!o.value("pass", false) && o.contains("min_atol")) {
-        std::snprintf(buf, sizeof buf, " (would pass with --atol %.3g or --rtol %.3g)", o.value("min_atol", 0.0), o.value("min_rtol", 0.0));
-        msg += buf;
-      }
-      if (o.contains("error")) msg += ": " + o.value("error", std::string());
-    }
-    out.push_back({"torch.reference", all ? CheckStatus::kPass : CheckStatus::kFail,
-                   "against " + ref.value("source", std::string()) + ": " + msg});
-  } else if (!ref.value("error", std::string()).empty()) {
-    out.push_back({"torch.reference", CheckStatus::kFail, ref.value("error", std::string())});
-  }
-}
-
 }  // namespace
 
 const char* CheckStatusName(CheckStatus status) {
@@ -265,62 +185,23 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   m.reference_path = options.reference_path;
   m.reference_from_archive = options.reference_path.empty() && archive->Has(std::string("extra/") + kReferenceRecord);
   m.inputs = options.inputs;
-  std::string input_source = options.inputs.empty() ? "" : "--input";
-  if (m.inputs.empty() && !m.reference_from_archive && options.reference_path.empty()) {
+  m.args = options.args;
+  m.load_inputs_path = options.load_inputs_path;
+  m.infer_inputs = options.infer_inputs;
+  m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
+  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
+  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
+      options.reference_path.empty() && options.method != "all") {
     try {
       ArchiveInputs stored = InputsFromArchive(*archive, options.method);
       if (!stored.inputs.empty()) {
         m.inputs = stored.inputs;
-        input_source = stored.source;
+        m.input_source = stored.source;
       }
     } catch (const Error&) {
     }
   }
-  std::string reference_tmp;
-  if (options.record_reference || !options.save_reference_path.empty()) {
-    char tmpl[] = "/tmp/tsctl-reference-XXXXXX";
-    int fd = ::mkstemp(tmpl);
-    if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file for --record-reference");
-    ::close(fd);
-    reference_tmp = tmpl;
-    m.record_reference_path = reference_tmp;
-  }
-  WarmUpTorch();  // once per process: every archive's child is forked warm
-  IsolatedResult iso = RunIsolated([&] { return LoadTorchPlugin().CheckModel(m); }, options.timeout_seconds);
-  report.details["torch_seconds"] = iso.seconds;
-  if (iso.timed_out) {
-    out.push_back({"torch.load", CheckStatus::kFail, "LibTorch did not finish within " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s (killed)"});
-  } else if (iso.signal) {
-    out.push_back({"torch.load", CheckStatus::kFail, "LibTorch crashed with " + SignalName(iso.signal) + " while loading or running it"});
-  } else if (iso.exit_code) {
-    out.push_back({"torch.load", CheckStatus::kFail, "the LibTorch process exited with code " + std::to_string(iso.exit_code)});
-  } else if (!iso.ok) {
-    // The plugin itself is unavailable: that is this machine's problem, not the archive's.
-    throw Error(ErrorKind::kUnavailable, iso.error);
-  } else {
-    json r = json::parse(iso.output);
-    if (r.contains("run") && r["run"].is_object() && r["run"].contains("input_source") && r["run"]["input_source"] == "inputs") {
-      r["run"]["input_source"] = input_source;
-    }
-    report.details["model"] = r;
-    ChecksFromModel(r, options, report);
-    std::string bytes;
-    if (!reference_tmp.empty() && r.value("recorded", false)) {
-      std::ifstream in(reference_tmp, std::ios::binary);
-      bytes.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    }
-    if (!options.save_reference_path.empty() && !bytes.empty()) WriteFileAtomically(options.save_reference_path, bytes);
-    if (options.record_reference && !bytes.empty()) {
-      StampOptions s;
-      s.auto_fields = false;
-      s.files = {{kReferenceRecord, bytes}};
-      Stamp(path, s);
-      out.push_back({"torch.reference", CheckStatus::kPass, std::string("recorded inputs and outputs in extra/") + kReferenceRecord});
-    } else if (!reference_tmp.empty() && bytes.empty()) {
-      out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --input)"});
-    }
-  }
-  if (!reference_tmp.empty()) ::unlink(reference_tmp.c_str());
+  CheckModelInChild(*archive, path, options, m, report);
   return report;
 }
 

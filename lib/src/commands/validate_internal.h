@@ -5,12 +5,23 @@
 
 #include "tsctl/archive.h"
 #include "tsctl/pickle.h"
+#include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
 
+// The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
+// list, "code.ops" from the static one); `how` is added to the PASS message.
+void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
+                     const std::string& how, std::vector<CheckResult>& out);
+
 void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
+// Loads and runs the archive at `path` in isolated children (one per method
+// checked) and appends the torch.* checks. Throws tsctl::Error of the
+// child's kind for usage errors and an unavailable plugin.
+void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
+                       ModelCheckOptions m, ArchiveReport& report);
 
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {

@@ -39,12 +39,15 @@ IsolatedResult RunIsolated(const std::function<std::string()>& fn, double timeou
   }
   if (pid == 0) {
     ::close(fds[0]);
-    // First byte: 'R' result, 'E' error message.
+    // First byte: 'R' result, 'E' error: then one digit, the ErrorKind,
+    // and the message.
     std::string out;
     try {
       out = "R" + fn();
+    } catch (const Error& e) {
+      out = std::string("E") + static_cast<char>('0' + static_cast<int>(e.kind())) + e.what();
     } catch (const std::exception& e) {
-      out = std::string("E") + e.what();
+      out = std::string("E") + static_cast<char>('0' + static_cast<int>(ErrorKind::kTorch)) + e.what();
     }
     WriteAll(fds[1], out);
     ::close(fds[1]);
@@ -87,8 +90,12 @@ IsolatedResult RunIsolated(const std::function<std::string()>& fn, double timeou
   }
   if (data.empty()) {
     result.error = "the child process returned nothing";
-  } else if (data[0] == 'E') {
-    result.error = data.substr(1);
+  } else if (data[0] == 'E' && data.size() >= 2 && data[1] >= '0' &&
+             data[1] <= '0' + static_cast<int>(ErrorKind::kUnavailable)) {
+    result.error_kind = static_cast<ErrorKind>(data[1] - '0');
+    result.error = data.substr(2);
+  } else if (data[0] != 'R') {
+    result.error = "the child process returned a malformed result";
   } else {
     result.ok = true;
     result.output = data.substr(1);

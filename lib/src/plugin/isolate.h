@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "tsctl/error.h"
+
 namespace tsctl {
 
 struct IsolatedResult {
@@ -15,6 +17,7 @@ struct IsolatedResult {
   bool timed_out = false;  // killed after the timeout
   int exit_code = 0;       // the child's exit code when it exited abnormally
   std::string error;       // a tsctl::Error's message thrown in the child
+  ErrorKind error_kind = ErrorKind::kUnavailable;  // its kind (kTorch for other exceptions)
   double seconds = 0;
 };
 

@@ -26,9 +26,9 @@ class TorchBackend {
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
   // Loads, finds the method, lists operators, runs and compares, as
-  // `tsctl validate` needs; returns a JSON document (see validate.cc for the
-  // fields). Failures of the model are data in the result, not exceptions.
-  virtual std::string CheckModel(const ModelCheckOptions& options) const = 0;
+  // `tsctl validate` needs. Failures of the model are data in the result;
+  // throws tsctl::Error (kUsage) for arguments that do not fit the method.
+  virtual ModelCheckResult CheckModel(const ModelCheckOptions& options) const = 0;
   // Throws tsctl::Error: kTorch if loading or running fails, kUnavailable for
   // a device this build or machine lacks, kUsage for bad options.
   virtual BenchResult Bench(const BenchOptions& options) const = 0;

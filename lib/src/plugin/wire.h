@@ -22,7 +22,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, in
                                    latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
                                    profile_sample, api_usage, warnings, device_time)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note)
 
 // A child's answer: its value, or the tsctl::Error it threw (kind kept).
 template <typename T>

@@ -49,7 +49,7 @@ class Backend final : public TorchBackend {
 
   BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
 
-  std::string CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
+  ModelCheckResult CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
 };
 
 }  // namespace

@@ -1,10 +1,16 @@
 // The timing loop of `tsctl bench`: load, warm up, time, profile.
 #include "bench_runner.h"
 
+#include "arguments.h"
+#include "compare_values.h"
+#include "infer_inputs.h"
+#include "py_values.h"
+
 #include <ATen/Parallel.h>
 #include <c10/util/Logging.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/cuda.h>
@@ -86,6 +92,30 @@ void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& input
   }
 }
 
+// `value` with every tensor in it moved to `device`.
+c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device) {
+  if (device.is_cpu()) return value;
+  if (value.isTensor()) return value.toTensor().to(device);
+  if (value.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& v : value.toTupleRef().elements()) items.push_back(ToDevice(v, device));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (value.isList()) {
+    c10::impl::GenericList list = value.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const auto& v : list) out.push_back(ToDevice(v, device));
+    return out;
+  }
+  if (value.isGenericDict()) {
+    c10::impl::GenericDict dict = value.toGenericDict();
+    c10::impl::GenericDict out(dict.keyType(), dict.valueType());
+    for (const auto& kv : dict) out.insert(kv.key(), ToDevice(kv.value(), device));
+    return out;
+  }
+  return value;
+}
+
 }  // namespace
 
 BenchResult RunBench(const BenchOptions& o) {
@@ -150,19 +180,50 @@ BenchResult RunBench(const BenchOptions& o) {
     for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
   }
   torch::jit::Method probe = FindMethod(modules[0], o.method);  // throws with the list of methods
-  const auto& args = probe.function().getSchema().arguments();
-  size_t required = 0;
-  for (size_t i = 1; i < args.size(); ++i) required += !args[i].default_value().has_value();
-  if (o.inputs.size() < required) {
-    std::ostringstream schema;
-    schema << probe.function().getSchema();
-    throw Error(ErrorKind::kUsage, "no inputs known for " + schema.str() +
-                                       ": pass --input SHAPE[:DTYPE] for each tensor argument, e.g. --input 1x3x224x224:float32");
-  }
-
+  const c10::FunctionSchema& schema = probe.function().getSchema();
   at::Generator gen = at::detail::createCPUGenerator(0);
   std::vector<c10::IValue> inputs;
-  for (const InputSpec& s : o.inputs) inputs.emplace_back(MakeInput(s, gen, device));
+  std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
+  given.insert(given.end(), o.args.begin(), o.args.end());
+  if (!given.empty()) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+    for (const ArgSpec& a : given) {
+      if (ArgumentBytes(a.value) > memory) {
+        throw Error(ErrorKind::kUsage, "input " + (a.name.empty() ? "" : a.name + "=") + a.value + " needs more memory than this machine has (" +
+                                           std::to_string(memory >> 30) + " GiB)");
+      }
+    }
+    inputs = BuildArguments(schema, given, gen);  // kUsage: says what the method takes
+    r.inputs.clear();
+    for (const ArgSpec& a : given) r.inputs.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
+  } else if (!o.load_inputs_path.empty()) {
+    inputs = ArgumentList(LoadValueFile(o.load_inputs_path));
+    if (inputs.size() > ArgumentCount(schema)) {
+      throw Error(ErrorKind::kUsage, o.load_inputs_path + " holds " + std::to_string(inputs.size()) + " arguments; " +
+                                         schema.name() + " takes " + std::to_string(ArgumentCount(schema)) + " (" +
+                                         DescribeArguments(schema) + ")");
+    }
+    const auto& formal = schema.arguments();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
+      r.inputs.push_back(KindOf(inputs[i]));
+    }
+  } else {
+    std::string source;
+    try {
+      inputs = BundledInputs(modules[0], o.method, source);
+    } catch (const std::exception&) {
+      inputs.clear();
+    }
+    if (!inputs.empty()) {
+      r.input_source = source;
+      for (const auto& v : inputs) r.inputs.push_back(KindOf(v));
+    } else {
+      inputs = BuildArguments(schema, {}, gen);  // kUsage if the method needs arguments
+    }
+  }
+  for (auto& v : inputs) v = ToDevice(v, device);
 
   const int warmup = std::max(0, o.warmup);
   const int iters = o.duration_seconds > 0 ? 0 : std::max(1, o.iters);

@@ -3,40 +3,34 @@
 
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/serialize.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
-#include <thread>
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <thread>
 
-#include "tsctl/escape.h"
-
+#include "arguments.h"
+#include "compare_values.h"
+#include "infer_inputs.h"
+#include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
 
 namespace tsctl {
 namespace {
 
-using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
-std::vector<char> ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, "cannot read reference file " + path);
-  return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// {"inputs": [...], "outputs": value}, or the outputs alone.
-void SplitReference(const c10::IValue& ref, std::vector<c10::IValue>& inputs, c10::IValue& outputs) {
+// {"inputs": (...), "outputs": value}, or the outputs alone.
+void SplitReference(const c10::IValue& ref, std::vector<c10::IValue>& inputs, bool& has_inputs, c10::IValue& outputs) {
   if (ref.isGenericDict()) {
     auto dict = ref.toGenericDict();
     if (dict.contains("outputs")) {
       outputs = dict.at("outputs");
       if (dict.contains("inputs")) {
-        c10::IValue in = dict.at("inputs");
-        if (in.isList()) for (const auto& v : in.toListRef()) inputs.push_back(v);
-        else if (in.isTuple()) for (const auto& v : in.toTupleRef().elements()) inputs.push_back(v);
-        else inputs.push_back(in);
+        inputs = ArgumentList(dict.at("inputs"));
+        has_inputs = true;
       }
       return;
     }
@@ -44,176 +38,281 @@ void SplitReference(const c10::IValue& ref, std::vector<c10::IValue>& inputs, c1
   outputs = ref;
 }
 
-double Pick(const std::vector<double>& v, size_t i) { return v.empty() ? 0 : v[std::min(i, v.size() - 1)]; }
+// Inputs over this many bytes are refused before they are allocated: the
+// machine's memory.
+uint64_t InputBudgetBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : uint64_t{8} << 30;
+}
+
+std::string HumanBytesOf(uint64_t b) {
+  char buf[64];
+  if (b == UINT64_MAX) return "more than 16 EiB";
+  std::snprintf(buf, sizeof buf, "%.3g GiB", static_cast<double>(b) / (1 << 30));
+  return buf;
+}
+
+// Runs the method on `inputs` (retyped by its schema).
+c10::IValue Run(torch::jit::Method& method, std::vector<c10::IValue> inputs) {
+  const auto& formal = method.function().getSchema().arguments();
+  for (size_t i = 0; i < inputs.size() && i + 1 < formal.size(); ++i) inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
+  c10::InferenceMode guard;
+  return method(std::move(inputs));
+}
 
 }  // namespace
 
-std::string CheckModel(const ModelCheckOptions& o) {
-  // Test hook: TSCTL_FAULT_CHECK_MODEL=crash|hang makes this child crash or
-  // hang, so tests can check that validate reports it instead of dying.
-  if (const char* fault = std::getenv("TSCTL_FAULT_CHECK_MODEL")) {
-    if (std::string(fault) == "crash") std::raise(SIGSEGV);
-    if (std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
-  }
+ModelCheckResult CheckModel(const ModelCheckOptions& o) {
+  // Test hook: TSCTL_FAULT_CHECK_MODEL=crash|hang|hang-run makes this child
+  // crash or hang (while loading, or while running), so tests can check that
+  // validate reports it instead of dying.
+  const char* fault = std::getenv("TSCTL_FAULT_CHECK_MODEL");
+  if (fault && std::string(fault) == "crash") std::raise(SIGSEGV);
+  if (fault && std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
   LoadOperatorLibraries(o.load_libraries);
-  json r;
-  r["load"] = {{"ok", false}};
-  r["run"] = {{"ran", false}};
-  r["reference"] = {{"compared", false}};
-  r["recorded"] = false;
+  ModelCheckResult r;
+  if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loading";
   torch::jit::Module module;
   torch::jit::ExtraFilesMap extra;
   if (o.reference_from_archive) extra["tsctl_reference.pt"] = "";
-  auto t0 = std::chrono::steady_clock::now();
+  auto t0 = Clock::now();
   try {
     module = torch::jit::load(o.path, torch::Device(torch::kCPU), extra);
   } catch (const std::exception& e) {
-    r["load"]["error"] = FromLoadFailure(e, o.path).what();
-    return DumpJson(r);
+    r.load_error = FromLoadFailure(e, o.path).what();
+    return r;
   }
   module.eval();
-  r["load"] = {{"ok", true}, {"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
-  json methods = json::array();
-  for (const auto& m : module.get_methods()) methods.push_back(m.name());
-  r["methods"] = methods;
+  if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loaded";
+  r.loaded = true;
+  r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  for (const auto& m : module.get_methods()) r.methods.push_back(m.name());
   try {
-    r["ops"] = torch::jit::export_opnames(module);
+    r.ops = torch::jit::export_opnames(module);
   } catch (const std::exception& e) {
-    r["ops"] = json::array();
-    r["ops_error"] = FromTorch(e).what();
+    r.ops_error = FromTorch(e).what();
   }
   auto method = module.find_method(o.method);
-  r["method_found"] = method.has_value();
-  if (!method) return DumpJson(r);
-  std::ostringstream schema;
-  schema << method->function().getSchema();
-  r["schema"] = schema.str();
+  r.method_found = method.has_value();
+  if (!method) return r;
+  const c10::FunctionSchema& schema = method->function().getSchema();
+  std::ostringstream schema_text;
+  schema_text << schema;
+  r.schema = schema_text.str();
 
-  // Inputs: given, else from the reference.
-  std::vector<c10::IValue> inputs;
+  // The reference, if any.
+  std::vector<c10::IValue> ref_inputs;
+  bool ref_has_inputs = false;
   c10::IValue expected;
   bool have_reference = false;
-  try {
-    if (!o.reference_path.empty()) {
-      SplitReference(torch::pickle_load(ReadBytes(o.reference_path)), inputs, expected);
-      r["reference"]["source"] = o.reference_path;
+  if (!o.reference_path.empty() || (o.reference_from_archive && !extra["tsctl_reference.pt"].empty())) {
+    try {
+      if (!o.reference_path.empty()) {
+        SplitReference(LoadValueFile(o.reference_path), ref_inputs, ref_has_inputs, expected);
+        r.reference_source = o.reference_path;
+      } else {
+        char tmpl[] = "/tmp/tsctl-ref-XXXXXX";
+        int fd = ::mkstemp(tmpl);
+        if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file");
+        const std::string& bytes = extra["tsctl_reference.pt"];
+        bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+        ::close(fd);
+        try {
+          if (!written) throw Error(ErrorKind::kIo, "cannot write a temporary file");
+          SplitReference(LoadValueFile(tmpl), ref_inputs, ref_has_inputs, expected);
+        } catch (...) {
+          ::unlink(tmpl);
+          throw;
+        }
+        ::unlink(tmpl);
+        r.reference_source = "extra/tsctl_reference.pt";
+      }
       have_reference = true;
-    } else if (o.reference_from_archive && !extra["tsctl_reference.pt"].empty()) {
-      const std::string& bytes = extra["tsctl_reference.pt"];
-      SplitReference(torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())), inputs, expected);
-      r["reference"]["source"] = "extra/tsctl_reference.pt";
-      have_reference = true;
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kIo && !o.reference_path.empty()) {
+        throw;  // a missing --reference is an I/O error, not a finding
+      }
+      r.reference_error = std::string("cannot read the reference: ") + e.what() +
+                          " (write it with torch.save({'inputs': (x,), 'outputs': y}, f))";
+      return r;
+    } catch (const std::exception& e) {
+      r.reference_error = std::string("cannot read the reference: ") + FromTorch(e).what();
+      return r;
     }
-  } catch (const std::exception& e) {
-    r["reference"]["error"] = std::string("cannot read the reference: ") + FromTorch(e).what() +
-                              " (write it with torch.save({'inputs': (x,), 'outputs': y}, f): tuples, not lists)";
-    return DumpJson(r);
   }
-  std::string input_source = have_reference && !inputs.empty() ? r["reference"]["source"].get<std::string>() : "inputs";
-  if (!o.inputs.empty()) {
-    inputs.clear();
-    at::Generator gen = at::detail::createCPUGenerator(0);
-    for (const InputSpec& spec : o.inputs) inputs.emplace_back(MakeInput(spec, gen));
-    input_source = "inputs";
+
+  // Inputs, from the first source that has them.
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  std::vector<c10::IValue> inputs;
+  bool have_inputs = false;
+  std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
+  given.insert(given.end(), o.args.begin(), o.args.end());
+  std::vector<ArgSpec> used_args;
+  if (!given.empty()) {
+    for (const ArgSpec& a : given) {
+      uint64_t bytes = ArgumentBytes(a.value);
+      if (bytes > InputBudgetBytes()) {
+        r.run_error = "input " + (a.name.empty() ? a.value : a.name + "=" + a.value) + " needs " + HumanBytesOf(bytes) +
+                      ", more than this machine's memory (" + HumanBytesOf(InputBudgetBytes()) + ")";
+        return r;
+      }
+    }
+    try {
+      inputs = BuildArguments(schema, given, gen);  // kUsage errors go to the caller
+    } catch (const c10::Error& e) {
+      r.run_error = std::string("cannot make the inputs: ") + FromTorch(e).what();
+      return r;
+    }
+    r.input_source = o.input_source.empty() ? "--input/--arg" : o.input_source;
+    used_args = given;
+    have_inputs = true;
+  } else if (!o.load_inputs_path.empty()) {
+    inputs = ArgumentList(LoadValueFile(o.load_inputs_path));  // kIo/kFormat go to the caller
+    size_t n = ArgumentCount(schema);
+    if (inputs.size() > n) {
+      throw Error(ErrorKind::kUsage, o.load_inputs_path + " holds " + std::to_string(inputs.size()) + " arguments; " +
+                                         schema.name() + " takes " + std::to_string(n) + " (" + DescribeArguments(schema) + ")");
+    }
+    r.input_source = o.load_inputs_path;
+    have_inputs = true;
+  } else if (ref_has_inputs) {
+    inputs = ref_inputs;
+    r.input_source = r.reference_source;
+    have_inputs = true;
+  } else {
+    try {
+      std::string source;
+      inputs = BundledInputs(module, o.method, source);
+      if (!inputs.empty()) {
+        r.input_source = source;
+        have_inputs = true;
+      }
+    } catch (const std::exception&) {
+      inputs.clear();
+    }
+  }
+  size_t required = 0;
+  for (size_t i = 1; i < schema.arguments().size(); ++i) required += !schema.arguments()[i].default_value().has_value();
+  if (!have_inputs && required == 0) {
+    r.input_source = "no arguments";
+    have_inputs = true;
   }
   if (!o.run) {
-    r["run"]["skipped"] = "not run (--no-run)";
-    return DumpJson(r);
+    r.run_skipped = "not run (--no-run)";
+    return r;
   }
-  if (inputs.empty() && method->function().getSchema().arguments().size() > 1) {
-    r["run"]["skipped"] = "no inputs known: pass --input SHAPE:DTYPE for each argument of " + o.method +
-                          " (e.g. --input 1x3x224x224:float32)";
-    return DumpJson(r);
-  }
-  r["run"]["input_source"] = input_source;
+  if (fault && std::string(fault) == "hang-run") std::this_thread::sleep_for(std::chrono::hours(1));
   c10::IValue out1, out2;
-  try {
-    c10::InferenceMode guard;
-    out1 = (*method)(inputs);
-    if (o.check_determinism) out2 = (*method)(inputs);
-  } catch (const std::exception& e) {
-    r["run"]["error"] = std::string("running ") + o.method + " failed: " + FromTorch(e).what();
-    return DumpJson(r);
-  }
-  r["run"]["ran"] = true;
-  auto flat = FlattenTensors(out1);
-  json outs = json::array();
-  for (const auto& [name, t] : flat) {
-    int64_t nonfinite = 0;
-    if (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type())) {
-      nonfinite = t.numel() - at::isfinite(t).sum().item<int64_t>();
+  bool ran_once = false;
+  auto run_start = Clock::now();
+  if (!have_inputs) {
+    if (!o.infer_inputs) {
+      r.run_skipped = "no inputs known: " + schema.name() + " takes " + DescribeArguments(schema) +
+                      "; pass --arg NAME=VALUE (or --input SHAPE:DTYPE) for each argument";
+      return r;
     }
-    outs.push_back({{"name", name}, {"desc", Describe(t)}, {"nonfinite", nonfinite}});
-  }
-  if (flat.empty()) {
-    std::ostringstream v;
-    v << out1.tagKind();
-    outs.push_back({{"name", "output"}, {"desc", v.str() + " (no tensors)"}, {"nonfinite", 0}});
-  }
-  r["run"]["outputs"] = outs;
-  if (o.check_determinism) {
-    auto flat2 = FlattenTensors(out2);
-    bool same = flat2.size() == flat.size();
-    double max_diff = 0;
-    for (size_t i = 0; same && i < flat.size(); ++i) {
-      const at::Tensor &a = flat[i].second, &b = flat2[i].second;
-      if (!a.sizes().equals(b.sizes()) || a.scalar_type() != b.scalar_type()) { same = false; break; }
-      if (!at::equal(a, b)) {
-        same = false;
-        if (at::isFloatingType(a.scalar_type())) max_diff = std::max(max_diff, (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>());
+    std::string last_error;
+    for (const InputCandidate& c : InferInputCandidates(module, *method)) {
+      if (std::chrono::duration<double>(Clock::now() - run_start).count() > o.infer_budget_seconds) break;
+      uint64_t bytes = 0;
+      for (const ArgSpec& a : c.args) bytes += ArgumentBytes(a.value);
+      if (bytes > (uint64_t{1} << 30)) continue;
+      ++r.candidates_tried;
+      try {
+        std::vector<c10::IValue> values = BuildArguments(schema, c.args, gen);
+        out1 = Run(*method, values);
+        ran_once = true;
+        inputs = std::move(values);
+        used_args = c.args;
+        r.inputs_note = c.note;
+        r.input_source = "inferred";
+        have_inputs = true;
+        break;
+      } catch (const std::exception& e) {
+        last_error = FromTorch(e).what();
       }
     }
-    r["run"]["deterministic"] = same;
-    r["run"]["max_run_diff"] = max_diff;
+    if (!have_inputs) {
+      r.run_skipped = "no inputs known and none of " + std::to_string(r.candidates_tried) + " inferred candidates ran" +
+                      (last_error.empty() ? std::string() : " (last: " + last_error + ")") + "; " + schema.name() +
+                      " takes " + DescribeArguments(schema) + ": pass --arg NAME=VALUE for each";
+      return r;
+    }
+  }
+  r.input_args = used_args;
+  if (!used_args.empty()) {
+    r.inputs_desc = DescribeArgs(used_args);
+    r.inputs_flags = (o.method == "forward" ? std::string() : "--method " + o.method + " ") + ArgsAsFlags(used_args);
+  } else {
+    const auto& formal = schema.arguments();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      c10::IValue v = i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs[i]) : inputs[i];
+      r.inputs_desc += (r.inputs_desc.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+    }
+  }
+  try {
+    if (!ran_once) out1 = Run(*method, inputs);
+    if (o.check_determinism) out2 = Run(*method, inputs);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kUsage) throw;
+    r.run_error = std::string("running ") + o.method + " failed: " + e.what();
+    return r;
+  } catch (const std::exception& e) {
+    r.run_error = std::string("running ") + o.method + " failed: " + FromTorch(e).what();
+    return r;
+  }
+  r.ran = true;
+  r.outputs = SummarizeOutputs(out1, "output");
+  if (o.check_determinism) {
+    std::vector<ReferenceLeaf> leaves;
+    Tolerances exact;
+    exact.rtol = {0};
+    exact.atol = {0};
+    CompareValues(out2, out1, "output", exact, leaves);
+    bool same = true, all_compared = true;
+    for (const auto& l : leaves) {
+      if (!l.compared) {
+        all_compared = false;
+        r.determinism_note = l.name + ": " + l.error;
+        continue;
+      }
+      if (!l.pass) {
+        same = false;
+        r.max_run_diff = std::max(r.max_run_diff, l.max_abs);
+        if (r.determinism_note.empty()) r.determinism_note = l.name + (l.error.empty() ? "" : ": " + l.error);
+      }
+    }
+    if (!same) r.deterministic = false;
+    else if (all_compared && !leaves.empty()) r.deterministic = true;
+    else if (leaves.empty()) r.determinism_note = "the outputs hold nothing to compare";
   }
   if (have_reference) {
-    auto want = FlattenTensors(expected);
-    if (want.size() != flat.size()) {
-      r["reference"]["error"] = "the reference has " + std::to_string(want.size()) + " output tensors, the run " + std::to_string(flat.size());
-      return DumpJson(r);
-    }
-    json cmp = json::array();
-    for (size_t i = 0; i < flat.size(); ++i) {
-      const at::Tensor& got = flat[i].second;
-      const at::Tensor& ref = want[i].second;
-      double rtol = Pick(o.rtol, i), atol = Pick(o.atol, i);
-      json c = {{"name", flat[i].first}, {"rtol", rtol}, {"atol", atol}};
-      if (!got.sizes().equals(ref.sizes())) {
-        c["pass"] = false;
-        c["error"] = "shape " + Describe(got) + " vs reference " + Describe(ref);
-      } else {
-        at::Tensor g = got.to(at::kDouble), w = ref.to(at::kDouble);
-        at::Tensor diff = (g - w).abs();
-        at::Tensor rel = diff / w.abs().clamp_min(1e-12);
-        c["max_abs"] = diff.numel() ? diff.max().item<double>() : 0.0;
-        c["mean_abs"] = diff.numel() ? diff.mean().item<double>() : 0.0;
-        c["max_rel"] = rel.numel() ? rel.max().item<double>() : 0.0;
-        c["mean_rel"] = rel.numel() ? rel.mean().item<double>() : 0.0;
-        c["pass"] = (diff <= atol + rtol * w.abs()).all().item<bool>();
-        // Polygraphy's "minimum required tolerance": the smallest atol (at
-        // this rtol) and rtol (at this atol) that would pass.
-        if (diff.numel()) {
-          c["min_atol"] = std::max(0.0, (diff - rtol * w.abs()).max().item<double>());
-          c["min_rtol"] = std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-12)).max().item<double>());
-        }
-      }
-      cmp.push_back(c);
-    }
-    r["reference"]["compared"] = true;
-    r["reference"]["outputs"] = cmp;
+    Tolerances tol;
+    tol.rtol = o.rtol;
+    tol.atol = o.atol;
+    CompareValues(out1, expected, "outputs", tol, r.reference);
+    r.reference_compared = true;
   }
   if (!o.record_reference_path.empty()) {
     c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-    c10::impl::GenericList in_list(c10::AnyType::get());
-    for (const auto& v : inputs) in_list.push_back(v);
-    dict.insert("inputs", in_list);
+    dict.insert("inputs", c10::ivalue::Tuple::create(inputs));
     dict.insert("outputs", out1);
-    std::vector<char> bytes = torch::pickle_save(dict);
-    std::ofstream f(o.record_reference_path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    r["recorded"] = static_cast<bool>(f);
+    try {
+      SaveValueFile(dict, o.record_reference_path);
+      r.recorded = true;
+    } catch (const Error&) {
+      r.recorded = false;
+    }
   }
-  return DumpJson(r);
+  if (!o.save_outputs_path.empty()) {
+    try {
+      SaveValueFile(out1, o.save_outputs_path);
+      r.outputs_saved = true;
+    } catch (const Error&) {
+      r.outputs_saved = false;
+    }
+  }
+  return r;
 }
 
 }  // namespace tsctl

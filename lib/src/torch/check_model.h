@@ -7,6 +7,6 @@
 namespace tsctl {
 
 // See TorchBackend::CheckModel.
-std::string CheckModel(const ModelCheckOptions& options);
+ModelCheckResult CheckModel(const ModelCheckOptions& options);
 
 }  // namespace tsctl

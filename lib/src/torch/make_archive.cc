@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare_values.h"
+#include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
 #include "tsctl/atomic_file.h"
@@ -111,7 +113,11 @@ uint64_t SaveAtomically(torch::jit::Module& m, const std::string& method, const 
 }  // namespace
 
 MakeResult TraceArchive(const TraceOptions& o) {
-  if (o.inputs.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: --input SHAPE[:DTYPE] per argument");
+  if (o.inputs.empty() && o.load_inputs_path.empty()) {
+    throw Error(ErrorKind::kUsage, "tracing needs example inputs: --input SHAPE[:DTYPE] per argument, or --load-inputs FILE");
+  }
+  std::vector<c10::IValue> loaded;
+  if (!o.load_inputs_path.empty()) loaded = ArgumentList(LoadValueFile(o.load_inputs_path));
   LoadOperatorLibraries(o.load_libraries);
   torch::jit::Module original = LoadModule(o.path);
   original.eval();
@@ -119,6 +125,7 @@ MakeResult TraceArchive(const TraceOptions& o) {
   MakeResult result;
   result.output = o.output;
   for (const auto& i : o.inputs) result.inputs.push_back(i.ToString());
+  for (const auto& v : loaded) result.inputs.push_back(v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
   try {
     // The traced module: the original's attributes (parameters, buffers,
     // submodules) under a fresh type whose only method is the trace.
@@ -141,7 +148,9 @@ MakeResult TraceArchive(const TraceOptions& o) {
       }
     }
     traced.eval();
-    std::vector<c10::IValue> inputs = MakeInputs(o.inputs, 0);
+    std::vector<c10::IValue> inputs = loaded.empty() ? MakeInputs(o.inputs, 0) : loaded;
+    const auto& formal = method.function().getSchema().arguments();
+    for (size_t i = 0; i < inputs.size() && i + 1 < formal.size(); ++i) inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
     auto fn = [&](torch::jit::Stack in) -> torch::jit::Stack {
       c10::IValue out = method(std::vector<c10::IValue>(in.begin(), in.end()));
       return {out};

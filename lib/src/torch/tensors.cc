@@ -20,7 +20,17 @@ at::ScalarType ScalarTypeOf(const std::string& dtype) {
 at::Tensor MakeInput(const InputSpec& spec, at::Generator& gen, const at::Device& device) {
   at::ScalarType type = ScalarTypeOf(spec.dtype);
   at::Tensor t;
-  if (at::isFloatingType(type)) {
+  auto options = at::TensorOptions().dtype(type);
+  if (spec.fill == InputSpec::Fill::kZeros) {
+    t = at::zeros(spec.shape, options);
+  } else if (spec.fill == InputSpec::Fill::kOnes) {
+    t = at::ones(spec.shape, options);
+  } else if (spec.fill == InputSpec::Fill::kConstant) {
+    t = at::full(spec.shape, spec.value, options);
+  } else if (spec.fill == InputSpec::Fill::kRandint) {
+    t = at::randint(static_cast<int64_t>(spec.low), static_cast<int64_t>(spec.high), spec.shape, gen,
+                    at::TensorOptions().dtype(at::kLong)).to(type);
+  } else if (at::isFloatingType(type)) {
     t = at::randn(spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).to(type);
   } else if (type == at::kBool) {
     t = at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);

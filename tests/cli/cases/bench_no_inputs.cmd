@@ -1,1 +1,1 @@
-bench testdata/scripted_multi.pt
+bench --no-infer testdata/scripted_multi.pt

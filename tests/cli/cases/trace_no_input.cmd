@@ -1,1 +1,1 @@
-trace testdata/traced_cnn.pt -o /tmp/tsctl-never-written.pt
+trace --no-infer testdata/traced_cnn.pt -o /tmp/tsctl-never-written.pt

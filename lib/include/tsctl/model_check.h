@@ -1,0 +1,81 @@
+// The typed result of the LibTorch half of `tsctl validate` (TorchBackend::
+// CheckModel), and the one versioned wire format that carries it from the
+// isolated child to the parent. The writer and the reader are one piece of
+// code (model_check_wire.cc): a field missing on the wire is an error, never
+// a silent default.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tsctl/inputs.h"
+
+namespace tsctl {
+
+// Bump when a field is added, removed or changes meaning.
+inline constexpr int kModelCheckWireVersion = 1;
+
+// One output leaf of a run.
+struct OutputSummary {
+  std::string name;   // "output", "output[1]['scores']"
+  std::string desc;   // "float32[1, 10]", "int 7", "str 'a'"
+  int64_t nonfinite = 0;  // NaN/Inf elements (tensors and floats)
+};
+
+// One leaf compared against the reference.
+struct ReferenceLeaf {
+  std::string name;  // the path, "outputs[1]['scores']"
+  bool pass = false;
+  bool compared = true;    // false: the values cannot be compared (objects)
+  bool is_tensor = false;  // statistics below are set only for tensors
+  double rtol = 0, atol = 0;
+  double max_abs = 0, mean_abs = 0, max_rel = 0, mean_rel = 0;
+  bool has_min_tolerance = false;  // min_atol/min_rtol set (a failed tensor)
+  double min_atol = 0, min_rtol = 0;
+  std::string error;  // why it failed when not a tolerance miss ("shape ...", "7 vs 999")
+};
+
+struct ModelCheckResult {
+  // Loading.
+  bool loaded = false;
+  double load_ms = 0;
+  std::string load_error;
+  std::vector<std::string> methods;  // of the top-level module
+  std::vector<std::string> ops;      // operators the methods call
+  std::string ops_error;
+  // The method.
+  bool method_found = false;
+  std::string schema;
+  // Running.
+  bool ran = false;
+  std::string run_skipped;   // why it did not run (no error)
+  std::string run_error;     // why running failed
+  std::string input_source;  // "--input", "--arg", "extra/tsctl_inputs.json", "inferred", ...
+  std::string inputs_desc;   // "x=1x3x224x224:float32, k=3"
+  std::string inputs_note;   // where inferred inputs came from
+  std::string inputs_flags;  // the flags that pin these inputs
+  std::vector<ArgSpec> input_args;  // those inputs as arguments (empty for file/bundled inputs)
+  std::vector<OutputSummary> outputs;
+  std::optional<bool> deterministic;  // unset: not checked
+  std::string determinism_note;       // why not, or where the runs differ
+  double max_run_diff = 0;
+  int candidates_tried = 0;           // inferred candidates run before one worked
+  bool outputs_saved = false;         // save_outputs_path was written
+  // Reference comparison.
+  bool reference_compared = false;
+  std::string reference_source;
+  std::string reference_error;
+  std::vector<ReferenceLeaf> reference;
+  bool recorded = false;  // record_reference_path was written
+};
+
+// The wire format: a JSON document with "wire_version". Both ends of the
+// fork pipe use these two functions only.
+std::string SerializeModelCheck(const ModelCheckResult& result);
+// Throws tsctl::Error (kFormat) if the text is not a complete document of
+// this version (any field missing or of the wrong type).
+ModelCheckResult DeserializeModelCheck(const std::string& text);
+
+}  // namespace tsctl

@@ -1,0 +1,278 @@
+// The LibTorch checks of `tsctl validate`: one isolated child per method
+// checked, its typed result (ModelCheckResult) turned into checks.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+
+#include "tsctl/atomic_file.h"
+#include "tsctl/error.h"
+#include "child.h"
+#include "isolate.h"
+#include "tsctl/stamp.h"
+#include "tsctl/torch_backend.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+constexpr const char* kReferenceRecord = "tsctl_reference.pt";
+
+std::string SignalName(int sig) {
+  const char* name = ::sigabbrev_np(sig);
+  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+}
+
+// A temporary file the child writes and the parent reads; removed with it.
+struct TempFile {
+  std::string path;
+  TempFile() {
+    char tmpl[] = "/tmp/tsctl-validate-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file in /tmp");
+    ::close(fd);
+    path = tmpl;
+  }
+  ~TempFile() { ::unlink(path.c_str()); }
+  std::string Read() const {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+};
+
+std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0, double e = 0, double f = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d, e, f);
+  return buf;
+}
+
+// The checks of one method's run. `prefix` is "" for the one method, or
+// "NAME: " when several are checked.
+void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
+  if (!r.reference_error.empty() && !r.ran) {
+    // An unreadable reference stops the run: report it, never a silent pass.
+    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+    return;
+  }
+  if (!r.ran) {
+    if (!r.run_error.empty()) {
+      out.push_back({"torch.run", CheckStatus::kFail, prefix + r.run_error});
+    } else if (r.run_skipped == "not run (--no-run)") {
+      out.push_back({"torch.run", CheckStatus::kSkip, prefix + r.run_skipped});
+    } else {
+      // Not run for want of inputs: never a silent pass.
+      out.push_back({"torch.run", CheckStatus::kWarn, prefix + "not run: " + r.run_skipped});
+    }
+    return;
+  }
+  std::string shapes;
+  for (const auto& o : r.outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + o.desc;
+  std::string how;
+  if (r.input_source == "no arguments") {
+    how = "ran without inputs";
+  } else if (r.input_source == "inferred") {
+    how = "ran with inputs inferred: " + r.inputs_desc + " (" + r.inputs_note + "; tried " +
+          std::to_string(r.candidates_tried) + "; pin them with " + r.inputs_flags + ")";
+  } else {
+    how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
+  }
+  out.push_back({"torch.run", CheckStatus::kPass, prefix + how + ": " + shapes});
+  std::vector<std::string> nonfinite;
+  for (const auto& o : r.outputs) {
+    if (o.nonfinite > 0) nonfinite.push_back(o.name + " has " + std::to_string(o.nonfinite) + " NaN/Inf");
+  }
+  out.push_back({"torch.finite", nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : Join(nonfinite, "; "))});
+  if (r.deterministic.has_value()) {
+    out.push_back({"torch.deterministic", *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
+                   prefix + (*r.deterministic ? "two runs give identical outputs"
+                                              : "two runs differ at " + r.determinism_note + " (max abs difference " +
+                                                    Fmt("%.3g", r.max_run_diff) + ")")});
+  } else if (!r.determinism_note.empty()) {
+    out.push_back({"torch.deterministic", CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
+  }
+  if (r.reference_compared) {
+    bool all = true;
+    int compared = 0;
+    std::string msg;
+    for (const auto& o : r.reference) {
+      std::string part = o.name;
+      if (!o.compared) {
+        part += " not compared: " + o.error;
+      } else {
+        ++compared;
+        all &= o.pass;
+        if (o.is_tensor && o.error.empty()) {
+          part += Fmt(" max abs %.3g, mean abs %.3g, max rel %.3g, mean rel %.3g (rtol %.3g, atol %.3g)", o.max_abs, o.mean_abs,
+                      o.max_rel, o.mean_rel, o.rtol, o.atol);
+        } else if (o.error.empty()) {
+          part += " equal";
+        }
+        if (!o.pass) part += " FAILED";
+        if (!o.pass && o.has_min_tolerance) part += Fmt(" (would pass with --atol %.3g or --rtol %.3g)", o.min_atol, o.min_rtol);
+        if (!o.error.empty()) part += ": " + o.error;
+      }
+      msg += (msg.empty() ? "" : "; ") + part;
+    }
+    CheckStatus status = !all ? CheckStatus::kFail : compared == 0 ? CheckStatus::kWarn : CheckStatus::kPass;
+    if (compared == 0 && msg.empty()) msg = "the outputs hold no value to compare";
+    if (compared == 0) msg = "compared nothing: " + msg;
+    out.push_back({"torch.reference", status, prefix + "against " + r.reference_source + ": " + msg});
+  } else if (!r.reference_error.empty()) {
+    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+  }
+}
+
+// Methods `--method all` (or an archive without forward) runs: all but
+// private ones and the helpers torch.utils.bundled_inputs adds.
+std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods) {
+  std::vector<std::string> out;
+  for (const auto& m : methods) {
+    if (m.empty() || m[0] == '_' || m.rfind("get_all_bundled_inputs", 0) == 0 || m.rfind("get_num_bundled_inputs", 0) == 0 ||
+        m.rfind("run_on_bundled_input", 0) == 0) {
+      continue;
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
+                       ModelCheckOptions m, ArchiveReport& report) {
+  auto& out = report.checks;
+  const bool all = options.method == "all";
+  std::optional<TempFile> reference_tmp, outputs_tmp;
+  if (options.record_reference || !options.save_reference_path.empty()) {
+    reference_tmp.emplace();
+    m.record_reference_path = reference_tmp->path;
+  }
+  if (!options.save_outputs_path.empty()) {
+    outputs_tmp.emplace();
+    m.save_outputs_path = outputs_tmp->path;
+  }
+  std::vector<std::string> methods = {all ? std::string("forward") : options.method};
+  bool first = true;
+  bool multi = false;
+  std::optional<CheckResult> ops_check;  // reported after the first torch.method
+  double seconds = 0;
+  nlohmann::json details = nlohmann::json::array();
+  for (size_t k = 0; k < methods.size(); ++k) {
+    m.method = methods[k];
+    const std::string prefix = multi ? m.method + ": " : "";
+    TempFile progress;
+    m.progress_path = progress.path;
+    WarmUpTorch();  // once per process: every child is forked warm
+    IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, options.timeout_seconds);
+    seconds += iso.seconds;
+    const bool loaded = progress.Read() == "loaded";
+    const std::string stage = loaded ? "torch.run" : "torch.load";
+    const std::string doing = loaded ? "running " + m.method : "loading";
+    if (iso.timed_out) {
+      out.push_back({stage, CheckStatus::kFail, prefix + "LibTorch did not finish " + doing + " within " +
+                                                    Fmt("%g", options.timeout_seconds) + " s (killed)"});
+      continue;
+    }
+    if (iso.signal) {
+      out.push_back({stage, CheckStatus::kFail, prefix + "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing});
+      continue;
+    }
+    if (iso.exit_code) {
+      out.push_back({stage, CheckStatus::kFail, prefix + "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing});
+      continue;
+    }
+    if (!iso.ok) {
+      // A usage error (arguments that do not fit) or an unavailable plugin:
+      // the caller's or this machine's problem, not the archive's.
+      throw Error(iso.error_kind, iso.error);
+    }
+    ModelCheckResult r = DeserializeModelCheck(iso.output);
+    details.push_back(nlohmann::json::parse(SerializeModelCheck(r)));
+    if (first) {
+      first = false;
+      if (!r.loaded) {
+        out.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
+        break;
+      }
+      out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
+      report.ops = r.ops;
+      if (options.has_allow_ops) {
+        std::vector<CheckResult> checks;
+        CheckAllowedOps(report.ops, options.allow_ops, "torch.ops", "", checks);
+        ops_check = checks.front();
+      }
+      std::vector<std::string> runnable = RunnableMethods(r.methods);
+      if (all || (!r.method_found && !options.method_given && m.method == "forward")) {
+        // Every method (--method all), or those of an archive without forward.
+        if (!r.method_found) {
+          out.push_back({"torch.method", runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass,
+                         "no forward; methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods))});
+          if (ops_check) out.push_back(*ops_check);
+        }
+        std::vector<std::string> rest;
+        for (const auto& name : runnable) {
+          if (!(r.method_found && name == m.method)) rest.push_back(name);
+        }
+        multi = r.method_found ? !rest.empty() : rest.size() > 1;
+        methods.insert(methods.end(), rest.begin(), rest.end());
+        if (!r.method_found) continue;
+      } else if (!r.method_found) {
+        out.push_back({"torch.method", CheckStatus::kFail,
+                       "no method '" + m.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")"});
+        if (ops_check) out.push_back(*ops_check);
+        break;
+      }
+    }
+    const std::string p = multi ? m.method + ": " : "";
+    if (!r.method_found) {
+      out.push_back({"torch.method", CheckStatus::kFail, p + "no method '" + m.method + "'"});
+      continue;
+    }
+    if (report.schema.empty()) report.schema = r.schema;
+    out.push_back({"torch.method", CheckStatus::kPass, r.schema});
+    if (ops_check) out.push_back(*ops_check);
+    ops_check.reset();
+    RunChecks(r, p, out);
+    if (k == 0 || !m.record_reference_path.empty()) {
+      // Files of the first method run only.
+      std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
+      if (reference_tmp) {
+        if (!options.save_reference_path.empty() && !bytes.empty()) WriteFileAtomically(options.save_reference_path, bytes);
+        if (options.record_reference && !bytes.empty()) {
+          StampOptions s;
+          s.auto_fields = false;
+          s.files = {{kReferenceRecord, bytes}};
+          Stamp(path, s);
+          out.push_back({"torch.reference", CheckStatus::kPass, std::string("recorded inputs and outputs in extra/") + kReferenceRecord});
+        } else if (bytes.empty()) {
+          out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --arg or --input)"});
+        }
+      }
+      if (outputs_tmp) {
+        if (r.outputs_saved) {
+          WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
+        } else {
+          out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (the method did not run)"});
+        }
+      }
+      m.record_reference_path.clear();
+      m.save_outputs_path.clear();
+      reference_tmp.reset();
+      outputs_tmp.reset();
+    }
+  }
+  (void)archive;
+  report.details["torch_seconds"] = seconds;
+  report.details["model"] = details.size() == 1 ? details[0] : details;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,207 @@
+#include "compare_values.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "tensors.h"
+
+namespace tsctl {
+namespace {
+
+double Pick(const std::vector<double>& v, size_t i) { return v.empty() ? 0 : v[std::min(i, v.size() - 1)]; }
+
+std::string Key(const c10::IValue& k) {
+  if (k.isString()) return "[" + nlohmann::json(k.toStringRef()).dump() + "]";
+  std::ostringstream s;
+  s << "[" << k << "]";
+  return s.str();
+}
+
+std::string Short(const c10::IValue& v) {
+  std::ostringstream s;
+  if (v.isString()) {
+    s << nlohmann::json(v.toStringRef()).dump();
+  } else if (v.isDouble()) {
+    s << v.toDouble();
+  } else if (v.isTensor()) {
+    s << Describe(v.toTensor());
+  } else if (v.isInt() || v.isBool() || v.isNone()) {
+    s << v;
+  } else {
+    s << KindOf(v);
+  }
+  std::string r = s.str();
+  return r.size() > 60 ? r.substr(0, 57) + "..." : r;
+}
+
+void Leaf(std::vector<ReferenceLeaf>& out, const std::string& path, bool pass, std::string error) {
+  ReferenceLeaf l;
+  l.name = path;
+  l.pass = pass;
+  l.error = std::move(error);
+  out.push_back(std::move(l));
+}
+
+std::vector<c10::IValue> Items(const c10::IValue& v) {
+  std::vector<c10::IValue> out;
+  if (v.isList()) {
+    for (const auto& e : v.toListRef()) out.push_back(e);
+  } else {
+    for (const auto& e : v.toTupleRef().elements()) out.push_back(e);
+  }
+  return out;
+}
+
+bool Number(const c10::IValue& v) { return v.isDouble() || v.isInt() || v.isBool(); }
+
+}  // namespace
+
+std::string KindOf(const c10::IValue& v) {
+  if (v.isTensor()) return "Tensor";
+  if (v.isObject()) return v.toObjectRef().type()->annotation_str();
+  return v.type()->annotation_str();
+}
+
+void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::string& path, const Tolerances& tol,
+                   std::vector<ReferenceLeaf>& out) {
+  const size_t index = out.size();
+  const double rtol = Pick(tol.rtol, index), atol = Pick(tol.atol, index);
+  if (want.isTensor() && got.isTensor()) {
+    const at::Tensor& g0 = got.toTensor();
+    const at::Tensor& w0 = want.toTensor();
+    ReferenceLeaf c;
+    c.name = path;
+    c.is_tensor = true;
+    c.rtol = rtol;
+    c.atol = atol;
+    if (!g0.defined() || !w0.defined()) {
+      c.pass = g0.defined() == w0.defined();
+      if (!c.pass) c.error = "an undefined tensor on one side";
+    } else if (!g0.sizes().equals(w0.sizes())) {
+      c.error = "shape " + Describe(g0) + " vs reference " + Describe(w0);
+    } else if (g0.is_quantized() || w0.is_quantized() || g0.is_complex() || w0.is_complex()) {
+      at::Tensor g = g0.is_quantized() ? g0.dequantize() : g0, w = w0.is_quantized() ? w0.dequantize() : w0;
+      c.pass = g.is_complex() == w.is_complex() && at::allclose(g.to(g.is_complex() ? at::kComplexDouble : at::kDouble),
+                                                               w.to(w.is_complex() ? at::kComplexDouble : at::kDouble), rtol, atol);
+    } else {
+      at::Tensor g = g0.to(at::kDouble), w = w0.to(at::kDouble);
+      at::Tensor diff = (g - w).abs();
+      // NaN in the same places counts as equal.
+      at::Tensor both_nan = at::isnan(g) & at::isnan(w);
+      diff = at::where(both_nan, at::zeros_like(diff), diff);
+      at::Tensor rel = diff / w.abs().clamp_min(1e-12);
+      if (diff.numel()) {
+        c.max_abs = diff.max().item<double>();
+        c.mean_abs = diff.mean().item<double>();
+        c.max_rel = rel.max().item<double>();
+        c.mean_rel = rel.mean().item<double>();
+      }
+      c.pass = (diff <= atol + rtol * w.abs()).all().item<bool>();
+      if (!c.pass && diff.numel()) {
+        // Polygraphy's "minimum required tolerance": the smallest atol (at
+        // this rtol) and rtol (at this atol) that would pass.
+        c.has_min_tolerance = true;
+        c.min_atol = std::max(0.0, (diff - rtol * w.abs()).max().item<double>());
+        c.min_rtol = std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-12)).max().item<double>());
+      }
+    }
+    out.push_back(std::move(c));
+    return;
+  }
+  if (want.isDouble() && Number(got) && !got.isBool()) {
+    double g = got.isDouble() ? got.toDouble() : static_cast<double>(got.toInt()), w = want.toDouble();
+    bool pass = (std::isnan(g) && std::isnan(w)) || std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    ReferenceLeaf c;
+    c.name = path;
+    c.pass = pass;
+    c.rtol = rtol;
+    c.atol = atol;
+    c.max_abs = std::fabs(g - w);
+    if (!pass) c.error = Short(got) + " vs reference " + Short(want);
+    out.push_back(std::move(c));
+    return;
+  }
+  if ((want.isInt() && got.isInt()) || (want.isBool() && got.isBool()) || (want.isString() && got.isString()) ||
+      (want.isNone() && got.isNone()) || (want.isDevice() && got.isDevice())) {
+    bool pass = got == want;
+    Leaf(out, path, pass, pass ? "" : Short(got) + " vs reference " + Short(want));
+    return;
+  }
+  if ((want.isList() || want.isTuple()) && (got.isList() || got.isTuple())) {
+    std::vector<c10::IValue> g, w;
+    g = Items(got);
+    w = Items(want);
+    if (g.size() != w.size()) {
+      Leaf(out, path, false, "length " + std::to_string(g.size()) + " vs reference " + std::to_string(w.size()));
+      return;
+    }
+    for (size_t i = 0; i < g.size(); ++i) CompareValues(g[i], w[i], path + "[" + std::to_string(i) + "]", tol, out);
+    return;
+  }
+  if (want.isGenericDict() && got.isGenericDict()) {
+    auto g = got.toGenericDict(), w = want.toGenericDict();
+    for (const auto& kv : w) {
+      if (!g.contains(kv.key())) {
+        Leaf(out, path + Key(kv.key()), false, "missing (the reference has it)");
+        continue;
+      }
+      CompareValues(g.at(kv.key()), kv.value(), path + Key(kv.key()), tol, out);
+    }
+    for (const auto& kv : g) {
+      if (!w.contains(kv.key())) Leaf(out, path + Key(kv.key()), false, "not in the reference");
+    }
+    return;
+  }
+  if (want.isObject() || got.isObject()) {
+    ReferenceLeaf c;
+    c.name = path;
+    c.compared = false;
+    c.error = "cannot compare objects of " + KindOf(want.isObject() ? want : got);
+    out.push_back(std::move(c));
+    return;
+  }
+  Leaf(out, path, false, KindOf(got) + " " + Short(got) + " vs reference " + KindOf(want) + " " + Short(want));
+}
+
+std::vector<OutputSummary> SummarizeOutputs(const c10::IValue& value, const std::string& path, size_t max_leaves) {
+  std::vector<OutputSummary> out;
+  std::function<void(const c10::IValue&, const std::string&)> walk = [&](const c10::IValue& v, const std::string& p) {
+    if (out.size() >= max_leaves) return;
+    if (v.isTuple() || v.isList()) {
+      std::vector<c10::IValue> items = Items(v);
+      if (items.empty()) out.push_back({p, KindOf(v) + " (empty)", 0});
+      for (size_t i = 0; i < items.size(); ++i) walk(items[i], p + "[" + std::to_string(i) + "]");
+      return;
+    }
+    if (v.isGenericDict()) {
+      auto d = v.toGenericDict();
+      if (d.size() == 0) out.push_back({p, KindOf(v) + " (empty)", 0});
+      for (const auto& kv : d) walk(kv.value(), p + Key(kv.key()));
+      return;
+    }
+    OutputSummary s;
+    s.name = p;
+    if (v.isTensor()) {
+      const at::Tensor& t = v.toTensor();
+      s.desc = t.defined() ? Describe(t) : "undefined tensor";
+      if (t.defined() && !t.is_quantized() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()))) {
+        s.nonfinite = t.numel() - at::isfinite(t).sum().item<int64_t>();
+      }
+    } else if (v.isDouble()) {
+      s.desc = "float " + Short(v);
+      s.nonfinite = std::isfinite(v.toDouble()) ? 0 : 1;
+    } else if (v.isObject()) {
+      s.desc = "object " + KindOf(v);
+    } else {
+      s.desc = KindOf(v) + " " + Short(v);
+    }
+    out.push_back(std::move(s));
+  };
+  walk(value, path);
+  return out;
+}
+
+}  // namespace tsctl

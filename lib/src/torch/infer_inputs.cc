@@ -1,0 +1,365 @@
+#include "infer_inputs.h"
+
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/inliner.h>
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <set>
+#include <sstream>
+
+namespace tsctl {
+namespace {
+
+using torch::jit::Node;
+using torch::jit::Value;
+
+struct Shape {
+  InputSpec spec;
+  std::string note;
+};
+
+// Resolves graph values that come from the module: attributes reached from
+// `self` through prim::GetAttr, constants, and a few views of them.
+class Resolver {
+ public:
+  Resolver(const torch::jit::Module& module, Value* self) : module_(module), self_(self) {}
+
+  c10::IValue Resolve(Value* v, std::string& name) const {
+    if (v == self_) return module_._ivalue();
+    Node* n = v->node();
+    const std::string kind = n->kind().toQualString();
+    if (kind == "prim::Constant") {
+      name = "a constant";
+      auto c = torch::jit::toIValue(v);
+      return c ? *c : c10::IValue();
+    }
+    if (kind == "prim::GetAttr") {
+      std::string parent_name;
+      c10::IValue parent = Resolve(n->input(0), parent_name);
+      if (!parent.isObject()) return {};
+      auto obj = parent.toObject();
+      const std::string attr = n->s(c10::attr::name);
+      if (!obj->type()->hasAttribute(attr)) return {};
+      name = parent_name.empty() || parent_name == "a constant" ? attr : parent_name + "." + attr;
+      return obj->getAttr(attr);
+    }
+    if (kind == "aten::t") {
+      c10::IValue t = Resolve(n->input(0), name);
+      if (t.isTensor() && t.toTensor().dim() <= 2) return t.toTensor().t();
+      return {};
+    }
+    if (kind == "prim::ListConstruct" && n->inputs().size() > 0) {
+      // Only the first element is used (an RNN's first weight).
+      c10::IValue first = Resolve(n->input(0), name);
+      c10::impl::GenericList list(c10::AnyType::get());
+      if (!first.isNone()) list.push_back(first);
+      return list;
+    }
+    return {};
+  }
+
+  std::optional<at::Tensor> Tensor(Value* v, std::string& name) const {
+    c10::IValue r = Resolve(v, name);
+    if (r.isList() && r.toListRef().size() > 0) r = r.toListRef()[0];
+    if (!r.isTensor() || !r.toTensor().defined()) return std::nullopt;
+    return r.toTensor();
+  }
+
+  std::optional<std::vector<int64_t>> IntList(Value* v) const {
+    auto c = torch::jit::toIValue(v);
+    if (!c || !c->isIntList()) return std::nullopt;
+    return c->toIntVector();
+  }
+  std::optional<int64_t> Int(Value* v) const {
+    auto c = torch::jit::toIValue(v);
+    if (!c || !c->isInt()) return std::nullopt;
+    return c->toInt();
+  }
+  bool Bool(Value* v, bool fallback) const {
+    auto c = torch::jit::toIValue(v);
+    return c && c->isBool() ? c->toBool() : fallback;
+  }
+
+ private:
+  const torch::jit::Module& module_;
+  Value* self_;
+};
+
+std::string Dims(const at::Tensor& t) {
+  std::ostringstream s;
+  s << t.sizes();
+  return s.str();
+}
+
+InputSpec Spec(std::vector<int64_t> shape, std::string dtype = "float32") {
+  InputSpec s;
+  s.shape = std::move(shape);
+  s.dtype = std::move(dtype);
+  return s;
+}
+
+std::string FloatDtype(const at::Tensor& w) {
+  switch (w.scalar_type()) {
+    case at::kDouble: return "float64";
+    default: return "float32";  // half/bfloat16 weights still run on float32 inputs on the CPU rarely; float32 is the safe guess
+  }
+}
+
+// Shapes the first informative consumer of `x` implies, in the order found.
+std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
+  static const std::set<std::string> kTransparent = {
+      "aten::contiguous", "aten::to",      "aten::float",   "aten::detach",  "aten::clone",      "aten::relu",
+      "aten::relu_",      "aten::dropout", "aten::type_as", "aten::mul",     "aten::add",        "aten::sub",
+      "aten::div",        "aten::sigmoid", "aten::tanh",    "aten::neg",     "aten::abs",        "aten::clamp",
+      "aten::hardtanh",   "aten::sub_",    "aten::div_",    "aten::mul_",    "aten::add_",       "aten::quantize_per_tensor",
+      "aten::dequantize", "prim::unchecked_cast", "aten::_cast_Float", "aten::sqrt", "aten::exp", "aten::log"};
+  std::vector<Shape> out;
+  std::deque<std::pair<Value*, int>> queue = {{x, 0}};
+  std::set<Value*> seen;
+  auto add = [&](InputSpec s, std::string note) { out.push_back({std::move(s), std::move(note)}); };
+  while (!queue.empty() && out.size() < 16) {
+    auto [v, depth] = queue.front();
+    queue.pop_front();
+    if (!seen.insert(v).second || depth > 6) continue;
+    for (const torch::jit::Use& use : v->uses()) {
+      Node* n = use.user;
+      const std::string k = n->kind().toQualString();
+      const size_t at = use.offset;
+      std::string wname;
+      if (at == 0 && (k == "aten::conv1d" || k == "aten::conv2d" || k == "aten::conv3d" || k == "aten::_convolution" ||
+                      k == "aten::convolution" || k == "aten::conv_transpose1d" || k == "aten::conv_transpose2d" ||
+                      k == "aten::conv_transpose3d")) {
+        auto w = r.Tensor(n->input(1), wname);
+        if (!w || w->dim() < 3) continue;
+        bool transposed = k.find("transpose") != std::string::npos;
+        int64_t groups = 1;
+        if (k == "aten::_convolution" || k == "aten::convolution") {
+          transposed = n->inputs().size() > 6 && r.Bool(n->input(6), false);
+          if (n->inputs().size() > 8) groups = r.Int(n->input(8)).value_or(1);
+        } else if (n->inputs().size() > 6) {
+          groups = r.Int(n->input(6)).value_or(1);
+        }
+        int64_t c = transposed ? w->size(0) : w->size(1) * groups;
+        std::string note = "from " + wname + " " + Dims(*w);
+        std::string dt = FloatDtype(*w);
+        if (w->dim() == 3) {
+          for (int64_t l : {16000, 1024, 128, 32}) add(Spec({1, c, l}, dt), note);
+        } else if (w->dim() == 4) {
+          for (int64_t hw : {224, 64, 32, 28, 128, 256}) add(Spec({1, c, hw, hw}, dt), note);
+        } else {
+          for (auto d : std::vector<std::vector<int64_t>>{{8, 32, 32}, {16, 64, 64}, {4, 16, 16}}) add(Spec({1, c, d[0], d[1], d[2]}, dt), note);
+        }
+      } else if (at == 0 && (k == "aten::linear" || k == "aten::matmul" || k == "aten::mm")) {
+        auto w = r.Tensor(n->input(1), wname);
+        if (!w || w->dim() != 2) continue;
+        int64_t in = k == "aten::linear" ? w->size(1) : w->size(0);
+        std::string note = "from " + wname + " " + Dims(*w);
+        add(Spec({1, in}, FloatDtype(*w)), note);
+        add(Spec({1, 8, in}, FloatDtype(*w)), note);
+      } else if (at == 1 && k == "aten::addmm") {
+        auto w = r.Tensor(n->input(2), wname);
+        if (!w || w->dim() != 2) continue;
+        add(Spec({1, w->size(0)}, FloatDtype(*w)), "from " + wname + " " + Dims(*w));
+      } else if (at == 1 && (k == "aten::embedding" || k == "aten::embedding_bag")) {
+        auto w = r.Tensor(n->input(0), wname);
+        if (!w || w->dim() != 2) continue;
+        std::string note = "from " + wname + " " + Dims(*w);
+        for (auto shape : std::vector<std::vector<int64_t>>{{1, 16}, {1, 8}, {16}}) {
+          InputSpec s = Spec(shape, "int64");
+          s.fill = InputSpec::Fill::kRandint;
+          s.low = 0;
+          s.high = static_cast<double>(std::max<int64_t>(1, w->size(0)));
+          add(s, note);
+        }
+      } else if (at == 0 && (k == "aten::lstm" || k == "aten::gru" || k == "aten::rnn_tanh" || k == "aten::rnn_relu") &&
+                 n->inputs().size() > 8) {
+        auto w = r.Tensor(n->input(2), wname);
+        if (!w || w->dim() != 2) continue;
+        bool batch_first = r.Bool(n->input(8), false);
+        std::string note = "from " + wname + " " + Dims(*w);
+        int64_t in = w->size(1);
+        add(Spec(batch_first ? std::vector<int64_t>{1, 16, in} : std::vector<int64_t>{16, 1, in}, FloatDtype(*w)), note);
+        add(Spec({16, in}, FloatDtype(*w)), note);
+      } else if (at == 0 && (k == "aten::batch_norm" || k == "aten::instance_norm")) {
+        auto w = r.Tensor(n->input(1), wname);
+        if (!w || w->dim() != 1) continue;
+        std::string note = "from " + wname + " " + Dims(*w);
+        int64_t c = w->size(0);
+        add(Spec({1, c, 32, 32}, FloatDtype(*w)), note);
+        add(Spec({2, c}, FloatDtype(*w)), note);
+        add(Spec({1, c, 16}, FloatDtype(*w)), note);
+      } else if (at == 0 && k == "aten::group_norm" && n->inputs().size() > 2) {
+        auto w = r.Tensor(n->input(2), wname);
+        if (!w || w->dim() != 1) continue;
+        add(Spec({1, w->size(0), 32, 32}, FloatDtype(*w)), "from " + wname + " " + Dims(*w));
+      } else if (at == 0 && k == "aten::layer_norm") {
+        auto ns = r.IntList(n->input(1));
+        if (!ns) continue;
+        std::vector<int64_t> a = {1, 16}, b = {1};
+        a.insert(a.end(), ns->begin(), ns->end());
+        b.insert(b.end(), ns->begin(), ns->end());
+        std::ostringstream note;
+        note << "from layer_norm's normalized shape " << c10::IntArrayRef(*ns);
+        add(Spec(a), note.str());
+        add(Spec(b), note.str());
+      } else if (at == 0 && (k == "aten::view" || k == "aten::reshape")) {
+        auto dims = r.IntList(n->input(1));
+        if (!dims) continue;
+        int unknown = 0;
+        for (int64_t& d : *dims) {
+          if (d == -1) {
+            ++unknown;
+            d = 1;
+          }
+        }
+        if (unknown > 1) continue;
+        std::ostringstream note;
+        note << "from " << k.substr(6) << " to " << c10::IntArrayRef(*r.IntList(n->input(1)));
+        add(Spec(*dims), note.str());
+      } else if (at == 0 && (k == "aten::max_pool2d" || k == "aten::avg_pool2d" || k == "aten::adaptive_avg_pool2d" ||
+                             k == "aten::upsample_nearest2d" || k == "aten::upsample_bilinear2d" || k == "aten::pixel_shuffle")) {
+        for (auto shape : std::vector<std::vector<int64_t>>{{1, 3, 224, 224}, {1, 1, 28, 28}, {1, 3, 64, 64}}) add(Spec(shape), "4-d: used by " + k);
+      } else if (at == 0 && k == "aten::stft") {
+        add(Spec({1, 16000}), "audio: used by aten::stft");
+      } else if (at == 0 && kTransparent.count(k) && n->outputs().size() == 1) {
+        queue.push_back({n->output(0), depth + 1});
+      } else if (k == "prim::Loop" && at >= 2 && !n->blocks().empty() && at - 1 < n->blocks()[0]->inputs().size()) {
+        // A loop-carried value: follow it into the loop body.
+        queue.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Shape> GenericShapes(const std::string& arg_name) {
+  std::vector<Shape> out;
+  std::string lower;
+  for (char c : arg_name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("ids") != std::string::npos || lower.find("token") != std::string::npos || lower.find("index") != std::string::npos) {
+    InputSpec s = Spec({1, 16}, "int64");
+    s.fill = InputSpec::Fill::kRandint;
+    s.low = 0;
+    s.high = 100;
+    out.push_back({s, "token ids by the argument's name"});
+  }
+  for (auto shape : std::vector<std::vector<int64_t>>{{1, 3, 224, 224}, {1, 3, 64, 64}, {1, 1, 28, 28}, {1, 16},
+                                                     {1, 1, 16000}, {1, 10}, {16}, {1, 3, 32, 32}}) {
+    out.push_back({Spec(shape), "a common shape (the graph does not pin it)"});
+  }
+  return out;
+}
+
+// The spelling of a plain value for a non-tensor argument without a default.
+nlohmann::json DefaultSpelling(const c10::TypePtr& type, const std::string& tensor) {
+  using c10::TypeKind;
+  switch (type->kind()) {
+    case TypeKind::TensorType: return tensor;
+    case TypeKind::IntType:
+    case TypeKind::NumberType: return 1;
+    case TypeKind::FloatType: return 1.0;
+    case TypeKind::BoolType: return false;
+    case TypeKind::StringType: return "";
+    case TypeKind::DeviceObjType: return "cpu";
+    case TypeKind::ListType: {
+      nlohmann::json a = nlohmann::json::array();
+      a.push_back(DefaultSpelling(type->expectRef<c10::ListType>().getElementType(), tensor));
+      return a;
+    }
+    case TypeKind::TupleType: {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& e : type->expectRef<c10::TupleType>().elements()) a.push_back(DefaultSpelling(e, tensor));
+      return a;
+    }
+    case TypeKind::DictType: {
+      const auto& d = type->expectRef<c10::DictType>();
+      nlohmann::json o = nlohmann::json::object();
+      std::string key = d.getKeyType()->kind() == TypeKind::IntType ? "0" : "input";
+      o[key] = DefaultSpelling(d.getValueType(), tensor);
+      return o;
+    }
+    default: return nullptr;  // Optional, None, and what cannot be spelled
+  }
+}
+
+}  // namespace
+
+std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& module, const torch::jit::Method& method,
+                                                 size_t max_candidates) {
+  const c10::FunctionSchema& schema = method.function().getSchema();
+  const auto& formal = schema.arguments();
+  std::shared_ptr<torch::jit::Graph> graph;
+  try {
+    graph = method.graph()->copy();
+    torch::jit::Inline(*graph);
+  } catch (const std::exception&) {
+    graph.reset();
+  }
+  // Per argument without a default: its candidate shapes (tensors) or none.
+  std::vector<std::vector<Shape>> shapes(formal.size());
+  size_t rounds = 1;
+  for (size_t i = 1; i < formal.size(); ++i) {
+    if (formal[i].default_value()) continue;
+    std::vector<Shape> s;
+    if (graph && formal[i].type()->kind() == c10::TypeKind::TensorType && i < graph->inputs().size()) {
+      try {
+        s = ShapesFromGraph(graph->inputs()[i], Resolver(module, graph->inputs()[0]));
+      } catch (const std::exception&) {
+        s.clear();
+      }
+    }
+    for (Shape& g : GenericShapes(formal[i].name())) s.push_back(std::move(g));
+    // Drop repeats, keep the first note.
+    std::vector<Shape> unique;
+    std::set<std::string> seen;
+    for (Shape& x : s) {
+      if (seen.insert(x.spec.ToString()).second) unique.push_back(std::move(x));
+    }
+    shapes[i] = std::move(unique);
+    rounds = std::max(rounds, shapes[i].size());
+  }
+  std::vector<InputCandidate> out;
+  for (size_t k = 0; k < std::min(rounds, max_candidates); ++k) {
+    InputCandidate c;
+    for (size_t i = 1; i < formal.size(); ++i) {
+      if (formal[i].default_value()) continue;
+      const Shape& s = shapes[i][std::min(k, shapes[i].size() - 1)];
+      nlohmann::json v = DefaultSpelling(formal[i].type(), s.spec.ToString());
+      c.args.push_back({formal[i].name(), v.is_string() && formal[i].type()->kind() == c10::TypeKind::TensorType
+                                              ? v.get<std::string>()
+                                              : v.dump()});
+      if (formal[i].type()->kind() == c10::TypeKind::TensorType) {
+        c.note += (c.note.empty() ? "" : "; ") + formal[i].name() + " " + s.note;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<c10::IValue> BundledInputs(torch::jit::Module& module, const std::string& method, std::string& source) {
+  std::string name = "get_all_bundled_inputs_for_" + method;
+  auto m = module.find_method(name);
+  if (!m && method == "forward") {
+    name = "get_all_bundled_inputs";
+    m = module.find_method(name);
+  }
+  if (!m) return {};
+  c10::IValue all = (*m)(std::vector<c10::IValue>{});
+  if (!all.isList() || all.toListRef().empty()) return {};
+  c10::IValue first = all.toListRef()[0];
+  std::vector<c10::IValue> values;
+  if (first.isTuple()) {
+    for (const auto& v : first.toTupleRef().elements()) values.push_back(v);
+  } else if (first.isList()) {
+    for (const auto& v : first.toListRef()) values.push_back(v);
+  } else {
+    return {};
+  }
+  source = "bundled inputs (" + name + ")";
+  return values;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,287 @@
+#include "py_values.h"
+
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "tsctl/archive.h"
+#include "tsctl/atomic_file.h"
+#include "tsctl/error.h"
+#include "tsctl/inspect.h"
+#include "tsctl/pickle.h"
+
+namespace tsctl {
+namespace {
+
+constexpr uint64_t kMaxRecord = uint64_t{64} << 30;
+
+[[noreturn]] void Bad(const std::string& path, const std::string& why) {
+  throw Error(ErrorKind::kFormat, path + ": " + why);
+}
+
+at::ScalarType TypeOf(const std::string& dtype) {
+  static const std::map<std::string, at::ScalarType> kMap = {
+      {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
+      {"int64", at::kLong},    {"int32", at::kInt},      {"int16", at::kShort},  {"int8", at::kChar},
+      {"uint8", at::kByte},    {"bool", at::kBool},      {"complex64", at::kComplexFloat},
+      {"complex128", at::kComplexDouble}};
+  auto it = kMap.find(dtype);
+  return it == kMap.end() ? at::ScalarType::Undefined : it->second;
+}
+
+// Converts the value tree of a torch.save pickle, reading storages from the
+// archive's data/ records.
+class Converter {
+ public:
+  Converter(const Archive& archive, const std::string& path) : archive_(archive), path_(path) {}
+
+  c10::IValue Convert(const PyRef& v, int depth = 0) {
+    if (!v) return {};
+    if (depth > 200) Bad(path_, "values nested too deeply");
+    switch (v->kind) {
+      case PyKind::kNone: return {};
+      case PyKind::kBool: return c10::IValue(v->boolean);
+      case PyKind::kInt:
+        if (!v->str.empty()) Bad(path_, "an integer too big for int64 (" + v->str + ")");
+        return c10::IValue(v->integer);
+      case PyKind::kFloat: return c10::IValue(v->real);
+      case PyKind::kString: return c10::IValue(v->str);
+      case PyKind::kList: {
+        c10::impl::GenericList list(c10::AnyType::get());
+        for (const auto& i : v->items) list.push_back(Convert(i, depth + 1));
+        return list;
+      }
+      case PyKind::kTuple: {
+        std::vector<c10::IValue> items;
+        for (const auto& i : v->items) items.push_back(Convert(i, depth + 1));
+        return c10::ivalue::Tuple::create(std::move(items));
+      }
+      case PyKind::kDict: return Dict(v->entries, depth);
+      case PyKind::kObject: return Object(v, depth);
+      default: Bad(path_, "holds a " + Repr(v, 60) + ", which is not data tsctl can pass to a method");
+    }
+  }
+
+ private:
+  c10::IValue Dict(const std::vector<std::pair<PyRef, PyRef>>& entries, int depth) {
+    bool int_keys = !entries.empty();
+    for (const auto& [k, val] : entries) int_keys &= k && k->kind == PyKind::kInt;
+    c10::TypePtr key_type = int_keys ? c10::TypePtr(c10::IntType::get()) : c10::TypePtr(c10::StringType::get());
+    c10::impl::GenericDict dict(key_type, c10::AnyType::get());
+    for (const auto& [k, val] : entries) {
+      if (!k || (k->kind != PyKind::kString && !int_keys)) Bad(path_, "a dict key that is not a string or an int");
+      dict.insert_or_assign(int_keys ? c10::IValue(k->integer) : c10::IValue(k->str), Convert(val, depth + 1));
+    }
+    return dict;
+  }
+
+  c10::IValue Object(const PyRef& v, int depth) {
+    const std::string name = v->QualifiedName();
+    if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor") {
+      if (v->items.size() < 4) Bad(path_, "a malformed tensor");
+      return Tensor(v->items[0], v->items[1], v->items[2], v->items[3]);
+    }
+    if (name == "torch._utils._rebuild_parameter" && !v->items.empty()) return Convert(v->items[0], depth + 1);
+    // LibTorch's pickler (torch::pickle_save) tags typed containers.
+    if ((name == "torch.jit._pickle.restore_type_tag" || name.rfind("torch.jit._pickle.build_", 0) == 0) && !v->items.empty()) {
+      return Convert(v->items[0], depth + 1);
+    }
+    if (name == "collections.OrderedDict") {
+      return Dict(v->state ? v->state->entries : std::vector<std::pair<PyRef, PyRef>>{}, depth);
+    }
+    if (name == "builtins.complex" || name == "_codecs.encode") Bad(path_, "holds " + name + ", which tsctl cannot pass to a method");
+    if (name == "torch.device" && !v->items.empty() && v->items[0]->kind == PyKind::kString) {
+      return c10::IValue(c10::Device(v->items[0]->str));
+    }
+    Bad(path_, "holds an object of " + name + "; only tensors, numbers, strings, None, lists, tuples and dicts can be inputs");
+  }
+
+  at::Tensor Tensor(const PyRef& pid, const PyRef& offset, const PyRef& size, const PyRef& stride) {
+    if (!pid || pid->kind != PyKind::kPersistentId || pid->items.empty() || pid->items[0]->items.size() < 5) {
+      Bad(path_, "a tensor without a storage");
+    }
+    const auto& id = pid->items[0]->items;  // ('storage', torch.FloatStorage, key, location, numel)
+    const StorageDtype* dtype = DtypeOfStorage(id[1]->name);
+    at::ScalarType type = dtype ? TypeOf(dtype->name) : at::ScalarType::Undefined;
+    if (type == at::ScalarType::Undefined) Bad(path_, "a tensor of " + id[1]->name + ", which tsctl cannot read");
+    const std::string key = id[2]->str;
+    auto it = storages_.find(key);
+    if (it == storages_.end()) {
+      std::string bytes = archive_.Read("data/" + key, kMaxRecord);
+      int64_t numel = static_cast<int64_t>(bytes.size() / c10::elementSize(type));
+      at::Tensor s = at::empty({numel}, at::TensorOptions().dtype(type));
+      if (!bytes.empty()) std::memcpy(s.data_ptr(), bytes.data(), static_cast<size_t>(numel) * c10::elementSize(type));
+      it = storages_.emplace(key, s).first;
+    }
+    std::vector<int64_t> sizes, strides;
+    for (const auto& d : size->items) sizes.push_back(d->integer);
+    for (const auto& d : stride->items) strides.push_back(d->integer);
+    if (sizes.size() != strides.size()) Bad(path_, "a tensor whose size and stride differ in length");
+    int64_t last = offset->integer;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] < 0 || strides[i] < 0) Bad(path_, "a tensor with a negative size or stride");
+      if (sizes[i] == 0) last = -1;
+      if (last >= 0) last += (sizes[i] - 1) * strides[i];
+    }
+    if (offset->integer < 0 || last >= it->second.numel()) Bad(path_, "a tensor that reaches past its storage");
+    return it->second.as_strided(sizes, strides, offset->integer).clone();
+  }
+
+  const Archive& archive_;
+  std::string path_;
+  std::map<std::string, at::Tensor> storages_;
+};
+
+// One .npy array.
+at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) Bad(what, "not an .npy array");
+  size_t header_len, start;
+  if (bytes[6] == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    start = 10;
+  } else {
+    if (bytes.size() < 12) Bad(what, "a truncated .npy header");
+    header_len = 0;
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + i]);
+    start = 12;
+  }
+  if (start + header_len > bytes.size()) Bad(what, "a truncated .npy header");
+  std::string h = bytes.substr(start, header_len);
+  auto field = [&](const std::string& key) {
+    size_t k = h.find("'" + key + "'");
+    if (k == std::string::npos) Bad(what, "the .npy header has no '" + key + "'");
+    size_t colon = h.find(':', k);
+    size_t b = h.find_first_not_of(" ", colon + 1);
+    return b;
+  };
+  size_t d = field("descr");
+  char quote = h[d];
+  std::string descr = h.substr(d + 1, h.find(quote, d + 1) - d - 1);
+  static const std::map<std::string, at::ScalarType> kDescr = {
+      {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong}, {"<i4", at::kInt},
+      {"<i2", at::kShort}, {"|i1", at::kChar},   {"|u1", at::kByte}, {"|b1", at::kBool}, {"<c8", at::kComplexFloat},
+      {"<c16", at::kComplexDouble}};
+  auto t = kDescr.find(descr);
+  if (t == kDescr.end()) Bad(what, "an array of dtype '" + descr + "', which tsctl cannot read");
+  bool fortran = h.compare(field("fortran_order"), 4, "True") == 0;
+  size_t s = field("shape");
+  std::string dims = h.substr(s + 1, h.find(')', s) - s - 1);
+  std::vector<int64_t> shape;
+  size_t pos = 0;
+  while (pos < dims.size()) {
+    size_t comma = dims.find(',', pos);
+    std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (part.find_first_not_of(" ") != std::string::npos) shape.push_back(std::stoll(part));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  int64_t numel = 1;
+  for (int64_t x : shape) numel *= x;
+  size_t data = start + header_len;
+  size_t need = static_cast<size_t>(numel) * c10::elementSize(t->second);
+  if (bytes.size() - data < need) Bad(what, "the array data is shorter than its shape says");
+  std::vector<int64_t> layout = shape;
+  if (fortran) std::reverse(layout.begin(), layout.end());
+  at::Tensor out = at::empty(layout, at::TensorOptions().dtype(t->second));
+  if (need) std::memcpy(out.data_ptr(), bytes.data() + data, need);
+  if (fortran && shape.size() > 1) {
+    std::vector<int64_t> perm;
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) perm.push_back(i);
+    out = out.permute(perm).contiguous();
+  }
+  return out;
+}
+
+bool EndsWith(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+}  // namespace
+
+c10::IValue LoadValueFile(const std::string& path) {
+  std::unique_ptr<ByteSource> src;
+  try {
+    src = OpenFileSource(path);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what());
+  }
+  if (EndsWith(path, ".npy")) return ReadNpy(src->ReadString(0, static_cast<size_t>(src->Size())), path);
+  Archive archive = Archive::OpenAny(std::move(src));
+  if (EndsWith(path, ".npz") || (archive.kind() == ArchiveKind::kOtherZip && !archive.Has("data.pkl"))) {
+    std::vector<c10::IValue> arrays;
+    for (const auto& e : archive.layout().entries) {
+      std::string name = archive.RecordName(e);
+      if (!EndsWith(name, ".npy")) continue;
+      arrays.push_back(ReadNpy(archive.Read(name, kMaxRecord), path + ":" + name));
+    }
+    if (arrays.empty()) Bad(path, "an .npz archive without arrays");
+    return c10::ivalue::Tuple::create(std::move(arrays));
+  }
+  if (!archive.Has("data.pkl")) {
+    Bad(path, std::string("not a torch.save file (") + ArchiveKindName(archive.kind()) +
+                  "; write it with torch.save(value, f) in the default ZIP format, or give .npy/.npz)");
+  }
+  PyRef root = ParsePickle(archive.Read("data.pkl", uint64_t{1} << 30));
+  Converter c(archive, path);
+  return c.Convert(root);
+}
+
+c10::IValue Retype(const c10::TypePtr& type, const c10::IValue& value) {
+  using c10::TypeKind;
+  switch (type->kind()) {
+    case TypeKind::OptionalType:
+      return value.isNone() ? value : Retype(type->expectRef<c10::OptionalType>().getElementType(), value);
+    case TypeKind::FloatType:
+      return value.isInt() ? c10::IValue(static_cast<double>(value.toInt())) : value;
+    case TypeKind::ListType: {
+      if (!value.isList() && !value.isTuple()) return value;
+      const c10::TypePtr& elem = type->expectRef<c10::ListType>().getElementType();
+      c10::impl::GenericList list(elem);
+      for (const auto& e : ArgumentList(value)) {
+        c10::IValue v = Retype(elem, e);
+        if (!v.type()->isSubtypeOf(*elem)) return value;  // the method's check names the misfit
+        list.push_back(v);
+      }
+      return list;
+    }
+    case TypeKind::TupleType: {
+      const auto& elems = type->expectRef<c10::TupleType>().elements();
+      if (!value.isList() && !value.isTuple()) return value;
+      std::vector<c10::IValue> items = ArgumentList(value);
+      if (items.size() != elems.size()) return value;
+      for (size_t i = 0; i < items.size(); ++i) items[i] = Retype(elems[i], items[i]);
+      return c10::ivalue::Tuple::create(std::move(items));
+    }
+    case TypeKind::DictType: {
+      if (!value.isGenericDict()) return value;
+      const auto& d = type->expectRef<c10::DictType>();
+      c10::impl::GenericDict dict(d.getKeyType(), d.getValueType());
+      for (const auto& kv : value.toGenericDict()) {
+        c10::IValue v = Retype(d.getValueType(), kv.value());
+        if (!kv.key().type()->isSubtypeOf(*d.getKeyType()) || !v.type()->isSubtypeOf(*d.getValueType())) return value;
+        dict.insert(kv.key(), v);
+      }
+      return dict;
+    }
+    default: return value;
+  }
+}
+
+std::vector<c10::IValue> ArgumentList(const c10::IValue& value) {
+  if (value.isTuple()) {
+    std::vector<c10::IValue> out;
+    for (const auto& v : value.toTupleRef().elements()) out.push_back(v);
+    return out;
+  }
+  if (value.isList()) return value.toListRef().vec();
+  return {value};
+}
+
+void SaveValueFile(const c10::IValue& value, const std::string& path) {
+  std::vector<char> bytes = torch::pickle_save(value);
+  WriteFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+}
+
+}  // namespace tsctl

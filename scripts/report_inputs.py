@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Measures how far tsctl gets at running real archives with no flags, and
+checks every argument type end to end against Python.
+
+1. Over a corpus (default ../shared/corpus): which archives /usr/bin/python3's
+   torch loads, and of those, on how many `tsctl validate` (no flags) ran
+   `forward`, by input source. Goal: at least 75 %.
+2. Over testdata/args (scripts/gen_args_testdata.py): validate --load-inputs,
+   --reference (matching and perturbed), --save-outputs and bench
+   --load-inputs, with outputs compared to Python's.
+
+Usage: scripts/report_inputs.py [--tsctl build/bin/tsctl] [--corpus DIR] [--jobs N]
+Prints figures; exits 1 if a check of part 2 fails.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+LOAD = "import sys, torch\ntorch.jit.load(sys.argv[1], map_location='cpu')\n"
+
+
+def torch_loads(path):
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-c", LOAD, path], capture_output=True, timeout=120)
+        return r.returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def validate(tsctl, path, *flags):
+    r = subprocess.run([tsctl, "validate", "--format", "json", *flags, path], capture_output=True, text=True, timeout=900)
+    try:
+        return json.loads(r.stdout), r
+    except json.JSONDecodeError:
+        return None, r
+
+
+def forward_run(report):
+    """(status, input source, message) of forward's torch.run check."""
+    a = report["archives"][0]
+    checks = a["checks"]
+    if any(c["id"] == "torch.method" and c["message"].startswith("no forward") for c in checks):
+        return "NO-FORWARD", "", "the archive has no forward"
+    model = a["details"].get("model")
+    first = model[0] if isinstance(model, list) and model else model if isinstance(model, dict) else {}
+    for c in checks:
+        if c["id"] == "torch.run":
+            return c["status"], first.get("input_source", ""), c["message"]
+    fail = next((c for c in checks if c["status"] == "FAIL"), None)
+    return "NONE", "", fail["id"] + ": " + fail["message"] if fail else "no torch.run check"
+
+
+def corpus_report(tsctl, corpus, jobs):
+    files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus)
+                   if os.path.isfile(os.path.join(corpus, f)) and not f.endswith(".md"))
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        loads = dict(zip(files, ex.map(torch_loads, files)))
+    loadable = [f for f in files if loads[f]]
+
+    def one(path):
+        report, r = validate(tsctl, path)
+        if report is None:
+            return path, ("ERROR", "", (r.stderr or "").strip()[:200])
+        return path, forward_run(report)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        results = dict(ex.map(one, loadable))
+    by_source = collections.Counter()
+    ran = 0
+    print(f"corpus: {corpus}")
+    print(f"  files: {len(files)}; /usr/bin/python3's torch loads {len(loadable)}")
+    for path in loadable:
+        status, source, message = results[path]
+        ok = status == "PASS"
+        ran += ok
+        if ok:
+            kind = "inferred" if source == "inferred" else source or "?"
+            if kind.startswith(corpus):
+                kind = "file"
+            by_source[kind] += 1
+        print(f"  {'ran ' if ok else 'NOT '} {os.path.basename(path)}: {status} {message[:160]}")
+    pct = 100.0 * ran / max(1, len(loadable))
+    print(f"forward run by `tsctl validate` with no flags: {ran} of {len(loadable)} loadable archives ({pct:.1f} %; goal 75 %)")
+    for source, n in by_source.most_common():
+        print(f"  input source {source}: {n}")
+    return pct
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def args_report(tsctl):
+    d = os.path.join(ROOT, "testdata", "args")
+    failures = []
+
+    def check(name, ok, detail=""):
+        print(f"  {'ok  ' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""))
+        if not ok:
+            failures.append(name)
+
+    print("every argument type (testdata/args):")
+    model = os.path.join(d, "all_args.pt")
+    rep, r = validate(tsctl, model, "--load-inputs", os.path.join(d, "all_args.inputs.pt"))
+    check("validate --load-inputs runs forward(Tensor, int, float, bool, str, Optional, List, Tuple, Dict[str], List[Dict], Dict[int])",
+          rep is not None and forward_run(rep)[0] == "PASS", (r.stdout + r.stderr)[-300:])
+    rep, r = validate(tsctl, model, "--reference", os.path.join(d, "all_args.reference.pt"))
+    check("validate --reference (matching) passes", r.returncode == 0, (r.stdout + r.stderr)[-300:])
+    rep, r = validate(tsctl, model, "--reference", os.path.join(d, "all_args.perturbed.pt"))
+    msg = "" if rep is None else " ".join(c["message"] for c in rep["archives"][0]["checks"] if c["id"] == "torch.reference")
+    check("validate --reference (perturbed) fails naming outputs[1][\"scores\"] and outputs[3]",
+          r.returncode == 1 and 'outputs[1]["scores"]' in msg and "outputs[3]" in msg, msg[-300:])
+    rep, r = validate(tsctl, os.path.join(d, "returns_number.pt"), "--reference", os.path.join(d, "returns_number.reference.pt"))
+    check("a float output 7.0 against a reference 999.0 fails", r.returncode == 1, (r.stdout + r.stderr)[-300:])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.pt")
+        rep, r = validate(tsctl, model, "--load-inputs", os.path.join(d, "all_args.inputs.pt"), "--save-outputs", out)
+        same = run(["/usr/bin/python3", "-c",
+                    "import sys, torch\n"
+                    "a, b = torch.load(sys.argv[1]), torch.load(sys.argv[2])\n"
+                    "def eq(x, y):\n"
+                    "    if isinstance(x, torch.Tensor): return torch.equal(x, y)\n"
+                    "    if isinstance(x, (list, tuple)): return len(x) == len(y) and all(eq(i, j) for i, j in zip(x, y))\n"
+                    "    if isinstance(x, dict): return x.keys() == y.keys() and all(eq(x[k], y[k]) for k in x)\n"
+                    "    return x == y\n"
+                    "sys.exit(0 if eq(a, b) else 1)\n", out, os.path.join(d, "all_args.expected.pt")])
+        check("--save-outputs: torch.load reads it and it equals Python's outputs", os.path.exists(out) and same.returncode == 0,
+              same.stderr[-300:])
+        for ext in ("npy", "npz"):
+            out = os.path.join(tmp, f"flat_{ext}.pt")
+            rep, r = validate(tsctl, os.path.join(d, "flat.pt"), "--load-inputs", os.path.join(d, f"flat.inputs.{ext}"), "--save-outputs", out)
+            same = run(["/usr/bin/python3", "-c", "import sys, torch\nsys.exit(0 if torch.equal(torch.load(sys.argv[1]), torch.load(sys.argv[2])) else 1)",
+                        out, os.path.join(d, "flat.expected.pt")])
+            check(f"validate --load-inputs .{ext}: outputs equal Python's", same.returncode == 0, (r.stdout + same.stderr)[-300:])
+    r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", "--load-inputs", os.path.join(d, "all_args.inputs.pt"), model])
+    check("bench --load-inputs runs every argument type", r.returncode == 0, (r.stdout + r.stderr)[-300:])
+    r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", model, "--arg", "x=2x3:float32", "--arg", "k=3", "--arg", "scale=0.5",
+             "--arg", "flag=true", "--arg", "name=abc", "--arg", "maybe=null", "--arg", "sizes=[1, 2]", "--arg", 'pair=["2x3:float32:ones", 2]',
+             "--arg", 'feats={"a": "1:float32"}', "--arg", 'nested=[{"p": [1, 2]}]', "--arg", 'weights={"1": 0.5}'])
+    check("bench --arg spells every argument type", r.returncode == 0, (r.stdout + r.stderr)[-300:])
+    r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", model, "--arg", "x=2x3:float32", "--arg", "k=1.5"])
+    check("a value that does not fit is a usage error naming the argument", r.returncode == 2 and "'k'" in r.stderr, r.stderr[-300:])
+    return failures
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tsctl", default=os.path.join(ROOT, "build", "bin", "tsctl"))
+    p.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--skip-corpus", action="store_true")
+    a = p.parse_args()
+    if not a.skip_corpus:
+        corpus_report(a.tsctl, os.path.abspath(a.corpus), a.jobs)
+    failures = args_report(a.tsctl)
+    print(f"argument-type checks: {'all passed' if not failures else str(len(failures)) + ' failed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

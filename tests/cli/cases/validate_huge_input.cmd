@@ -1,0 +1,1 @@
+validate --input 100000x100000x100x100:float32 testdata/traced_cnn.pt testdata/with_extra.pt

@@ -1,0 +1,1 @@
+validate --method all testdata/scripted_multi.pt

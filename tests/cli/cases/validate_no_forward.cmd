@@ -1,0 +1,1 @@
+validate testdata/args/no_forward.pt

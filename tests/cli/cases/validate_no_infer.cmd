@@ -1,0 +1,1 @@
+validate --no-infer testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate --reference testdata/args/missing.pt testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate --reference testdata/args/returns_number.reference.pt testdata/args/returns_number.pt

@@ -1,0 +1,1 @@
+validate --reference testdata/args/all_args.perturbed.pt testdata/args/all_args.pt

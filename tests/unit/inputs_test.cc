@@ -1,0 +1,97 @@
+// Input specs with fills, --arg spellings, and the model-check wire format.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "tsctl/error.h"
+#include "tsctl/inputs.h"
+#include "tsctl/model_check.h"
+
+using tsctl::ArgSpec;
+using tsctl::InputSpec;
+
+TEST_CASE("input specs take fills and print back the same", "[inputs]") {
+  InputSpec s = tsctl::ParseInputSpec("1x16:int64:randint:0:1000");
+  CHECK(s.shape == std::vector<int64_t>{1, 16});
+  CHECK(s.dtype == "int64");
+  CHECK(s.fill == InputSpec::Fill::kRandint);
+  CHECK(s.low == 0);
+  CHECK(s.high == 1000);
+  CHECK(s.ToString() == "1x16:int64:randint:0:1000");
+  for (const char* text : {"2x3:float32:zeros", "2x3:float32:ones", "scalar:float64:fill:0.5", "1x3x8x8:float32:channels_last:zeros",
+                           "4:bool"}) {
+    CHECK(tsctl::ParseInputSpec(tsctl::ParseInputSpec(text).ToString()).ToString() == tsctl::ParseInputSpec(text).ToString());
+  }
+  CHECK(tsctl::ParseInputSpec("2x2:float32:fill:-1.5").value == -1.5);
+  CHECK(tsctl::ParseInputSpec("2x2:float32").Bytes() == 16);
+  CHECK(tsctl::ParseInputSpec("100000x100000x100x100:float32").Bytes() > (uint64_t{1} << 40));
+}
+
+TEST_CASE("bad fills are usage errors naming the spec", "[inputs]") {
+  for (const char* text : {"2x3:float32:randint:5:1", "2x3:float32:randint:1", "2x3:float32:fill", "2x3:float32:fill:abc",
+                           "2x3:float32:zeros:ones", "2x3:float32:sparkly"}) {
+    try {
+      tsctl::ParseInputSpec(text);
+      FAIL(text);
+    } catch (const tsctl::Error& e) {
+      CHECK(e.kind() == tsctl::ErrorKind::kUsage);
+      CHECK(std::string(e.what()).find(text) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("--arg splits NAME=VALUE from positional values", "[inputs]") {
+  ArgSpec a = tsctl::ParseArgSpec("x=1x3x8x8:float32");
+  CHECK(a.name == "x");
+  CHECK(a.value == "1x3x8x8:float32");
+  a = tsctl::ParseArgSpec("{\"a\": [1, 2]}");
+  CHECK(a.name.empty());
+  CHECK(a.value == "{\"a\": [1, 2]}");
+  a = tsctl::ParseArgSpec("\"k=v\"");  // a string containing '=' is positional
+  CHECK(a.name.empty());
+  a = tsctl::ParseArgSpec("opts={\"k\": \"a=b\"}");
+  CHECK(a.name == "opts");
+  CHECK(a.value == "{\"k\": \"a=b\"}");
+  CHECK_THROWS_AS(tsctl::ParseArgSpec("x="), tsctl::Error);
+}
+
+TEST_CASE("the model-check result survives the wire, and a missing field is an error", "[inputs][wire]") {
+  tsctl::ModelCheckResult r;
+  r.loaded = true;
+  r.methods = {"forward", "predict"};
+  r.ran = true;
+  r.input_source = "inferred";
+  r.input_args = {{"x", "1x3x224x224:float32"}};
+  r.outputs = {{"output", "float32[1, 10]", 0}};
+  r.deterministic = false;
+  tsctl::ReferenceLeaf leaf;
+  leaf.name = "outputs[1][\"scores\"]";
+  leaf.is_tensor = true;
+  leaf.max_abs = 0.25;
+  r.reference = {leaf};
+  tsctl::ModelCheckResult back = tsctl::DeserializeModelCheck(tsctl::SerializeModelCheck(r));
+  CHECK(back.loaded);
+  CHECK(back.methods == r.methods);
+  CHECK(back.input_args.size() == 1);
+  CHECK(back.input_args[0].value == "1x3x224x224:float32");
+  CHECK(back.outputs[0].desc == "float32[1, 10]");
+  REQUIRE(back.deterministic.has_value());
+  CHECK(!*back.deterministic);
+  CHECK(back.reference[0].name == leaf.name);
+  CHECK(back.reference[0].max_abs == 0.25);
+
+  nlohmann::json j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
+  j.erase("ran");
+  try {
+    tsctl::DeserializeModelCheck(j.dump());
+    FAIL("a missing field was read as a default");
+  } catch (const tsctl::Error& e) {
+    CHECK(std::string(e.what()).find("'ran'") != std::string::npos);
+  }
+  j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
+  j["wire_version"] = 0;
+  CHECK_THROWS_AS(tsctl::DeserializeModelCheck(j.dump()), tsctl::Error);
+  j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
+  j["loaded"] = "yes";
+  CHECK_THROWS_AS(tsctl::DeserializeModelCheck(j.dump()), tsctl::Error);
+}
