@@ -58,7 +58,8 @@ void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vect
                  missing.empty() ? "extra/producer_info.json has every required key" : "extra/producer_info.json lacks: " + list});
 }
 
-// The --allow-ops check over `ops`, as check `id`.
+}  // namespace
+
 void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
                      const std::string& how, std::vector<CheckResult>& out) {
   const bool overload_known = id == "torch.ops";
@@ -72,7 +73,6 @@ void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std:
                  bad.empty() ? std::to_string(ops.size()) + " operators" + how + ", all allowed" : "operators not in the allowed list: " + list});
 }
 
-}  // namespace
 
 const char* CheckStatusName(CheckStatus status) {
   switch (status) {
