@@ -29,12 +29,12 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts"
   log="$build_dir/fuzz_$t.log"
   rc=0
-  "$build_dir/tests/fuzz/fuzz_$t" "$corpus" tests/fuzz/seeds tests/fuzz/regression \
+  "$build_dir/bin/fuzz_$t" "$corpus" tests/fuzz/seeds tests/fuzz/regression \
     -dict=tests/fuzz/tsctl.dict -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
     -max_len=1048576 -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o "[0-9]*$" | tail -1 || true)
   echo "fuzz $t: ${seconds} s, ${execs:-?} executions, exit $rc (log $log)"
   [ "$rc" = 0 ] || status=1
 done
-ls "$build_dir"/artifacts/*/ 2>/dev/null | grep -q . && echo "crashing inputs: $(ls "$build_dir"/artifacts/*/* 2>/dev/null | tr '\n' ' ')"
+if ls "$build_dir"/artifacts/*/* >/dev/null 2>&1; then echo "crashing inputs: $(ls "$build_dir"/artifacts/*/* 2>/dev/null | tr "\n" " ")"; fi
 exit $status
