@@ -133,8 +133,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     if (status != 0) return status;
   }
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-  std::string format;
-  bool no_auto = false;
+    PrintResult(Stamp(path, f.options), f.format == "json", f.options.repair);
   });
 }
 

@@ -2,7 +2,7 @@
 
 #include "../../lib/src/archive/format_versions.h"
 #include "test_util.h"
-#include "tsctl/torch_backend.h"
+#include "plugin_abi.h"
 #include "tsctl/validate.h"
 
 using namespace tsctl;

@@ -158,8 +158,8 @@ struct DiffResult {
 DiffResult DiffArchives(const Archive& a, const Archive& b, const DiffOptions& options = {});
 
 // The "operators" section: fills operators_added/removed and returns true,
-// or returns false with `reason` when no operator list is available. Hook for
-// the static operator list (issue 12); today it always returns false.
+// or returns false with `reason` when neither archive has code or bytecode
+// (the static operator list, tsctl/operators.h).
 bool DiffOperators(const Archive& a, const Archive& b, DiffResult& result, std::string& reason);
 
 // Compares `n` elements of `dtype` (little-endian storage bytes, as PyTorch

@@ -1,8 +1,10 @@
 // `tsctl diff`: runs the sections over two inspected archives.
 #include "tsctl/diff.h"
+#include "tsctl/operators.h"
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -296,11 +298,20 @@ bool DiffResult::Equal() const {
   return true;
 }
 
-bool DiffOperators(const Archive&, const Archive&, DiffResult&, std::string& reason) {
-  // Hook for the static operator list of issue 12: fill operators_added and
-  // operators_removed from each archive's list and return true.
-  reason = "not available yet: needs the static operator list (issue 12)";
-  return false;
+// Operators added and removed, from each archive's static operator list
+// (code records, or bytecode.pkl): no LibTorch.
+bool DiffOperators(const Archive& archive_a, const Archive& archive_b, DiffResult& r, std::string& reason) {
+  std::vector<std::string> a = ListOperators(archive_a).Names();
+  std::vector<std::string> b = ListOperators(archive_b).Names();
+  if (a.empty() && b.empty()) {
+    reason = "neither archive has code or bytecode to read operators from";
+    return false;
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(r.operators_added));
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(r.operators_removed));
+  return true;
 }
 
 DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, const DiffOptions& options) {
