@@ -44,9 +44,12 @@ TSCTL_LOAD_LIBRARIES=$lib run graph_env 0 graph "$a"
 cmp -s "$t/graph.out" "$t/graph_env.out" || fail "TSCTL_LOAD_LIBRARIES gives another graph"
 
 # validate: loads with the library, names the operators without it.
-run validate 0 validate --load-library "$lib" "$a"
+# --no-infer: this test is about loading the operators; inferring d2go's
+# inputs tries candidates that exceed the child's memory budget (a known
+# gap of input inference, noted on the inputs issue).
+run validate 0 validate --no-infer --load-library "$lib" "$a"
 grep -q "PASS  *torch.load" "$t/validate.out" || fail "validate with torchvision: $(cat "$t/validate.out")"
-run validate_without 1 validate "$a"
+run validate_without 1 validate --no-infer "$a"
 grep -q "FAIL  *torch.load .*torchvision::nms, torchvision::roi_align (from torchvision: --load-library $lib)" "$t/validate_without.out" ||
   fail "validate without torchvision: $(cat "$t/validate_without.out")"
 
