@@ -19,7 +19,7 @@ What it measures
                 the LibTorch plugin once)
   (c) graph     tsctl graph testdata/traced_cnn.pt (the parent loads the
                 plugin, a child loads the archive and prints its graph)
-  (d) reference tsctl_bench_reference traced_cnn.pt --iters 1 --warmup 0
+  (d) reference tsctl_bench_reference traced_cnn.pt --input 1x3x32x32 --iters 1 --warmup 0
   One untimed run of each first, then --repeat rounds running each once in
   turn. Reported: medians of wall time (fork..wait4), and the ratios.
   validate's exit status is 0 or 1 (findings are expected on the corpus).
@@ -62,7 +62,7 @@ def main():
         "python": [bc.PYTHON, "-c", loader] + archives,
         "validate": [tsctl, "validate"] + archives,
         "graph": [tsctl, "graph", small],
-        "reference": [ref_bin, small, "--iters", "1", "--warmup", "0"],
+        "reference": [ref_bin, small, "--input", "1x3x32x32", "--iters", "1", "--warmup", "0"],
     }
     runs = {k: [] for k in commands}
     loaded = None

@@ -9,7 +9,8 @@
 # machine): it is off by default until the 2.15.0 build of this round's plugin
 # code has been compiled and tested once (see README, "LibTorch 2.x").
 # TSCTL_NOTORCH=0 skips the build without LibTorch.
-# Between them, scripts/test_asan.sh runs the ASan+UBSan leg (TSCTL_ASAN=0 skips it).
+# TSCTL_ASAN=1 adds scripts/test_asan.sh, the ASan+UBSan leg (off by default
+# until it has run green once; see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
@@ -22,8 +23,8 @@ if [ "${TSCTL_NOTORCH:-1}" != 0 ]; then
   (cd build-notorch && ctest --output-on-failure -j"$(nproc)")
   echo "test: no-LibTorch leg done at $((SECONDS - start)) s" >&2
 fi
-# ASan+UBSan over the LibTorch-free library, CLI and tests (TSCTL_ASAN=0 skips).
-if [ "${TSCTL_ASAN:-1}" != 0 ]; then
+# ASan+UBSan over the LibTorch-free library, CLI and tests (TSCTL_ASAN=1).
+if [ "${TSCTL_ASAN:-0}" != 0 ]; then
   scripts/test_asan.sh
   echo "test: ASan leg done at $((SECONDS - start)) s" >&2
 fi
