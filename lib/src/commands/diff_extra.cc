@@ -6,6 +6,7 @@
 
 #include "diff_internal.h"
 #include "tsctl/error.h"
+#include "tsctl/inspect.h"  // IsTextual
 #include "tsctl/text_diff.h"
 
 namespace tsctl {
@@ -76,25 +77,6 @@ std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& 
 
 namespace diff_internal {
 
-bool IsText(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-    if (n < 0 || i + static_cast<size_t>(n) >= s.size()) return false;
-    for (int k = 1; k <= n; ++k) {
-      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) != 0x2) return false;
-    }
-    i += static_cast<size_t>(n) + 1;
-  }
-  return true;
-}
-
 void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffResult& result) {
   std::map<std::string, const ZipEntry*> ea, eb;
   for (const auto& [name, e] : a.records) {
@@ -139,7 +121,7 @@ void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffRes
         c.content_type = "json";
         c.json_changes = DiffJson(json::parse(ta), json::parse(tb));
         if (c.json_changes.empty()) c.fields.push_back({"formatting", "", "differs, same JSON value"});
-      } else if (diff_internal::IsText(ta) && diff_internal::IsText(tb)) {
+      } else if (IsTextual(ta) && IsTextual(tb)) {
         c.content_type = "text";
         c.unified_diff = UnifiedDiff(ta, tb, options.context_lines);
       }

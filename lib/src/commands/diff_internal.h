@@ -42,7 +42,5 @@ void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffRes
 // tsctl::Error (kFormat) if either cannot be read.
 bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntry& y);
 
-// Valid UTF-8 without control characters other than \n, \r, \t.
-bool IsText(const std::string& s);
 
 }  // namespace tsctl::diff_internal

@@ -234,26 +234,6 @@ class TreeBuilder {
   std::map<const PyValue*, std::string> module_at_;  // module objects Fill has seen, by path
 };
 
-bool IsTextual(const std::string& s) {
-  // Valid UTF-8 without control characters other than whitespace.
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') return false;
-      if (c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-    if (n < 0 || i + static_cast<size_t>(n) >= s.size()) return false;
-    for (int k = 1; k <= n; ++k) {
-      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) != 0x2) return false;
-    }
-    i += static_cast<size_t>(n) + 1;
-  }
-  return true;
-}
 
 void ReadFormat(const Archive& a, ArchiveInfo& info) {
   FormatInfo& f = info.format;
@@ -363,6 +343,27 @@ void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
 }
 
 }  // namespace
+
+bool IsTextual(const std::string& s) {
+  // Valid UTF-8 without control characters other than whitespace.
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') return false;
+      if (c == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
+    if (n < 0 || i + static_cast<size_t>(n) >= s.size()) return false;
+    for (int k = 1; k <= n; ++k) {
+      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) != 0x2) return false;
+    }
+    i += static_cast<size_t>(n) + 1;
+  }
+  return true;
+}
 
 const StorageDtype* DtypeOfStorage(const std::string& storage_class) {
   // Storage class names PyTorch's pickler writes ("torch.FloatStorage").
