@@ -4,6 +4,7 @@
 #include "tsctl/escape.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -71,6 +72,20 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   }
   if (out.empty()) throw Error(ErrorKind::kUsage, flag + " needs a value");
   return out;
+}
+
+CLI::Validator NumberIn(double min, double max, bool integer, const std::string& range) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        try {
+          size_t used = 0;
+          double v = std::stod(text, &used);
+          if (used == text.size() && std::isfinite(v) && v >= min && v <= max && (!integer || v == std::floor(v))) return {};
+        } catch (const std::exception&) {
+        }
+        return "'" + text + "' is out of range: must be " + range;
+      },
+      "");
 }
 
 void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices) {

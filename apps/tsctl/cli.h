@@ -70,6 +70,12 @@ int ReportUnexpected(const std::string& command, const std::string& subject,
 std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,
                                     const std::string& what);
 
+// A CLI11 check that a flag's value is a finite number in [min, max]
+// (`integer`: a whole number). The usage error names the allowed range:
+// "--iters: 0 is out of range: must be an integer of at least 1".
+// `range` describes it for that message ("an integer of at least 1").
+CLI::Validator NumberIn(double min, double max, bool integer, const std::string& range);
+
 // Runs `fn`; a tsctl::Error (or any other exception) it throws becomes one
 // stderr line about `subject` and its exit code.
 int Guarded(const std::string& command, const std::string& subject, const GlobalOptions& global,

@@ -97,7 +97,9 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
-  sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")->capture_default_str();
+  sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")
+      ->check(NumberIn(0, 1e9, true, "an integer from 0 to 1000000000"))
+      ->capture_default_str();
   sub->add_option("-a,--arg", f->args,
                   "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
                   "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')")
@@ -105,11 +107,19 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--load-inputs", f->o.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
   sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
-  auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")->capture_default_str();
-  sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")->excludes(iters);
-  sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT");
-  sub->add_option("--interop-threads", f->o.interop_threads, "Inter-op threads; Triton INTER_OP_THREAD_COUNT");
-  sub->add_option("--instances", f->o.instances, "Concurrent instances, each on its own thread")->capture_default_str();
+  auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")
+                     ->check(NumberIn(1, 1e9, true, "an integer from 1 to 1000000000"))
+                     ->capture_default_str();
+  sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")
+      ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
+      ->excludes(iters);
+  sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT")
+      ->check(NumberIn(1, 4096, true, "an integer from 1 to 4096"));
+  sub->add_option("--interop-threads", f->o.interop_threads, "Inter-op threads; Triton INTER_OP_THREAD_COUNT")
+      ->check(NumberIn(1, 4096, true, "an integer from 1 to 4096"));
+  sub->add_option("--instances", f->o.instances, "Concurrent instances, each on its own thread")
+      ->check(NumberIn(1, 1024, true, "an integer from 1 to 1024"))
+      ->capture_default_str();
   sub->add_flag("--share-weights", f->o.share_weights, "One module for all instances (Triton ENABLE_WEIGHT_SHARING)");
   sub->add_option("--optimized-execution", f->optimized, "Graph executor optimization (Triton DISABLE_OPTIMIZED_EXECUTION inverted)")
       ->check(on_off)->capture_default_str();

@@ -20,6 +20,7 @@ struct ValidateFlags {
   std::string atol = "1e-8";
   std::string allow_ops;
   std::string require_meta;
+  CLI::Option* require_meta_option = nullptr;
   std::string format = "text";
   std::string output;
   bool strict = false;
@@ -30,14 +31,25 @@ struct ValidateFlags {
   ValidateOptions options;
 };
 
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> out;
+// --require-meta's value: comma-separated keys, each a dotted path of
+// non-empty names ("producer.version"). An empty key, an empty part of a
+// dotted key, or no key at all is a usage error: a gate that checks nothing
+// must not pass.
+std::vector<std::string> ParseMetaKeys(const std::string& text) {
+  std::vector<std::string> keys;
   std::stringstream s(text);
   std::string part;
   while (std::getline(s, part, ',')) {
-    if (!part.empty()) out.push_back(part);
+    const size_t b = part.find_first_not_of(" \t"), e = part.find_last_not_of(" \t");
+    std::string key = b == std::string::npos ? "" : part.substr(b, e - b + 1);
+    if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos) {
+      throw Error(ErrorKind::kUsage, "--require-meta: '" + text + "' has an empty key (give comma-separated keys such as "
+                                     "producer,producer.version)");
+    }
+    keys.push_back(key);
   }
-  return out;
+  if (keys.empty()) throw Error(ErrorKind::kUsage, "--require-meta needs at least one key");
+  return keys;
 }
 
 // `text` with control characters shown as \xNN, so that it fits on one line.
@@ -66,7 +78,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     if (sources > 1) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
     o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
     o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
-    o.require_meta = SplitCommas(f.require_meta);
+    if (f.require_meta_option->count() > 0) o.require_meta = ParseMetaKeys(f.require_meta);
     if (!f.allow_ops.empty()) {
       o.allow_ops = ReadOperatorList(f.allow_ops);
       o.has_allow_ops = true;
@@ -154,11 +166,12 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "Write this run's inputs and outputs to FILE (for --reference elsewhere; torch.load reads it)");
   sub->add_option("--allow-ops", f->allow_ops, "File listing the operators the deployment target has, one per line");
   sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
-  sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
+  f->require_meta_option = sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
   sub->add_flag("--strict", f->strict, "Warnings fail too");
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
   sub->add_option("--timeout", f->options.timeout_seconds, "Seconds LibTorch may take to load and run before it counts as hung")
+      ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
       ->capture_default_str();
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");

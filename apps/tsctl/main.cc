@@ -101,7 +101,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::cerr << "tsctl: " << tsctl::EscapeText(e.what()) << " (see tsctl --help)\n";
+    // Name the subcommand whose flags were wrong: "tsctl: bench: --iters: ...".
+    std::string command;
+    for (const CLI::App* sub : app.get_subcommands()) command = sub->get_name();
+    std::cerr << "tsctl: " << (command.empty() ? "" : command + ": ") << tsctl::EscapeText(e.what()) << " (see tsctl "
+              << (command.empty() ? "" : command + " ") << "--help)\n";
     return tsctl::kExitUsage;
   }
   if (version) {

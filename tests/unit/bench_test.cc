@@ -52,6 +52,57 @@ TEST_CASE("bench: trtexec-style warnings", "[bench]") {
   CHECK(nowarm);
 }
 
+TEST_CASE("bench: a late settle is not called unsettled", "[bench]") {
+  // Settled from the 4th of 5 warm-up calls: the report says "settled after 3"
+  // and the warning must not claim the last calls still differ.
+  BenchResult r;
+  r.latencies_ns = {10000, 10000, 10000, 10000};
+  r.wall_ns = 40000;
+  r.warmup_ns = {90000, 40000, 30000, 11000, 10500};
+  Stats s = ComputeStats(r, {});
+  REQUIRE(SettledAfter(r.warmup_ns, s.median) == 3);
+  bool late = false, differ = false;
+  for (const auto& x : BenchWarnings(r, s)) {
+    late |= x.find("settled late: only the last 2 of 5") != std::string::npos;
+    differ |= x.find("still differ") != std::string::npos;
+  }
+  CHECK(late);
+  CHECK_FALSE(differ);
+}
+
+TEST_CASE("bench: sweep recommends only beyond the noise", "[bench]") {
+  auto row = [](bool optimized, double mean, double stddev) {
+    SweepRow r;
+    r.ok = true;
+    r.settings.optimized_execution = optimized;
+    r.settings.jit_profiling = true;
+    r.settings.jit_executor = true;
+    r.settings.tensor_fuser = true;
+    r.mean_ns = mean;
+    r.stddev_ns = stddev;
+    r.iterations = 100;
+    return r;
+  };
+  // 80 vs 81 us with a 5 us spread: the 1 us is noise, keep the defaults.
+  std::vector<SweepRow> close = {row(true, 81000, 5000), row(false, 80000, 5000)};
+  SweepChoice c = ChooseSweep(close);
+  CHECK(c.fastest == &close[1]);
+  CHECK(c.defaults == &close[0]);
+  CHECK(c.recommended == &close[0]);
+  CHECK(c.reason.find("keep the defaults") != std::string::npos);
+  // 60 vs 81 us with the same spread: recommend it.
+  std::vector<SweepRow> far = {row(true, 81000, 5000), row(false, 60000, 5000)};
+  c = ChooseSweep(far);
+  CHECK(c.recommended == &far[1]);
+  // A tiny but certain difference under 1% is not worth a setting.
+  std::vector<SweepRow> tiny = {row(true, 100000, 10), row(false, 99500, 10)};
+  CHECK(ChooseSweep(tiny).recommended == &tiny[0]);
+  std::ostringstream text;
+  RenderSweep(close, text);
+  CHECK(text.str().find("no parameters needed") != std::string::npos);
+  CHECK(text.str().find("DISABLE_OPTIMIZED_EXECUTION") == std::string::npos);
+}
+
 TEST_CASE("bench: Triton parameters and sweep combinations", "[bench]") {
   ExecutionSettings s;
   s.optimized_execution = false;

@@ -117,9 +117,27 @@ struct SweepRow {
   bool ok = false;
   std::string error;
   double mean_ns = 0, median_ns = 0, p90_ns = 0;
+  double stddev_ns = 0;     // of the timed calls
+  uint64_t iterations = 0;  // timed calls
   uint64_t first_ns = 0;
 };
 std::vector<ExecutionSettings> SweepSettings(bool cuda);
+// LibTorch's defaults as a sweep row's settings (optimized execution, inference
+// mode, profiling executor, tensor fuser: all on), which Triton uses when
+// config.pbtxt sets no parameters.
+bool IsDefaultSweepSettings(const ExecutionSettings& s);
+// Which settings --sweep recommends. The fastest row (lowest mean) is
+// recommended only when it beats the defaults beyond the measured noise: its
+// mean is lower by more than 1% and by more than the two 95% confidence
+// half-widths of the means (1.96 stddev / sqrt(n)) added together. Otherwise
+// the defaults are kept.
+struct SweepChoice {
+  const SweepRow* fastest = nullptr;   // null when every row failed
+  const SweepRow* defaults = nullptr;  // null when the defaults' row failed or is missing
+  const SweepRow* recommended = nullptr;  // fastest, defaults, or null when all failed
+  std::string reason;                  // one sentence: how it was decided
+};
+SweepChoice ChooseSweep(const std::vector<SweepRow>& rows);
 void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
 nlohmann::json SweepJson(const std::vector<SweepRow>& rows);
 // The `parameters { ... }` block of Triton's config.pbtxt for these settings.

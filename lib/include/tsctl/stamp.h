@@ -33,6 +33,9 @@ struct StampOptions {
   // else is changed; the other options are ignored).
   bool repair = false;
   std::string output;  // write a new archive here instead of changing the original
+  // Advice appended when the archive cannot be written in place (read-only
+  // file or file system): what the caller's user can do instead.
+  std::string read_only_hint = "use --output to write a new one";
 };
 
 struct StampAction {

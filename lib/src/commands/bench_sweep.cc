@@ -31,13 +31,16 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
         BenchResult r = b.Bench(o);
         Stats s = ComputeStats(r, {90});
         return nlohmann::json{{"first", r.first_ns}, {"mean", s.mean}, {"median", s.median},
-                              {"p90", s.percentiles.empty() ? 0.0 : s.percentiles[0].second}};
+                              {"p90", s.percentiles.empty() ? 0.0 : s.percentiles[0].second},
+                              {"stddev", s.stddev}, {"n", r.latencies_ns.size()}};
       });
       row.ok = true;
       row.first_ns = j.at("first").get<uint64_t>();
       row.mean_ns = j.at("mean").get<double>();
       row.median_ns = j.at("median").get<double>();
       row.p90_ns = j.at("p90").get<double>();
+      row.stddev_ns = j.at("stddev").get<double>();
+      row.iterations = j.at("n").get<uint64_t>();
     } catch (const Error& e) {
       // Bad options or a missing device fail every combination alike: stop at the first.
       if (e.kind() == ErrorKind::kUsage || e.kind() == ErrorKind::kUnavailable) throw;

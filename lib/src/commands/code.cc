@@ -83,14 +83,25 @@ std::string StoredCode(const Archive& archive, const CodeQuery& query) {
     throw Error(ErrorKind::kUsage, "no module '" + query.module + "' (modules: " + have + ")");
   }
   if (!query.class_name.empty()) {
+    // The qualified name wins; a plain name must name one class only (three
+    // classes called Linear in different modules are not the same class).
     std::string have;
+    std::vector<std::pair<std::string, std::string>> plain_matches;  // (qualified name, its block)
     for (const std::string& r : records) {
       std::string source = ReadCode(archive, r, budget);
       for (const ClassInfo& c : ParseCodeClasses(r, source)) {
         std::string plain = c.qualified_name.substr(c.qualified_name.rfind('.') + 1);
-        if (c.qualified_name == query.class_name || plain == query.class_name) return Shown(ClassBlock(source, plain));
+        if (c.qualified_name == query.class_name) return Shown(ClassBlock(source, plain));
+        if (plain == query.class_name) plain_matches.emplace_back(c.qualified_name, ClassBlock(source, plain));
         have += (have.empty() ? "" : ", ") + c.qualified_name;
       }
+    }
+    if (plain_matches.size() == 1) return Shown(plain_matches.front().second);
+    if (plain_matches.size() > 1) {
+      std::string names;
+      for (const auto& [qualified, block] : plain_matches) names += (names.empty() ? "" : ", ") + qualified;
+      throw Error(ErrorKind::kUsage, std::to_string(plain_matches.size()) + " classes are named '" + query.class_name +
+                                         "'; give the qualified name: " + names);
     }
     throw Error(ErrorKind::kUsage, "no class '" + query.class_name + "' (classes: " + have + ")");
   }

@@ -21,12 +21,12 @@ namespace {
 // be opened for writing or is write-protected: the owner write bit is
 // honoured even where the permission check would let us through (root in a
 // container).
-int OpenWritable(const std::string& path) {
+int OpenWritable(const std::string& path, const std::string& hint) {
   int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
     if (err == EACCES || err == EROFS || err == EPERM) {
-      throw Error(ErrorKind::kIo, "archive is not writable (" + std::string(std::strerror(err)) + "); use --output to write a new one");
+      throw Error(ErrorKind::kIo, "archive is not writable (" + std::string(std::strerror(err)) + ")" + (hint.empty() ? "" : "; " + hint));
     }
     throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(err));
   }
@@ -35,7 +35,7 @@ int OpenWritable(const std::string& path) {
     ::close(fd);
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    throw Error(ErrorKind::kIo, std::string("archive is read-only (mode ") + mode + "); use --output to write a new one");
+    throw Error(ErrorKind::kIo, std::string("archive is read-only (mode ") + mode + ")" + (hint.empty() ? "" : "; " + hint));
   }
   return fd;
 }
@@ -84,7 +84,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   // that it is writable, then the plan.
   if (!options.repair) stamp::CheckOptions(options);
   Archive archive = Archive::Open(OpenFileSource(path));
-  FdCloser fd{in_place ? OpenWritable(path) : -1};
+  FdCloser fd{in_place ? OpenWritable(path, options.read_only_hint) : -1};
   const std::optional<stamp::Interrupted> interrupted = stamp::FindInterrupted(archive.source(), archive.layout());
   result.repaired = interrupted.has_value();
   if (options.repair) {

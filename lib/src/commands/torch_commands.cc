@@ -115,8 +115,8 @@ MakeResult Make(const MakeRequest& r) {
     return python.Make(p);
   }
   if (trace) {
-    TraceOptions o{r.path, r.method, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output, r.load_libraries};
-    o.load_inputs_path = r.load_inputs_path;
+    TraceOptions o{r.path,   r.method, r.inputs, r.check_inputs,   r.freeze,
+                   r.rtol,   r.atol,   r.output, r.load_libraries, r.load_inputs_path};
     if (!r.inputs.empty() && !r.load_inputs_path.empty()) {
       throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input");
     }

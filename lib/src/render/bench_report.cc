@@ -100,9 +100,16 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
     }
   }
   int settled = SettledAfter(r.warmup_ns, s.median);
-  if (!r.warmup_ns.empty() && (settled < 0 || settled + 3 > static_cast<int>(r.warmup_ns.size()))) {
+  const std::string more = std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4));
+  if (!r.warmup_ns.empty() && settled < 0) {
     w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise --warmup (e.g. --warmup " +
-                std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4)) + ")");
+                more + ")");
+  } else if (!r.warmup_ns.empty() && settled + 3 > static_cast<int>(r.warmup_ns.size())) {
+    // Within 15% from call `settled` on, but too few calls after it to tell a
+    // settled curve from a passing dip.
+    const size_t confirm = r.warmup_ns.size() - static_cast<size_t>(settled);
+    w.push_back("warm-up settled late: only the last " + std::to_string(confirm) + " of " + std::to_string(r.warmup_ns.size()) +
+                " warm-up calls are within 15% of the timed median (3 confirm it); raise --warmup (e.g. --warmup " + more + ")");
   }
   if (r.warmup_ns.empty()) w.push_back("no warm-up: the first calls of a TorchScript model are slow; the timings include them (use --warmup N)");
   if (r.first_ns > 0 && s.median > 0 && static_cast<double>(r.first_ns) > 10 * s.median) {
@@ -227,7 +234,9 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
     }
   }
   if (!r.api_usage.empty()) {
-    out << "\nAPI usage events\n";
+    // LibTorch logs most events with C10_LOG_API_USAGE_ONCE: a count is how
+    // often the logger was called, not how often the API was used.
+    out << "\nAPI usage events (times LibTorch logged each; most are logged once per process, so these are not call counts)\n";
     for (const auto& [k, v] : r.api_usage) out << "  " << k << "  " << v << '\n';
   }
   auto warnings = BenchWarnings(r, s);
@@ -258,15 +267,63 @@ std::vector<ExecutionSettings> SweepSettings(bool cuda) {
   return out;
 }
 
+bool IsDefaultSweepSettings(const ExecutionSettings& s) {
+  return s.optimized_execution && s.inference_mode && s.jit_profiling.value_or(true) && s.jit_executor.value_or(true) &&
+         s.tensor_fuser.value_or(true);
+}
+
+SweepChoice ChooseSweep(const std::vector<SweepRow>& rows) {
+  SweepChoice c;
+  for (const auto& r : rows) {
+    if (!r.ok) continue;
+    if (!c.fastest || r.mean_ns < c.fastest->mean_ns) c.fastest = &r;
+    if (!c.defaults && IsDefaultSweepSettings(r.settings)) c.defaults = &r;
+  }
+  if (!c.fastest) {
+    c.reason = "every combination failed";
+    return c;
+  }
+  if (!c.defaults) {
+    c.recommended = c.fastest;
+    c.reason = "the defaults' combination failed, so the fastest that ran is recommended";
+    return c;
+  }
+  if (c.fastest == c.defaults) {
+    c.recommended = c.defaults;
+    c.reason = "the defaults were the fastest; keep them";
+    return c;
+  }
+  auto half_width = [](const SweepRow& r) {
+    return r.iterations > 1 ? 1.96 * r.stddev_ns / std::sqrt(static_cast<double>(r.iterations)) : r.mean_ns;
+  };
+  const double gain = c.defaults->mean_ns - c.fastest->mean_ns;
+  const double noise = half_width(*c.defaults) + half_width(*c.fastest);
+  const double floor = 0.01 * c.defaults->mean_ns;
+  char buf[400];
+  if (gain > noise && gain > floor) {
+    c.recommended = c.fastest;
+    std::snprintf(buf, sizeof buf,
+                  "the fastest beats the defaults by %s (%.1f%%), more than the noise (%s: the 95%% confidence half-widths "
+                  "of both means) and 1%%",
+                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
+  } else {
+    c.recommended = c.defaults;
+    std::snprintf(buf, sizeof buf,
+                  "no combination beats the defaults beyond the noise (fastest %s faster, %.1f%%; noise %s: the 95%% "
+                  "confidence half-widths of both means; or under 1%%): keep the defaults",
+                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
+  }
+  c.reason = buf;
+  return c;
+}
+
 void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s\n", "optimized", "inference", "profiling", "fuser",
                 "first", "mean", "median", "p90");
   out << line;
-  const SweepRow* best = nullptr;
-  for (const auto& r : rows) {
-    if (r.ok && (!best || r.mean_ns < best->mean_ns)) best = &r;
-  }
+  const SweepChoice choice = ChooseSweep(rows);
+  const SweepRow* best = choice.fastest;
   for (const auto& r : rows) {
     const auto& s = r.settings;
     if (!r.ok) {
@@ -276,33 +333,47 @@ void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
       std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s%s\n", OnOff(s.optimized_execution).c_str(),
                     OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(),
                     Ms(static_cast<double>(r.first_ns)).c_str(), Ms(r.mean_ns).c_str(), Ms(r.median_ns).c_str(), Ms(r.p90_ns).c_str(),
-                    &r == best ? "  <- fastest" : "");
+                    &r == best ? "  <- fastest" : (&r == choice.defaults ? "  <- defaults" : ""));
     }
     out << line;
   }
-  if (best) out << "\nTriton config.pbtxt for the fastest settings:\n" << TritonParameters(best->settings);
+  if (!choice.recommended) return;
+  out << "\n" << choice.reason << '\n';
+  if (choice.recommended == choice.defaults) {
+    out << "Triton config.pbtxt: no parameters needed (the defaults)\n";
+  } else {
+    out << "Triton config.pbtxt for the recommended settings:\n" << TritonParameters(choice.recommended->settings);
+  }
 }
 
 nlohmann::json SweepJson(const std::vector<SweepRow>& rows) {
   nlohmann::json j;
   j["schema_version"] = kBenchSchemaVersion;
   j["rows"] = nlohmann::json::array();
-  const SweepRow* best = nullptr;
+  const SweepChoice choice = ChooseSweep(rows);
+  const SweepRow* best = choice.fastest;
   for (const auto& r : rows) {
-    if (r.ok && (!best || r.mean_ns < best->mean_ns)) best = &r;
-    nlohmann::json row = {{"settings", r.settings.Describe()}, {"ok", r.ok}};
+    nlohmann::json row = {{"settings", r.settings.Describe()}, {"ok", r.ok}, {"defaults", IsDefaultSweepSettings(r.settings)}};
     if (r.ok) {
       row["first_ns"] = r.first_ns;
       row["mean_ns"] = r.mean_ns;
       row["median_ns"] = r.median_ns;
       row["p90_ns"] = r.p90_ns;
+      row["stddev_ns"] = r.stddev_ns;
+      row["iterations"] = r.iterations;
     } else {
       row["error"] = r.error;
     }
     j["rows"].push_back(row);
   }
   j["fastest"] = best ? nlohmann::json(best->settings.Describe()) : nlohmann::json(nullptr);
-  j["triton_parameters"] = best ? nlohmann::json(TritonParameters(best->settings)) : nlohmann::json(nullptr);
+  j["recommended"] = choice.recommended ? nlohmann::json(choice.recommended->settings.Describe()) : nlohmann::json(nullptr);
+  j["decision"] = choice.reason;
+  // The parameters to put in config.pbtxt: empty when the defaults are kept.
+  j["triton_parameters"] = choice.recommended ? nlohmann::json(choice.recommended == choice.defaults
+                                                                    ? std::string()
+                                                                    : TritonParameters(choice.recommended->settings))
+                                              : nlohmann::json(nullptr);
   return j;
 }
 

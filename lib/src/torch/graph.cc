@@ -93,9 +93,14 @@ std::string RenderGraph(const GraphOptions& options) {
   torch::jit::Module module = LoadModule(options.path);
   try {
     if (options.frozen) {
+      FindMethod(module, options.method);  // a missing method is named before freezing
       module.eval();
-      torch::jit::Module frozen = torch::jit::freeze(module);
-      module = torch::jit::optimize_for_inference(frozen);
+      // freeze() keeps only forward unless told otherwise (as torch.jit.freeze's
+      // preserved_attrs): keep the method asked for.
+      std::vector<std::string> keep;
+      if (options.method != "forward") keep.push_back(options.method);
+      torch::jit::Module frozen = torch::jit::freeze(module, keep);
+      module = torch::jit::optimize_for_inference(frozen, keep);
     }
     torch::jit::Method method = FindMethod(module, options.method);
     std::shared_ptr<torch::jit::Graph> graph = method.graph();

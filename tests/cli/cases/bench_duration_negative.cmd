@@ -1,0 +1,1 @@
+bench --duration -1 testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+bench --iters -5 testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+bench --iters 0 testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+bench --threads 0 testdata/traced_cnn.pt

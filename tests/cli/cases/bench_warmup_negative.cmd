@@ -1,0 +1,1 @@
+bench --warmup -1 testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+code --class Linear testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+graph --frozen -m describe testdata/scripted_multi.pt

@@ -1,0 +1,1 @@
+validate --no-load --require-meta ,, testdata/with_extra.pt

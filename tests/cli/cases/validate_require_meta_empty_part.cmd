@@ -1,0 +1,1 @@
+validate --no-load --require-meta producer..version testdata/with_extra.pt

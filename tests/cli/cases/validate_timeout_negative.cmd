@@ -1,0 +1,1 @@
+validate --timeout -5 testdata/traced_cnn.pt
