@@ -24,8 +24,24 @@ class ByteSource {
 };
 
 // Opens `path` for reading. Throws tsctl::Error (kIo, "cannot open: <cause>")
-// if it cannot be opened or is a directory.
+// if it cannot be opened or is a directory. "-" is standard input. A stream
+// (standard input, a pipe, a FIFO, `<(cat x.pt)`, a character device) cannot
+// be read at random, so it is read whole into memory; when no byte arrives
+// within kStreamWaitSeconds (a FIFO nobody writes to) it fails with kIo
+// instead of waiting for ever.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path);
+inline constexpr int kStreamWaitSeconds = 30;
+
+// Whether `path` ("-" included) is a stream rather than a regular file (or a
+// directory, or missing): what LibTorch, which reads archives by path, and an
+// in-place stamp cannot take.
+bool IsStream(const std::string& path);
+
+// Throws tsctl::Error (kUsage) naming `who` ("LibTorch loads", "stamp reads
+// and writes") when `path` is a stream: "a pipe or device is not a regular
+// file: LibTorch loads archives from a regular file; save it to a file
+// first", and `alternative` after that when given ("or pass --no-load").
+void RequireRegularFile(const std::string& path, const std::string& who, const std::string& alternative = "");
 
 // Wraps a copy of `bytes`.
 std::unique_ptr<ByteSource> MakeMemorySource(std::string bytes,

@@ -83,6 +83,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   // TorchScript archive whose structure we can vouch for, then (in place)
   // that it is writable, then the plan.
   if (!options.repair) stamp::CheckOptions(options);
+  RequireRegularFile(path, "stamp reads and writes");  // read twice (check, then write): not a stream
   Archive archive = Archive::Open(OpenFileSource(path));
   FdCloser fd{in_place ? OpenWritable(path, options.read_only_hint) : -1};
   const std::optional<stamp::Interrupted> interrupted = stamp::FindInterrupted(archive.source(), archive.layout());

@@ -22,6 +22,7 @@ namespace {
 // Diagnoses non-archives and damaged ones with tsctl's own reader (one line,
 // kFormat): clearer than LibTorch's messages, and LibTorch never sees them.
 Archive CheckArchive(const std::string& path) {
+  RequireRegularFile(path, "LibTorch loads");  // by path, after tsctl has read it
   Archive archive = Archive::Open(OpenFileSource(path));
   RequireSoundStructure(archive.layout());
   return archive;

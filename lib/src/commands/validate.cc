@@ -122,6 +122,8 @@ bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allo
 }
 
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options) {
+  // LibTorch loads by path: a stream read here would be gone by then.
+  if (options.load) RequireRegularFile(path, "LibTorch loads", "(or pass --no-load)");
   std::unique_ptr<ByteSource> src = OpenFileSource(path);
   return ValidateSource(std::move(src), path, options);
 }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -89,10 +90,71 @@ class MemorySource : public ByteSource {
   std::string name_;
 };
 
+// Reads a stream to its end. The first byte is waited for with poll() and a
+// limit (a FIFO with no writer would block a read for ever); after that,
+// blocking reads until the writer closes it.
+std::string ReadStream(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  struct Restore {  // standard input's flags are shared with the shell
+    int fd, flags;
+    ~Restore() {
+      if (flags >= 0) ::fcntl(fd, F_SETFL, flags);
+    }
+  } restore{fd, flags};
+  std::string bytes;
+  char buf[1 << 16];
+  bool started = false;  // data came (or a writer did): from then on, blocking reads
+  for (;;) {
+    ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      throw Error(ErrorKind::kIo, std::string("read failed: ") + std::strerror(errno));
+    }
+    if (got > 0) bytes.append(buf, static_cast<size_t>(got));
+    if (got > 0 || started) {
+      if (got == 0) break;  // end of the stream
+      if (!started && flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+      started = true;
+      continue;
+    }
+    // Nothing yet (EAGAIN), or a FIFO without a writer (reads as end of file
+    // at once): wait for the first byte, with a limit.
+    struct pollfd p {fd, POLLIN, 0};
+    int ready = ::poll(&p, 1, kStreamWaitSeconds * 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) throw Error(ErrorKind::kIo, std::string("poll failed: ") + std::strerror(errno));
+    if (ready == 0) {
+      throw Error(ErrorKind::kIo, "nothing to read within " + std::to_string(kStreamWaitSeconds) +
+                                      " s (a pipe or FIFO that nobody writes to?)");
+    }
+    if ((p.revents & POLLHUP) && !(p.revents & POLLIN)) break;  // the writer closed without writing
+    if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    started = true;
+  }
+  return bytes;
+}
+
+bool IsStreamMode(mode_t mode) { return S_ISFIFO(mode) || S_ISCHR(mode) || S_ISSOCK(mode); }
+
 }  // namespace
 
+bool IsStream(const std::string& path) {
+  if (path == "-") return true;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && IsStreamMode(st.st_mode);
+}
+
+void RequireRegularFile(const std::string& path, const std::string& who, const std::string& alternative) {
+  if (!IsStream(path)) return;
+  throw Error(ErrorKind::kUsage, (path == "-" ? std::string("standard input") : std::string("a pipe or device")) +
+                                     " is not a regular file: " + who + " archives from a regular file; save it to a file first" +
+                                     (alternative.empty() ? "" : " " + alternative));
+}
+
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (path == "-") return std::make_unique<MemorySource>(ReadStream(STDIN_FILENO), "-");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO opens at once, writer or not
   if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -103,6 +165,17 @@ std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw Error(ErrorKind::kIo, "cannot open: is a directory");
+  }
+  if (IsStreamMode(st.st_mode)) {
+    std::string bytes;
+    try {
+      bytes = ReadStream(fd);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    return std::make_unique<MemorySource>(std::move(bytes), path);
   }
   return std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size), path);
 }
