@@ -73,6 +73,13 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
   return out;
 }
 
+void OneValuePerFlag(CLI::App* sub) {
+  for (CLI::Option* opt : sub->get_options()) {
+    if (opt->get_positional() || opt->get_allow_extra_args() || opt->get_expected_max() < 2) continue;
+    opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+}
+
 void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices) {
   format = choices.front();
   std::string names;

@@ -93,16 +93,16 @@ class MemorySource : public ByteSource {
 
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
-    throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(err));
+    throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(err));
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Error(ErrorKind::kIo, "cannot open: is a directory");
+    throw Error(ErrorKind::kIo, "cannot read: is a directory");
   }
   return std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size), path);
 }
