@@ -658,7 +658,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `mobile.ptl` | `optimize_for_mobile` + `_save_for_lite_interpreter` of a small conv+linear model; contains `bytecode.pkl`. |
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
 | `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
-| `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts` and `broken.ts` (TorchScript sources for `tsctl script`). |
+| `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
 | `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
 

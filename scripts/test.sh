@@ -7,10 +7,10 @@
 # compile) in build-torch2 and checks archives across the versions.
 # The 2.x part runs with TSCTL_TORCH2=1 (it downloads about 2.7 GB on a fresh
 # machine): it is off by default until the 2.15.0 build of this round's plugin
-# code has been compiled and tested once (see README, "LibTorch 2.x").
+# code has been compiled and tested once (see docs/manual/building.md, "LibTorch 2.x").
 # TSCTL_NOTORCH=0 skips the build without LibTorch.
 # TSCTL_ASAN=1 adds scripts/test_asan.sh, the ASan+UBSan leg (off by default
-# until it has run green once; see README).
+# until it has run green once; see docs/manual/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS

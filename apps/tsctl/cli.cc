@@ -88,6 +88,13 @@ CLI::Validator NumberIn(double min, double max, bool integer, const std::string&
       "");
 }
 
+void OneValuePerFlag(CLI::App* sub) {
+  for (CLI::Option* opt : sub->get_options()) {
+    if (opt->get_positional() || opt->get_allow_extra_args() || opt->get_expected_max() < 2) continue;
+    opt->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+}
+
 void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices) {
   format = choices.front();
   std::string names;

@@ -86,6 +86,12 @@ int Guarded(const std::string& command, const std::string& subject, const Global
 int ForEachArchive(const std::string& command, const std::vector<std::string>& archives, const GlobalOptions& global,
                    const std::function<void(const std::string& path)>& fn);
 
+// Makes every repeatable option of `sub` that takes one value per flag
+// (allow_extra_args(false): `--input A --input B`, not `--input A B`) expect
+// exactly one value per occurrence and keep them all, so that --help shows
+// `TEXT`, not `TEXT ...` (which promises several values after one flag).
+void OneValuePerFlag(CLI::App* sub);
+
 // Adds the repeatable --load-library PATH flag to `sub`.
 CLI::Option* AddLoadLibraryFlag(CLI::App* sub, std::vector<std::string>& libraries);
 // The operator libraries to load: TSCTL_LOAD_LIBRARIES's, then `flags`.

@@ -1,4 +1,6 @@
 // tsctl stamp ARCHIVE...: producer metadata into extra/ records, in place.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -31,10 +33,10 @@ std::string ReadWholeFile(const std::string& path, const std::string& flag) {
     return s.str();
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, flag + ": cannot read " + path);
+  if (!in) throw Error(ErrorKind::kIo, flag + ": cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
-  if (in.bad()) throw Error(ErrorKind::kIo, flag + ": cannot read " + path);
+  if (in.bad()) throw Error(ErrorKind::kIo, flag + ": cannot read " + path + ": " + std::strerror(errno));
   return s.str();
 }
 

@@ -78,7 +78,7 @@ int CheckCommandName(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, diff, validate, stamp, benchmark, trace and script TorchScript archives", "tsctl"};
+  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace and script TorchScript archives", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;
@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
   for (const Tool& t : kTools) {
     CLI::App* sub = app.add_subcommand(t.name, t.help);
     commands.emplace_back(sub, t.bind(sub, global));
+    OneValuePerFlag(sub);
   }
   if (int status = CheckCommandName(argc, argv); status != tsctl::kExitOk) return status;
   try {

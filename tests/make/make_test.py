@@ -94,6 +94,27 @@ with tempfile.TemporaryDirectory() as d:
     r = run("script", os.path.join(ROOT, "testdata", "models", "broken.ts"), "-o", out)
     check("broken source exit 2", r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr)
     check("broken source writes nothing", not os.path.exists(out))
+    # Issue 13 items 23, 25, 26: what README and tsctl-script(1) say.
+    net_ts = os.path.join(ROOT, "testdata", "models", "net.ts")
+    out = os.path.join(d, "net_check.pt")
+    r = run("script", net_ts, "--check-input", "1x4", "-o", out)
+    check("script .ts ignores --check-input with one note, exit 0",
+          r.returncode == 0 and os.path.exists(out) and len(r.stderr.splitlines()) == 1 and
+          "--check-input ignored" in r.stderr, (r.returncode, r.stderr))
+    out = os.path.join(d, "net_bad_input.pt")
+    r = run("script", net_ts, "--input", "2x4", "--input", "2x4", "-o", out)
+    check("script .ts whose forward fails on --input: exit 2, one line, nothing written",
+          r.returncode == 2 and len(r.stderr.splitlines()) == 1 and not os.path.exists(out), (r.returncode, r.stderr))
+    no_forward_ts = os.path.join(ROOT, "testdata", "models", "no_forward.ts")
+    out = os.path.join(d, "no_forward.pt")
+    r = run("script", no_forward_ts, "-o", out)
+    check("script .ts without forward is written", r.returncode == 0 and os.path.exists(out), (r.returncode, r.stderr))
+    check("script .ts without forward runs its method", r.returncode == 0 and
+          torch.equal(torch.jit.load(out).shift(torch.ones(2)), torch.full((2,), 2.0)))
+    out = os.path.join(d, "no_forward_input.pt")
+    r = run("script", no_forward_ts, "--input", "2x4", "-o", out)
+    check("script .ts without forward, with --input: exit 2, nothing written",
+          r.returncode == 2 and "no forward" in r.stderr and not os.path.exists(out), (r.returncode, r.stderr))
 
     if python_built:
         out = os.path.join(d, "net_py.pt")

@@ -15,9 +15,9 @@ enum class ErrorKind {
   kUnavailable,  // a feature this build or machine lacks, e.g. CUDA (exit 6)
 };
 
-// Exit codes of the tsctl executable. Documented in README.md and tsctl(1).
+// Exit codes of the tsctl executable. Documented in README.md, docs/manual/cli.md and tsctl(1).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFindings = 1;  // validate found errors, stamp --check differs
+inline constexpr int kExitFindings = 1;  // validate found problems, diff found differences, trace/script diverged
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIo = 3;
 inline constexpr int kExitFormat = 4;

@@ -23,7 +23,7 @@ class ByteSource {
   std::string ReadString(uint64_t pos, size_t n) const;
 };
 
-// Opens `path` for reading. Throws tsctl::Error (kIo, "cannot open: <cause>")
+// Opens `path` for reading. Throws tsctl::Error (kIo, "cannot read: <cause>")
 // if it cannot be opened or is a directory. "-" is standard input. A stream
 // (standard input, a pipe, a FIFO, `<(cat x.pt)`, a character device) cannot
 // be read at random, so it is read whole into memory; when no byte arrives

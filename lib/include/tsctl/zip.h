@@ -1,7 +1,7 @@
 // A ZIP reader that exposes the archive's layout: where each record's local
 // header and data sit, so that alignment, overlaps and duplicate names can be
 // reported, and records can be copied byte for byte. libzip hides exactly
-// these details (see README.md, "Why a ZIP reader of our own").
+// these details (see docs/manual/design.md, "Why a ZIP reader of our own").
 #pragma once
 
 #include <cstdint>

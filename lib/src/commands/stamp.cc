@@ -28,7 +28,7 @@ int OpenWritable(const std::string& path, const std::string& hint) {
     if (err == EACCES || err == EROFS || err == EPERM) {
       throw Error(ErrorKind::kIo, "archive is not writable (" + std::string(std::strerror(err)) + ")" + (hint.empty() ? "" : "; " + hint));
     }
-    throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(err));
+    throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(err));
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && (st.st_mode & S_IWUSR) == 0) {

@@ -188,7 +188,7 @@ uint64_t WriteInPlace(int fd, const std::string& path, const Archive& archive, c
 uint64_t WriteCopy(const std::string& path, const std::string& output, const Archive& archive,
                    const Plan& plan, uint64_t copy_end) {
   int rfd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (rfd < 0) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  if (rfd < 0) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }

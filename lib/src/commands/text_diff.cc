@@ -1,7 +1,7 @@
 // Myers, "An O(ND) Difference Algorithm and Its Variations" (1986): the
 // greedy forward search, keeping each round's furthest-reaching paths to
 // trace the edit script back. Written here rather than taken from Debian's
-// libdtl-dev (see README.md, "tsctl diff").
+// libdtl-dev (see docs/manual/diff.md).
 #include "tsctl/text_diff.h"
 
 #include <algorithm>

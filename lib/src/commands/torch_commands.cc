@@ -147,14 +147,16 @@ MakeResult Make(const MakeRequest& r) {
     result.input_note = note;
     return result;
   }
-  if (!r.check_inputs.empty()) {
-    throw Error(ErrorKind::kUsage, "--check-input applies to script --python (a .ts source has no eager model to compare with)");
-  }
   std::ifstream in(r.path);
-  if (!in) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  if (!in) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output, r.load_libraries});
+  MakeResult result = Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output, r.load_libraries});
+  if (!r.check_inputs.empty()) {
+    // As documented: ignored, with a note (a source has no eager model to compare with).
+    result.input_note = "--check-input ignored: it applies to script --python (a .ts source has no eager model to compare with)";
+  }
+  return result;
 }
 
 bool PythonSupportBuilt() { return PythonPluginBuilt(); }

@@ -1,5 +1,7 @@
 #include "tsctl/validate.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <unistd.h>
@@ -99,7 +101,7 @@ bool ValidationReport::Passed() const {
 
 std::vector<std::string> ReadOperatorList(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::kIo, "--allow-ops: cannot read " + path);
+  if (!in) throw Error(ErrorKind::kIo, "--allow-ops: cannot read " + path + ": " + std::strerror(errno));
   std::vector<std::string> ops;
   std::string line;
   while (std::getline(in, line)) {

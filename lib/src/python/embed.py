@@ -27,7 +27,7 @@ def check_torch(tsctl_libtorch):
 def _import_file(path, name):
     import inspect
     if not os.path.exists(path):
-        raise IoError("cannot open %s: No such file or directory" % path)
+        raise IoError("cannot read %s: No such file or directory" % path)
     modname = "_tsctl_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     spec = importlib.util.spec_from_file_location(modname, path)

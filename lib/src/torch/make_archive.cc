@@ -225,7 +225,8 @@ MakeResult ScriptFromSource(const ScriptOptions& o) {
       } catch (const Error&) {
         throw;
       } catch (const std::exception& e) {
-        throw Error(ErrorKind::kTorch, std::string("forward fails on --input: ") + FromTorch(e).what());
+        Error err = FromTorch(e);  // the --input specs do not fit the source: a usage error (exit 2)
+        throw Error(ErrorKind::kUsage, std::string("forward fails on --input: ") + err.what(), err.detail());
       }
     }
     if (o.freeze) m = torch::jit::freeze(m);

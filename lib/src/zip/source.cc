@@ -155,16 +155,16 @@ void RequireRegularFile(const std::string& path, const std::string& who, const s
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
   if (path == "-") return std::make_unique<MemorySource>(ReadStream(STDIN_FILENO), "-");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO opens at once, writer or not
-  if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
-    throw Error(ErrorKind::kIo, std::string("cannot open: ") + std::strerror(err));
+    throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(err));
   }
   if (S_ISDIR(st.st_mode)) {
     ::close(fd);
-    throw Error(ErrorKind::kIo, "cannot open: is a directory");
+    throw Error(ErrorKind::kIo, "cannot read: is a directory");
   }
   if (IsStreamMode(st.st_mode)) {
     std::string bytes;

@@ -1,0 +1,2 @@
+def shift(self, x: Tensor) -> Tensor:
+    return x + 1.0

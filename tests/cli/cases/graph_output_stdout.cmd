@@ -1,0 +1,1 @@
+graph -o - testdata/traced_cnn.pt

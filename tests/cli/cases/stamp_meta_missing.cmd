@@ -1,0 +1,1 @@
+stamp testdata/with_extra.pt --meta testdata/nope.json

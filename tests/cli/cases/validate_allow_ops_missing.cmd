@@ -1,0 +1,1 @@
+validate --no-load --allow-ops testdata/nope.txt testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate --list-ops testdata/bad/checkpoint.pth testdata/traced_cnn.pt
