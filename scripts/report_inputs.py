@@ -136,7 +136,9 @@ def args_report(tsctl):
         for ext in ("npy", "npz"):
             out = os.path.join(tmp, f"flat_{ext}.pt")
             rep, r = validate(tsctl, os.path.join(d, "flat.pt"), "--load-inputs", os.path.join(d, f"flat.inputs.{ext}"), "--save-outputs", out)
-            same = run(["/usr/bin/python3", "-c", "import sys, torch\nsys.exit(0 if torch.equal(torch.load(sys.argv[1]), torch.load(sys.argv[2])) else 1)",
+            # allclose, not equal: a tsctl built on LibTorch 2.x runs the linear
+            # layer with other kernels than Python's torch 1.13 that wrote the expectation.
+            same = run(["/usr/bin/python3", "-c", "import sys, torch\nsys.exit(0 if torch.allclose(torch.load(sys.argv[1]), torch.load(sys.argv[2]), rtol=1e-5, atol=1e-6) else 1)",
                         out, os.path.join(d, "flat.expected.pt")])
             check(f"validate --load-inputs .{ext}: outputs equal Python's", same.returncode == 0, (r.stdout + same.stderr)[-300:])
     r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", "--load-inputs", os.path.join(d, "all_args.inputs.pt"), model])

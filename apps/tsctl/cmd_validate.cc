@@ -4,8 +4,11 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/archive.h"
 #include "tsctl/escape.h"
+#include "tsctl/source.h"
 #include "tsctl/validate.h"
+#include "tsctl/zip_structure.h"
 
 namespace tsctl::cli {
 namespace {
@@ -87,11 +90,26 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     o.run = !f.no_run;
     o.load_libraries = OperatorLibraries(f.libraries);
     if (f.list_ops) o.run = false;  // with --no-load: the static list
+    if (!o.reference_model_path.empty()) {
+      if (!o.reference_path.empty()) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --reference");
+      if (o.record_reference) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --record-reference");
+      if (f.no_load || f.no_run) throw Error(ErrorKind::kUsage, "--reference-model needs to load and run both models");
+      if (o.method == "all") throw Error(ErrorKind::kUsage, "--reference-model compares one method: give -m METHOD, not all");
+    }
     if ((o.record_reference || !o.save_reference_path.empty()) && (f.no_load || f.no_run)) {
       throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
     }
   } catch (const Error& e) {
     return Report("validate", "", e, global);
+  }
+  if (!o.reference_model_path.empty()) {
+    // A reference model that cannot be read fails the command once, not each archive.
+    try {
+      RequireRegularFile(o.reference_model_path, "LibTorch loads");
+      RequireSoundStructure(Archive::Open(OpenFileSource(o.reference_model_path)).layout());
+    } catch (const Error& e) {
+      return Report("validate", o.reference_model_path, e, global);
+    }
   }
   ValidationReport report;
   report.strict = f.strict;
@@ -158,6 +176,8 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
   sub->add_option("--reference", f->options.reference_path,
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
+  sub->add_option("--reference-model", f->options.reference_model_path,
+                  "Run this archive too, on the same inputs, and compare outputs with it (tolerances as --reference)");
   sub->add_option("--rtol", f->rtol, "Relative tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_option("--atol", f->atol, "Absolute tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_flag("--record-reference", f->options.record_reference,

@@ -1,6 +1,7 @@
 // tsctl: a command-line toolkit for TorchScript archives. main() holds the
 // table of commands; each command's flags live in its cmd_*.cc binder and its
 // work in one libtsctl entry point.
+#include <cstdlib>
 #include <iostream>
 
 #include "cli.h"
@@ -109,6 +110,8 @@ int main(int argc, char** argv) {
               << (command.empty() ? "" : command + " ") << "--help)\n";
     return tsctl::kExitUsage;
   }
+  // LibTorch's own warnings are shown only with -v (the plugin reads this).
+  if (global.verbose) ::setenv("TSCTL_VERBOSE", "1", 1);
   if (version) {
     PrintVersion();
     return tsctl::kExitOk;

@@ -38,6 +38,8 @@ cases = [
     ("stamp_show", ["stamp", "--show", "--format", "json", stamped], {0}),
     ("validate", ["validate", "--format", "json", f"{td}/traced_cnn.pt", f"{td}/with_extra.pt"], {0, 1}),
     ("validate", ["validate", "--format", "json", "--no-load", f"{td}/with_extra.pt"], {0, 1}),
+    ("validate", ["validate", "--format", "json", "--reference-model", f"{td}/diff/base.pt", "-i", "2x4:float32:ones",
+                  f"{td}/diff/weight.pt", f"{td}/diff/resaved.pt"], {1}),
     ("bench", ["bench", "--format", "json", "--iters", "3", "--warmup", "1", "-i", "1x3x32x32", f"{td}/traced_cnn.pt"], {0}),
     ("make", ["trace", "--format", "json", "-i", "1x3x32x32", f"{td}/traced_cnn.pt", "-o", made], {0}),
 ]

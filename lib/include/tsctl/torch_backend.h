@@ -55,6 +55,7 @@ struct ModelCheckOptions {
   // {"inputs": (tensors,), "outputs": value}, or of the outputs alone), or the
   // archive's extra/tsctl_reference.pt when `reference_from_archive`.
   std::string reference_path;
+  std::string reference_label;  // names the reference in the report instead of reference_path
   bool reference_from_archive = false;
   std::vector<double> rtol = {1e-5};  // one value, or one per output
   std::vector<double> atol = {1e-8};

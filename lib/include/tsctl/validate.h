@@ -39,6 +39,9 @@ struct ValidateOptions {
   std::string method = "forward";
   std::vector<InputSpec> inputs;
   std::string reference_path;
+  // --reference-model B: run B (in its own child) on the same inputs and
+  // compare this archive's outputs with B's, as with --reference.
+  std::string reference_model_path;
   std::vector<double> rtol = {1e-5};
   std::vector<double> atol = {1e-8};
   bool record_reference = false;   // store inputs and outputs in extra/tsctl_reference.pt

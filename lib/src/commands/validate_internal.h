@@ -23,6 +23,13 @@ void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
 void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
                        ModelCheckOptions m, ArchiveReport& report);
 
+// Runs the reference model `b.path` in an isolated child with `b`'s inputs and
+// records its inputs and outputs ({"inputs", "outputs"}, torch.load format)
+// into `reference_file`. Returns "" on success, else why nothing was recorded
+// (B failed to load or run, crashed, hung, or had no inputs). Throws
+// tsctl::Error for usage errors and an unavailable plugin, as CheckModelInChild.
+std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds);
+
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {
   std::string record;  // "data.pkl" or "constants.pkl"

@@ -9,6 +9,8 @@
 
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
+#include "tsctl/inputs.h"
+#include "tsctl/source.h"
 #include "child.h"
 #include "isolate.h"
 #include "tsctl/stamp.h"
@@ -147,10 +149,69 @@ std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods
 
 }  // namespace
 
+std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds) {
+  b.record_reference_path = reference_file;
+  b.reference_path.clear();
+  b.reference_from_archive = false;
+  b.check_determinism = false;
+  b.save_outputs_path.clear();
+  TempFile progress;
+  b.progress_path = progress.path;
+  WarmUpTorch();
+  IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(b)); }, timeout_seconds);
+  const std::string doing = progress.Read() == "loaded" ? "running " + b.method : "loading";
+  if (iso.timed_out) return "LibTorch did not finish " + doing + " within " + Fmt("%g", timeout_seconds) + " s (killed)";
+  if (iso.signal) return "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing;
+  if (iso.exit_code) return "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing;
+  if (!iso.ok) throw Error(iso.error_kind, iso.error);
+  ModelCheckResult r = DeserializeModelCheck(iso.output);
+  if (!r.loaded) return "LibTorch cannot load it: " + r.load_error;
+  if (!r.method_found) return "no method '" + b.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")";
+  if (!r.ran) return r.run_error.empty() ? "not run: " + r.run_skipped : r.run_error;
+  if (!r.recorded) return "its inputs and outputs could not be recorded";
+  return "";
+}
+
 void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
                        ModelCheckOptions m, ArchiveReport& report) {
   auto& out = report.checks;
   const bool all = options.method == "all";
+  std::optional<TempFile> model_reference;
+  if (!options.reference_model_path.empty()) {
+    // The reference model runs first, in its own child, on this archive's
+    // inputs (given, loaded, or stored in it), else on its own (stored in it,
+    // or inferred there); this archive then runs on exactly what it ran on.
+    const std::string& b_path = options.reference_model_path;
+    ModelCheckOptions b = m;
+    b.path = b_path;
+    if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
+      try {
+        ArchiveInputs stored = InputsFromArchive(Archive::Open(OpenFileSource(b_path)), m.method);
+        if (!stored.inputs.empty()) {
+          b.inputs = stored.inputs;
+          b.input_source = stored.source + " of " + b_path;
+        }
+      } catch (const Error&) {
+      }
+    }
+    model_reference.emplace();
+    const std::string why = RecordReferenceModel(b, model_reference->path, options.timeout_seconds);
+    report.details["reference_model"] = b_path;
+    if (!why.empty()) {
+      // Nothing to compare with: a FAIL (never a silent pass); this archive's
+      // own load and run checks still follow.
+      out.push_back({"torch.reference", CheckStatus::kFail, "reference model " + b_path + ": " + why});
+      model_reference.reset();
+    } else {
+      m.reference_path = model_reference->path;
+      m.reference_label = "reference model " + b_path;
+      m.reference_from_archive = false;
+      m.inputs.clear();
+      m.args.clear();
+      m.load_inputs_path.clear();
+      m.input_source.clear();
+    }
+  }
   std::optional<TempFile> reference_tmp, outputs_tmp;
   if (options.record_reference || !options.save_reference_path.empty()) {
     reference_tmp.emplace();

@@ -5,7 +5,11 @@
 #include <torch/script.h>
 #include <torch/version.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "backend.h"
+#include "tsctl/escape.h"
 #include "bench_runner.h"
 #include "check_model.h"
 #include "graph.h"
@@ -54,8 +58,39 @@ class Backend final : public TorchBackend {
 
 }  // namespace
 
+namespace {
+
+// LibTorch's warnings (TORCH_WARN: deprecations such as 2.x's quantized
+// tensor creation) would reach stderr raw, timestamped, on every load. They
+// are shown with -v (the CLI sets TSCTL_VERBOSE), escaped, one line each.
+void ShowWarning(const std::string& msg) {
+  if (!std::getenv("TSCTL_VERBOSE")) return;
+  std::fprintf(stderr, "tsctl: LibTorch warning: %s\n", EscapeText(msg).c_str());
+}
+
+class QuietWarnings : public c10::WarningHandler {
+ public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning& warning) override { ShowWarning(warning.msg()); }
+#else
+  void process(const c10::SourceLocation&, const std::string& msg, const bool) override { ShowWarning(msg); }
+#endif
+};
+
+void InstallWarningHandler() {
+  static QuietWarnings handler;
+#if TORCH_VERSION_MAJOR >= 2
+  c10::WarningUtils::set_warning_handler(&handler);
+#else
+  c10::Warning::set_warning_handler(&handler);
+#endif
+}
+
+}  // namespace
+
 const TorchBackend* CreateTorchBackend() {
   static const TorchBackend* backend = [] {
+    InstallWarningHandler();
     InstallProducerHook();
     return new Backend();
   }();

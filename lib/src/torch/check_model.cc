@@ -109,7 +109,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
     try {
       if (!o.reference_path.empty()) {
         SplitReference(LoadValueFile(o.reference_path), ref_inputs, ref_has_inputs, expected);
-        r.reference_source = o.reference_path;
+        r.reference_source = o.reference_label.empty() ? o.reference_path : o.reference_label;
       } else {
         char tmpl[] = "/tmp/tsctl-ref-XXXXXX";
         int fd = ::mkstemp(tmpl);

@@ -1,0 +1,1 @@
+validate --reference-model testdata/diff/base.pt --input 2x4:float32:ones testdata/diff/metadata.pt

@@ -1,0 +1,1 @@
+validate --reference-model testdata/diff/missing.pt testdata/diff/base.pt
