@@ -658,6 +658,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `mobile.ptl` | `optimize_for_mobile` + `_save_for_lite_interpreter` of a small conv+linear model; contains `bytecode.pkl`. |
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
 | `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
+| `cuda_pinned.pt` | scripted module whose forward creates `torch.zeros([2, 3], device=torch.device("cuda:0"))`, as a model traced on a GPU does: validate's `ts.device` warns that it needs CUDA, and a run without CUDA is reported as unavailable. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
 | `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
@@ -703,6 +704,21 @@ unpack/repack the packed params; the goldens were produced with
 """
 
 
+class CudaPinned(torch.nn.Module):
+    """What a model traced on a GPU records: a tensor created on cuda:0 in forward."""
+
+    def forward(self, x):
+        h = torch.zeros([2, 3], device=torch.device("cuda:0"))
+        return x + h
+
+
+def gen_cuda_pinned(out):
+    """Scripted (scripting runs nothing, so no GPU is needed): its forward
+    creates a tensor on cuda:0, as tch-deploy's GPU-traced GRU in the corpus does."""
+    CudaPinned.__module__ = "__main__"  # __torch__.CudaPinned, imported or run
+    torch.jit.save(torch.jit.script(CudaPinned()), os.path.join(out, "cuda_pinned.pt"))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata"))
@@ -732,6 +748,7 @@ def main(argv=None):
         gen_unaligned(out)
         gen_reference(out)
         gen_branchy(out)
+        gen_cuda_pinned(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

@@ -216,6 +216,18 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     }
   }
   CheckModelInChild(*archive, path, options, m, report);
+  if (PinsCuda(out)) {
+    // A model pinned to CUDA (ts.device) that fails on a machine or LibTorch
+    // without CUDA: the machine cannot run it, the archive is not broken.
+    for (CheckResult& c : out) {
+      if (c.id == "torch.run" && c.status == CheckStatus::kFail &&
+          (c.message.find("CUDA") != std::string::npos || c.message.find("cuda") != std::string::npos ||
+           c.message.find("NVIDIA") != std::string::npos)) {  // 2.x without a driver: "Found no NVIDIA driver"
+        c.status = CheckStatus::kSkip;
+        c.message = "unavailable here: the code needs CUDA (see ts.device) and this LibTorch or machine has none: " + c.message;
+      }
+    }
+  }
   return report;
 }
 

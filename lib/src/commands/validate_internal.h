@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,12 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
 // (B failed to load or run, crashed, hung, or had no inputs). Throws
 // tsctl::Error for usage errors and an unavailable plugin, as CheckModelInChild.
 std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds);
+
+// ts.device: `stored` counts tensors per storage location (from the pickles);
+// a WARN when the code pins a CUDA device (it needs CUDA to run).
+void CheckDevices(const Archive& archive, const std::map<std::string, uint64_t>& stored, std::vector<CheckResult>& out);
+// Whether `checks` hold ts.device's WARN: the code pins a CUDA device.
+bool PinsCuda(const std::vector<CheckResult>& checks);
 
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {

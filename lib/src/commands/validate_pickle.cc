@@ -1,6 +1,7 @@
 // validate's checks on what data.pkl and constants.pkl contain: globals
 // foreign to TorchScript (ts.globals) and tensors that reach past their
 // storage record (ts.storage). Both read the parsed pickles; nothing is loaded.
+#include <map>
 #include <set>
 
 #include "tsctl/inspect.h"
@@ -78,6 +79,15 @@ std::string CheckTensor(const Archive& a, const PyValue& t, const std::string& d
   return {};
 }
 
+// The location of a tensor's storage ("cpu", "cuda:0"), or "".
+std::string StorageLocation(const PyValue& t) {
+  const auto& args = t.items;
+  if (args.empty() || !args[0] || args[0]->kind != PyKind::kPersistentId || args[0]->items.empty()) return {};
+  const PyRef& id = args[0]->items[0];
+  if (!id || id->kind != PyKind::kTuple || id->items.size() < 4 || !id->items[3] || id->items[3]->kind != PyKind::kString) return {};
+  return id->items[3]->str;
+}
+
 }  // namespace
 
 void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pickles, std::vector<CheckResult>& out) {
@@ -96,6 +106,7 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
                                    "would import and call them): " + Join(foreign)});
 
   std::vector<std::string> bad;
+  std::map<std::string, uint64_t> stored;  // tensors per storage location
   for (const ParsedPickle& p : pickles) {
     const std::string dir = p.record == "data.pkl" ? "data/" : "constants/";
     std::vector<const PyValue*> stack = {p.root.get()};
@@ -108,6 +119,8 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
           (cur->IsGlobal("torch._utils", "_rebuild_tensor_v2") || cur->IsGlobal("torch._utils", "_rebuild_qtensor"))) {
         std::string problem = CheckTensor(a, *cur, dir);
         if (!problem.empty()) bad.push_back(p.record + ": " + problem);
+        const std::string location = StorageLocation(*cur);
+        if (!location.empty()) ++stored[location];
       }
       for (const auto& i : cur->items) stack.push_back(i.get());
       for (const auto& [k, v] : cur->entries) stack.push_back(v.get());
@@ -117,6 +130,7 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
   out.push_back({"ts.storage", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  bad.empty() ? "every tensor lies inside its storage record"
                              : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
+  CheckDevices(a, stored, out);
 }
 
 }  // namespace tsctl

@@ -1,0 +1,77 @@
+// validate's ts.device check: where the tensors were stored and whether the
+// code pins a CUDA device (a model traced on a GPU records
+// `device=torch.device("cuda:0")` as a constant), read without LibTorch.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tsctl/archive.h"
+#include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+// Code records: code/**.py (not their .debug_pkl), at most 64 MiB in all.
+std::vector<std::string> PinnedCudaDevices(const Archive& a) {
+  std::vector<std::string> pinned;
+  uint64_t budget = uint64_t{64} << 20;
+  for (const ZipEntry& e : a.layout().entries) {
+    const std::string name = a.RecordName(e);
+    if (name.rfind("code/", 0) != 0 || name.size() < 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    if (e.uncompressed_size > budget) break;
+    budget -= e.uncompressed_size;
+    std::string source;
+    try {
+      source = a.Read(name);
+    } catch (const Error&) {
+      continue;  // ts.records / zip.crc report it
+    }
+    size_t line = 1, from = 0;
+    for (size_t at = source.find("torch.device(\"cuda"); at != std::string::npos;
+         at = source.find("torch.device(\"cuda", at + 1)) {
+      for (size_t i = from; i < at; ++i) line += source[i] == '\n';
+      from = at;
+      const size_t start = at + 14, end = source.find('"', start);
+      const std::string device = source.substr(start, end == std::string::npos ? 6 : std::min<size_t>(end - start, 16));
+      pinned.push_back(EscapeText(device) + " at " + EscapeText(name) + ":" + std::to_string(line));
+    }
+  }
+  return pinned;
+}
+
+}  // namespace
+
+void CheckDevices(const Archive& a, const std::map<std::string, uint64_t>& stored, std::vector<CheckResult>& out) {
+  std::string where;
+  uint64_t off_cpu = 0;
+  for (const auto& [device, count] : stored) {
+    where += (where.empty() ? "" : ", ") + std::to_string(count) + " on " + EscapeText(device);
+    if (device != "cpu") off_cpu += count;
+  }
+  if (where.empty()) where = "no stored tensors";
+  const std::vector<std::string> pinned = PinnedCudaDevices(a);
+  if (!pinned.empty()) {
+    std::string list;
+    for (size_t i = 0; i < pinned.size() && i < 3; ++i) list += (i ? ", " : "") + pinned[i];
+    if (pinned.size() > 3) list += ", ... (" + std::to_string(pinned.size()) + " in all)";
+    out.push_back({"ts.device", CheckStatus::kWarn,
+                   "needs CUDA to run: the code creates tensors on " + list + " (a model traced on a GPU); tensors stored: " +
+                       where});
+    return;
+  }
+  out.push_back({"ts.device", CheckStatus::kPass,
+                 std::string(off_cpu ? "tensors stored on a GPU load onto the CPU with a map location; " : "") +
+                     "no device pinned in the code; tensors stored: " + where});
+}
+
+bool PinsCuda(const std::vector<CheckResult>& checks) {
+  for (const CheckResult& c : checks) {
+    if (c.id == "ts.device" && c.status == CheckStatus::kWarn) return true;
+  }
+  return false;
+}
+
+}  // namespace tsctl
