@@ -66,6 +66,7 @@ struct ClassInfo {
   std::string record;  // code record that defines it
   std::string base;    // e.g. "Module"
   std::vector<std::string> methods;
+  std::vector<std::string> signatures;  // per method: "forward(self, x: Tensor) -> Tensor"
   std::vector<std::string> parameters;
   std::vector<std::string> buffers;
   std::vector<AttributeInfo> attributes;  // declared attributes and Final constants

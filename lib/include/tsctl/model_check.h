@@ -15,7 +15,7 @@
 namespace tsctl {
 
 // Bump when a field is added, removed or changes meaning.
-inline constexpr int kModelCheckWireVersion = 1;
+inline constexpr int kModelCheckWireVersion = 2;
 
 // One output leaf of a run.
 struct OutputSummary {
@@ -69,6 +69,9 @@ struct ModelCheckResult {
   std::string reference_error;
   std::vector<ReferenceLeaf> reference;
   bool recorded = false;  // record_reference_path was written
+  // The lite interpreter (check_mobile): unset when not asked.
+  std::optional<bool> mobile_loaded;
+  std::string mobile_error;
 };
 
 // The wire format: a JSON document with "wire_version". Both ends of the

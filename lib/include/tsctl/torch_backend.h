@@ -57,6 +57,9 @@ struct ModelCheckOptions {
   std::string reference_path;
   std::string reference_label;  // names the reference in the report instead of reference_path
   bool reference_from_archive = false;
+  // Also load it with the lite interpreter (torch::jit::_load_for_mobile),
+  // for .ptl archives and those with bytecode.pkl.
+  bool check_mobile = false;
   std::vector<double> rtol = {1e-5};  // one value, or one per output
   std::vector<double> atol = {1e-8};
   // Write {"inputs", "outputs"} of this run here (for --record-reference).

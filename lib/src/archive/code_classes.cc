@@ -52,6 +52,30 @@ bool IsIdentifier(const std::string& s) {
   return true;
 }
 
+// The signature of the def at `at` ("def " starts there): its name,
+// parameters and return annotation up to the colon that ends it, over as many
+// lines as it spans, with runs of white space made one space
+// ("forward(self, x: Tensor) -> Tensor"). Empty if it does not end.
+std::string DefSignature(const std::string& source, size_t at) {
+  std::string out;
+  int depth = 0;
+  bool space = false;
+  for (size_t i = at + 4; i < source.size() && out.size() < 4096; ++i) {
+    const char c = source[i];
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ':' && depth == 0) return out;
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != '(' && out.back() != '[' && c != ')' && c != ']' && c != ',') out += ' ';
+    space = false;
+    out += c;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source) {
@@ -62,6 +86,7 @@ std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::st
   while (pos < source.size()) {
     size_t nl = source.find('\n', pos);
     if (nl == std::string::npos) nl = source.size();
+    const size_t line_start = pos;
     std::string line = source.substr(pos, nl - pos);
     pos = nl + 1;
     if (line.rfind("class ", 0) == 0) {
@@ -88,7 +113,11 @@ std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::st
     std::string body = line.substr(2);
     if (body.rfind("def ", 0) == 0) {
       size_t paren = body.find('(');
-      if (paren != std::string::npos) current->methods.push_back(Trim(body.substr(4, paren - 4)));
+      if (paren != std::string::npos) {
+        current->methods.push_back(Trim(body.substr(4, paren - 4)));
+        std::string signature = DefSignature(source, line_start + 2);
+        current->signatures.push_back(signature.empty() ? current->methods.back() + "(...)" : signature);
+      }
     } else if (body.rfind("__parameters__", 0) == 0) {
       current->parameters = QuotedList(body);
     } else if (body.rfind("__buffers__", 0) == 0) {

@@ -1,5 +1,6 @@
 // Entry points of the commands that need LibTorch (tsctl/torch_backend.h):
 // tsctl's own checks first, then the work in a warm child (plugin/child.h).
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/bench_sweep.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/find_inputs.h"
 #include "tsctl/inputs.h"
 #include "tsctl/torch_backend.h"
@@ -18,6 +20,25 @@
 
 namespace tsctl {
 namespace {
+
+// script --class: the name becomes __torch__.NAME, a class in the archive's
+// code that torch.jit.load parses as Python. An empty, dotted, spaced or
+// keyword name makes LibTorch assert or write an archive nobody can load.
+void RequireClassName(const std::string& name) {
+  static const char* const kKeywords[] = {"False", "None",   "True",  "and",    "as",       "assert", "async",  "await",
+                                          "break", "class",  "continue", "def", "del",      "elif",   "else",   "except",
+                                          "finally", "for",  "from",  "global", "if",       "import", "in",     "is",
+                                          "lambda", "nonlocal", "not", "or",    "pass",     "raise",  "return", "try",
+                                          "while", "with",   "yield"};
+  bool ok = !name.empty() && name.size() <= 200 && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  for (const char* k : kKeywords) ok &= name != k;
+  if (!ok) {
+    throw Error(ErrorKind::kUsage, "--class '" + EscapeText(name) +
+                                       "' is not a class name: letters, digits and _, not starting with a digit, "
+                                       "not a Python keyword (it becomes __torch__.NAME)");
+  }
+}
 
 // Diagnoses non-archives and damaged ones with tsctl's own reader (one line,
 // kFormat): clearer than LibTorch's messages, and LibTorch never sees them.
@@ -147,6 +168,7 @@ MakeResult Make(const MakeRequest& r) {
     result.input_note = note;
     return result;
   }
+  RequireClassName(r.class_name);  // before anything is read, compiled or written
   std::ifstream in(r.path);
   if (!in) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;

@@ -162,6 +162,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   }
   CheckStructure(*archive, out);
   CheckMeta(*archive, options.require_meta, out);
+  if (LooksMobile(*archive, path)) CheckMobile(*archive, path, out);
   if (!options.load) {
     // Without LibTorch: the operators the code (or bytecode.pkl) calls.
     OperatorList ops = ListOperators(*archive);
@@ -198,6 +199,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   m.atol = options.atol;
   m.reference_path = options.reference_path;
   m.reference_from_archive = options.reference_path.empty() && archive->Has(std::string("extra/") + kReferenceRecord);
+  m.check_mobile = LooksMobile(*archive, path);
   m.inputs = options.inputs;
   m.args = options.args;
   m.load_inputs_path = options.load_inputs_path;

@@ -38,6 +38,13 @@ void CheckDevices(const Archive& archive, const std::map<std::string, uint64_t>&
 // Whether `checks` hold ts.device's WARN: the code pins a CUDA device.
 bool PinsCuda(const std::vector<CheckResult>& checks);
 
+// Whether the archive is meant for the lite interpreter: it has bytecode.pkl,
+// or its file name ends in .ptl.
+bool LooksMobile(const Archive& archive, const std::string& path);
+// ts.mobile: the mobile bytecode version and methods (bytecode.pkl), or a
+// WARN for a .ptl file without bytecode.pkl (a full-JIT archive).
+void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out);
+
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {
   std::string record;  // "data.pkl" or "constants.pkl"

@@ -258,6 +258,11 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     }
     ModelCheckResult r = DeserializeModelCheck(iso.output);
     details.push_back(nlohmann::json::parse(SerializeModelCheck(r)));
+    if (first && r.mobile_loaded.has_value()) {
+      out.push_back({"torch.mobile", *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
+                     *r.mobile_loaded ? "the lite interpreter (_load_for_mobile) loads it"
+                                      : "the lite interpreter (_load_for_mobile) cannot load it: " + r.mobile_error});
+    }
     if (first) {
       first = false;
       if (!r.loaded) {

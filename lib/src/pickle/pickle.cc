@@ -467,6 +467,57 @@ class Parser {
   std::unordered_map<uint64_t, PyRef> memo_;
 };
 
+void ReprInto(const PyRef& v, std::ostringstream& out, size_t max_chars, size_t depth);
+
+// A tensor that torch._utils rebuilds, shown by what it is rather than by its
+// pickle: "Tensor(Float[8, 8])", "QTensor(QInt8[8, 8], scale=0.05, zero_point=0)"
+// (quantized weights inside packed params are otherwise a wall of
+// persistent ids). False if `v` is not one.
+bool TensorRepr(const PyValue& v, std::ostringstream& out, size_t max_chars, size_t depth) {
+  if (v.kind != PyKind::kObject || !v.callable || v.callable->kind != PyKind::kGlobal || v.callable->str != "torch._utils") return false;
+  const std::string& fn = v.callable->name;
+  if (fn == "_rebuild_parameter" && !v.items.empty() && v.items[0]) {
+    out << "Parameter(";
+    ReprInto(v.items[0], out, max_chars, depth + 1);
+    out << ")";
+    return true;
+  }
+  const bool quantized = fn == "_rebuild_qtensor";
+  if ((fn != "_rebuild_tensor_v2" && !quantized) || v.items.size() < 4) return false;
+  std::string dtype = "?";
+  const PyRef& pid = v.items[0];
+  if (pid && pid->kind == PyKind::kPersistentId && !pid->items.empty() && pid->items[0] &&
+      pid->items[0]->kind == PyKind::kTuple && pid->items[0]->items.size() >= 2 && pid->items[0]->items[1]) {
+    dtype = pid->items[0]->items[1]->name;
+    if (dtype.size() > 7 && dtype.compare(dtype.size() - 7, 7, "Storage") == 0) dtype.resize(dtype.size() - 7);
+  }
+  out << (quantized ? "QTensor(" : "Tensor(") << dtype << "[";
+  const PyRef& size = v.items[2];
+  if (size && size->kind == PyKind::kTuple) {
+    for (size_t i = 0; i < size->items.size() && i < 8; ++i) {
+      out << (i ? ", " : "");
+      ReprInto(size->items[i], out, max_chars, depth + 1);
+    }
+    if (size->items.size() > 8) out << ", ...";
+  }
+  out << "]";
+  if (quantized && v.items.size() > 4 && v.items[4] && v.items[4]->kind == PyKind::kTuple) {
+    const auto& q = v.items[4]->items;  // (torch.per_tensor_affine, scale, zero_point) or per-channel
+    std::string scheme = !q.empty() && q[0] && q[0]->kind == PyKind::kGlobal ? q[0]->name : "";
+    if (scheme == "per_tensor_affine" && q.size() >= 3) {
+      out << ", scale=";
+      ReprInto(q[1], out, max_chars, depth + 1);
+      out << ", zero_point=";
+      ReprInto(q[2], out, max_chars, depth + 1);
+    } else if (!scheme.empty()) {
+      out << ", " << scheme;
+      if (q.size() >= 4 && q[3] && q[3]->kind == PyKind::kInt) out << " axis=" << q[3]->integer;
+    }
+  }
+  out << ")";
+  return true;
+}
+
 void ReprInto(const PyRef& v, std::ostringstream& out, size_t max_chars, size_t depth) {
   if (out.tellp() > static_cast<std::streamoff>(max_chars)) return;
   if (!v) { out << "<null>"; return; }
@@ -510,6 +561,7 @@ void ReprInto(const PyRef& v, std::ostringstream& out, size_t max_chars, size_t 
       break;
     case PyKind::kGlobal: out << v->QualifiedName(); break;
     case PyKind::kObject:
+      if (TensorRepr(*v, out, max_chars, depth)) break;
       out << (v->callable ? v->callable->QualifiedName() : std::string("object"));
       seq(v->items, "(", ")");
       if (v->state) { out << ".__setstate__("; ReprInto(v->state, out, max_chars, depth + 1); out << ")"; }

@@ -68,6 +68,8 @@ void ResultFields(V& v, ModelCheckResult& r) {
   v("reference_error", r.reference_error);
   v("reference", r.reference);
   v("recorded", r.recorded);
+  v("mobile_loaded", r.mobile_loaded);
+  v("mobile_error", r.mobile_error);
 }
 
 struct Writer {

@@ -148,6 +148,7 @@ ArchiveInfo EscapedForText(const ArchiveInfo& info) {
     Escape(c.record);
     Escape(c.base);
     Escape(c.methods);
+    Escape(c.signatures);
     Escape(c.parameters);
     Escape(c.buffers);
     for (auto& a : c.attributes) Escape(a);
@@ -270,7 +271,7 @@ json ToJson(const ArchiveInfo& info) {
   j["classes"] = json::array();
   for (const auto& c : info.classes) {
     json cj = {{"name", c.qualified_name}, {"record", c.record}, {"base", c.base},
-               {"methods", c.methods},     {"parameters", c.parameters}, {"buffers", c.buffers}};
+               {"methods", c.methods},     {"signatures", c.signatures}, {"parameters", c.parameters}, {"buffers", c.buffers}};
     cj["attributes"] = json::array();
     for (const auto& a : c.attributes) cj["attributes"].push_back(AttrJson(a));
     j["classes"].push_back(cj);
@@ -360,11 +361,7 @@ void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& op
     out << "\nClasses\n";
     for (const auto& c : info.classes) {
       out << "  " << c.qualified_name << (c.base.empty() ? "" : "(" + c.base + ")") << '\n';
-      if (!c.methods.empty()) {
-        std::string m;
-        for (const auto& name : c.methods) m += (m.empty() ? "" : ", ") + name;
-        out << "    methods: " << m << '\n';
-      }
+      for (const auto& signature : c.signatures) out << "    def " << signature << '\n';
       for (const auto& a : c.attributes) {
         if (a.type.rfind("Final[", 0) == 0) out << "    constant: " << a.name << " : " << a.type << " = " << a.value << '\n';
       }

@@ -1,6 +1,7 @@
 // The LibTorch half of `tsctl validate`, run in a child process.
 #include "check_model.h"
 
+#include <torch/csrc/jit/mobile/import.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/serialize.h>
 #include <unistd.h>
@@ -72,6 +73,16 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   LoadOperatorLibraries(o.load_libraries);
   ModelCheckResult r;
   if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loading";
+  if (o.check_mobile) {
+    // What an Android/iOS app's LiteModuleLoader does with the file.
+    try {
+      torch::jit::_load_for_mobile(o.path, torch::Device(torch::kCPU));
+      r.mobile_loaded = true;
+    } catch (const std::exception& e) {
+      r.mobile_loaded = false;
+      r.mobile_error = FromTorch(e).what();
+    }
+  }
   torch::jit::Module module;
   torch::jit::ExtraFilesMap extra;
   if (o.reference_from_archive) extra["tsctl_reference.pt"] = "";

@@ -25,13 +25,18 @@ std::string DotEscape(const std::string& s) {
   return out;
 }
 
+// Graphviz DOT of a graph. Constants are folded into the labels of the nodes
+// that use them (a frozen graph has constants with a fan-out of 100 and more,
+// which dot cannot lay out in minutes), and ranks are computed over the
+// clusters of sub-blocks together (newrank: without it Graphviz 2.43 fails
+// with "trouble in init_rank" on some graphs).
 class DotWriter {
  public:
   explicit DotWriter(std::ostringstream& out) : out_(out) {}
 
   void Write(const torch::jit::Graph& g, const std::string& name) {
     out_ << "digraph \"" << DotEscape(name) << "\" {\n";
-    out_ << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+    out_ << "  rankdir=TB;\n  newrank=true;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
     for (const torch::jit::Value* v : g.inputs()) {
       std::string id = "in_" + std::to_string(v->unique());
       out_ << "  " << id << " [shape=ellipse, label=\"" << DotEscape("%" + v->debugName() + " : " + v->type()->annotation_str()) << "\"];\n";
@@ -39,26 +44,53 @@ class DotWriter {
     }
     WriteBlock(*g.block(), "  ");
     out_ << "  out [shape=ellipse, label=\"return\"];\n";
-    for (const torch::jit::Value* v : g.outputs()) Edge(v, "out");
+    for (const torch::jit::Value* v : g.outputs()) Edge(v, "out", "  ");
     out_ << "}\n";
   }
 
  private:
+  static constexpr size_t kMaxFolded = 6;  // constant lines per node label
+
+  static std::string ConstantText(const torch::jit::Node* n) {
+    std::ostringstream v;
+    if (auto iv = torch::jit::toIValue(n->output())) {
+      if (iv->isTensor()) {
+        v << "Tensor" << iv->toTensor().sizes();
+      } else {
+        v << *iv;
+      }
+    } else {
+      v << n->output()->type()->annotation_str();
+    }
+    std::string text = v.str();
+    return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+  }
+
   void WriteBlock(const torch::jit::Block& block, const std::string& indent) {
     for (const torch::jit::Node* n : block.nodes()) {
+      if (n->kind() == c10::prim::Constant) {
+        constants_[n->output()] = ConstantText(n);  // folded into its users
+        continue;
+      }
       std::string id = "n" + std::to_string(next_++);
       std::string label = n->kind().toQualString();
-      if (n->kind() == c10::prim::Constant && n->hasAttribute(c10::attr::value)) {
-        std::ostringstream v;
-        if (auto iv = torch::jit::toIValue(n->output()); iv && !iv->isTensor()) {
-          v << *iv;
-          label += "\n" + v.str().substr(0, 40);
-        }
-      } else if (n->hasAttribute(c10::attr::name) && n->kindOf(c10::attr::name) == torch::jit::AttributeKind::s) {
+      if (n->hasAttribute(c10::attr::name) && n->kindOf(c10::attr::name) == torch::jit::AttributeKind::s) {
         label += "\n" + n->s(c10::attr::name);
       }
+      size_t folded = 0;
+      for (size_t i = 0; i < n->inputs().size(); ++i) {
+        auto c = constants_.find(n->inputs()[i]);
+        if (c == constants_.end()) continue;
+        if (folded++ < kMaxFolded) {
+          label += "\n" + std::to_string(i) + ": " + c->second;
+        } else if (folded == kMaxFolded + 1) {
+          label += "\n...";
+        }
+      }
       out_ << indent << id << " [label=\"" << DotEscape(label) << "\"];\n";
-      for (const torch::jit::Value* in : n->inputs()) Edge(in, id);
+      for (const torch::jit::Value* in : n->inputs()) {
+        if (!constants_.count(in)) Edge(in, id, indent);
+      }
       for (const torch::jit::Value* o : n->outputs()) producer_[o] = id;
       size_t b = 0;
       for (const torch::jit::Block* sub : n->blocks()) {
@@ -68,21 +100,31 @@ class DotWriter {
         WriteBlock(*sub, indent + "  ");
         std::string ret = cluster + "_return";
         out_ << indent << "  " << ret << " [shape=point];\n";
-        for (const torch::jit::Value* v : sub->outputs()) Edge(v, ret);
+        for (const torch::jit::Value* v : sub->outputs()) Edge(v, ret, indent + "  ");
         out_ << indent << "}\n";
         out_ << indent << ret << " -> " << id << " [style=dashed];\n";
       }
     }
   }
 
-  void Edge(const torch::jit::Value* v, const std::string& to) {
+  // An edge from the node that produces `v`. A constant returned as a value
+  // (not folded into a user) gets a small node of its own, where it is used.
+  void Edge(const torch::jit::Value* v, const std::string& to, const std::string& indent) {
     auto it = producer_.find(v);
-    if (it == producer_.end()) return;
+    if (it == producer_.end()) {
+      auto c = constants_.find(v);
+      if (c == constants_.end()) return;
+      std::string id = "c" + std::to_string(next_++);
+      out_ << indent << id << " [shape=plaintext, label=\"" << DotEscape(c->second) << "\"];\n";
+      out_ << indent << id << " -> " << to << ";\n";
+      return;
+    }
     out_ << "  " << it->second << " -> " << to << " [label=\"" << DotEscape("%" + v->debugName()) << "\"];\n";
   }
 
   std::ostringstream& out_;
   std::unordered_map<const torch::jit::Value*, std::string> producer_;
+  std::unordered_map<const torch::jit::Value*, std::string> constants_;
   size_t next_ = 0;
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Audit cases (issue 13) that need a scratch file or a stream, so cannot be
-# golden cases: standard input, pipes and FIFOs (item 17), and
-# validate --record-reference on a read-only archive (item 2).
-#   streams_test.sh TSCTL   (run from the repository root)
+# Audit cases (issue 13) that need a scratch file, a stream or an argument
+# with a space, so cannot be golden cases: standard input, pipes and FIFOs
+# (item 17), validate --record-reference on a read-only archive (item 2),
+# script --class with a space (item 15).
+#   audit_test.sh TSCTL   (run from the repository root)
 set -u
 tsctl=$1
 tmp=$(mktemp -d)
@@ -55,5 +56,10 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   expect "record-reference on a read-only archive is a FAIL in the report" 1 $rc "$tmp/out" "FAIL  torch.reference.*read-only.*--save-reference"
   grep -q "use --output" "$tmp/out" "$tmp/err" && bad "  ... without stamp's --output advice" || ok "  ... without stamp's --output advice"
   cmp -s "$a" "$tmp/ro.pt" && ok "  ... and the archive is unchanged" || bad "  ... and the archive is unchanged"
+
+  # A class name with a space: a usage error, nothing written.
+  "$tsctl" script testdata/models/net.ts --class 'Bad Name' -o "$tmp/bad.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "script --class 'Bad Name' is a usage error" 2 $rc "$tmp/err" "is not a class name"
+  [ ! -e "$tmp/bad.pt" ] && ok "  ... and nothing is written" || bad "  ... and nothing is written"
 fi
 exit $fail

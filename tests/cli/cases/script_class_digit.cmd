@@ -1,0 +1,1 @@
+script testdata/models/net.ts --class 1abc -o /tmp/tsctl-never-written.pt

@@ -1,0 +1,1 @@
+script testdata/models/net.ts --class a.b -o /tmp/tsctl-never-written.pt

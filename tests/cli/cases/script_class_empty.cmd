@@ -1,0 +1,1 @@
+script testdata/models/net.ts --class= -o /tmp/tsctl-never-written.pt
