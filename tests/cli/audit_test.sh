@@ -57,9 +57,17 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   grep -q "use --output" "$tmp/out" "$tmp/err" && bad "  ... without stamp's --output advice" || ok "  ... without stamp's --output advice"
   cmp -s "$a" "$tmp/ro.pt" && ok "  ... and the archive is unchanged" || bad "  ... and the archive is unchanged"
 
-  # A class name with a space: a usage error, nothing written.
-  "$tsctl" script testdata/models/net.ts --class 'Bad Name' -o "$tmp/bad.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  expect "script --class 'Bad Name' is a usage error" 2 $rc "$tmp/err" "is not a class name"
-  [ ! -e "$tmp/bad.pt" ] && ok "  ... and nothing is written" || bad "  ... and nothing is written"
+  # A full-JIT archive named .ptl: ts.mobile warns, the lite interpreter refuses it (item 12).
+  cp testdata/with_extra.pt "$tmp/full.ptl"
+  "$tsctl" validate --input 1x4 "$tmp/full.ptl" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "a .ptl without bytecode.pkl: ts.mobile WARN" 1 $rc "$tmp/out" "WARN  ts.mobile .*no bytecode.pkl"
+  grep -q "FAIL  torch.mobile .*cannot load it" "$tmp/out" && ok "  ... and torch.mobile FAIL" || bad "  ... and torch.mobile FAIL: $(grep mobile "$tmp/out")"
+
+  # A class name with a space, or empty: a usage error, nothing written.
+  for name in 'Bad Name' ''; do
+    "$tsctl" script testdata/models/net.ts --class "$name" -o "$tmp/bad.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    expect "script --class '$name' is a usage error" 2 $rc "$tmp/err" "is not a class name"
+    [ ! -e "$tmp/bad.pt" ] && ok "  ... and nothing is written" || bad "  ... and nothing is written"
+  done
 fi
 exit $fail

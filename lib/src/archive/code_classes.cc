@@ -64,7 +64,16 @@ std::string DefSignature(const std::string& source, size_t at) {
     const char c = source[i];
     if (c == '(' || c == '[') ++depth;
     if (c == ')' || c == ']') --depth;
-    if (c == ':' && depth == 0) return out;
+    if (c == ':' && depth == 0) {
+      // "forward(self: __torch__.Net, x: Tensor)": the class of self is the
+      // class being listed; show "forward(self, x: Tensor)".
+      const size_t self = out.find("(self: ");
+      if (self != std::string::npos) {
+        const size_t end = out.find_first_of(",)", self);
+        if (end != std::string::npos) out.erase(self + 5, end - (self + 5));
+      }
+      return out;
+    }
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
       space = true;
       continue;

@@ -1,1 +1,0 @@
-script testdata/models/net.ts --class= -o /tmp/tsctl-never-written.pt

@@ -1,0 +1,1 @@
+validate --no-load testdata/mobile.ptl
