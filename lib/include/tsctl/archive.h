@@ -68,4 +68,17 @@ class Archive {
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };
 
+// How much code text tsctl reads from one archive (inspect's classes and
+// operators, code, validate's device scan): 64 MiB, far above any real
+// archive's and bounded for hostile ones (a thousand central-directory
+// entries naming one 15 MB record).
+inline constexpr uint64_t kMaxCodeBytes = uint64_t{64} << 20;
+
+// The code records (code/**.py, and libs/**.py when `libs`), each name once
+// (a duplicated name reads as its last copy, as LibTorch reads it), in
+// archive order, as long as their declared sizes add up to at most `budget`
+// bytes. `skipped` (if given) is set to how many were left out for the budget.
+std::vector<std::string> CodeRecords(const Archive& archive, bool libs, uint64_t budget = kMaxCodeBytes,
+                                     size_t* skipped = nullptr);
+
 }  // namespace tsctl

@@ -147,4 +147,23 @@ Archive Archive::Open(std::unique_ptr<ByteSource> src) {
   return a;
 }
 
+std::vector<std::string> CodeRecords(const Archive& archive, bool libs, uint64_t budget, size_t* skipped) {
+  std::vector<std::string> out;
+  size_t left_out = 0;
+  for (const ZipEntry& e : archive.layout().entries) {
+    const std::string name = archive.RecordName(e);
+    const bool code = name.rfind("code/", 0) == 0 || (libs && name.rfind("libs/", 0) == 0);
+    if (!code || name.size() <= 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    if (archive.Find(name) != &e) continue;  // a copy a later duplicate shadows
+    if (e.uncompressed_size > budget) {
+      ++left_out;
+      continue;
+    }
+    budget -= e.uncompressed_size;
+    out.push_back(name);
+  }
+  if (skipped) *skipped = left_out;
+  return out;
+}
+
 }  // namespace tsctl

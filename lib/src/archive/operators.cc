@@ -214,9 +214,8 @@ OperatorList ListOperators(const Archive& archive) {
   OperatorList list;
   std::map<std::string, uint64_t> code_totals;
   bool any_code = false;
-  for (const ZipEntry& e : archive.layout().entries) {
-    std::string name = archive.RecordName(e);
-    if (name.rfind("code/", 0) != 0 || name.size() <= 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+  size_t skipped = 0;
+  for (const std::string& name : CodeRecords(archive, false, kMaxCodeBytes, &skipped)) {
     try {
       for (MethodOperators& m : OperatorsInCode(name, archive.Read(name))) {
         AddCounts(m.operators, code_totals);
@@ -226,6 +225,10 @@ OperatorList ListOperators(const Archive& archive) {
     } catch (const Error& err) {
       list.warnings.push_back("code record " + name + ": " + err.what());
     }
+  }
+  if (skipped) {
+    list.warnings.push_back(std::to_string(skipped) + " code records not scanned: the code holds more than " +
+                            std::to_string(kMaxCodeBytes >> 20) + " MiB of text");
   }
   if (any_code) {
     list.totals = Sorted(code_totals);

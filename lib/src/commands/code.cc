@@ -41,10 +41,9 @@ std::string ClassBlock(const std::string& source, const std::string& name) {
   return out;
 }
 
-// Code records together may hold at most this much text: a small archive of
-// many records that share one deflate bomb would otherwise build gigabytes.
-constexpr uint64_t kMaxCodeBytes = uint64_t{64} << 20;
-
+// Code records together may hold at most kMaxCodeBytes of text (archive.h):
+// a small archive of many records that share one deflate bomb would
+// otherwise build gigabytes.
 // Reads a code record within what is left of the budget.
 std::string ReadCode(const Archive& archive, const std::string& record, uint64_t& budget) {
   const ZipEntry* e = archive.Find(record);

@@ -16,7 +16,7 @@ namespace tsctl::diff_internal {
 namespace {
 
 constexpr const char* kDeclarations = "(declarations)";
-constexpr uint64_t kMaxCodeBytes = uint64_t{256} << 20;  // per archive
+constexpr uint64_t kMaxDiffCodeBytes = uint64_t{256} << 20;  // per archive
 
 std::string ModuleOfRecord(const std::string& record) {
   std::string m = record;
@@ -86,7 +86,7 @@ Units Read(const Side& side, const ArchiveInfo& info, const DiffOptions& options
   Units units;
   std::map<std::string, int> seen;
   std::set<std::string> done;  // a duplicated record name is read once
-  uint64_t budget = kMaxCodeBytes;
+  uint64_t budget = kMaxDiffCodeBytes;
   for (const CodeRecordInfo& c : info.code) {
     if (!done.insert(c.name).second) continue;
     const ZipEntry* e = side.Find(c.name);
@@ -98,7 +98,7 @@ Units Read(const Side& side, const ArchiveInfo& info, const DiffOptions& options
     budget -= e->uncompressed_size;
     std::string source;
     try {
-      source = ReadEntry(side.archive.source(), *e, kMaxCodeBytes);
+      source = ReadEntry(side.archive.source(), *e, kMaxDiffCodeBytes);
     } catch (const Error& e) {
       result.warnings.push_back(std::string(label) + ": code record " + c.name + ": " + e.what());
       continue;

@@ -437,11 +437,9 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   ReadFormat(a, info);
 
   // Code records and the classes they define.
-  for (const ZipEntry& e : a.layout().entries) {
-    std::string name = a.RecordName(e);
-    bool is_code = (name.rfind("code/", 0) == 0 || (info.format.legacy && name.rfind("libs/", 0) == 0)) &&
-                   name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0;
-    if (!is_code || a.Find(name) != &e) continue;  // copies a duplicate name shadows: once
+  size_t skipped = 0;
+  for (const std::string& name : CodeRecords(a, info.format.legacy, kMaxCodeBytes, &skipped)) {
+    const ZipEntry& e = *a.Find(name);
     CodeRecordInfo c{name, e.uncompressed_size, e.compressed_size, a.Has(name + ".debug_pkl")};
     info.code.push_back(c);
     try {
@@ -449,6 +447,10 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
     } catch (const Error& err) {
       info.warnings.push_back("code record " + name + ": " + err.what());
     }
+  }
+  if (skipped) {
+    info.warnings.push_back(std::to_string(skipped) + " code records not read: the code holds more than " +
+                            std::to_string(kMaxCodeBytes >> 20) + " MiB of text");
   }
   if (!info.format.legacy) {
     info.operators = ListOperators(a);

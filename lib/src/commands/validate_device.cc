@@ -17,12 +17,7 @@ namespace {
 // Code records: code/**.py (not their .debug_pkl), at most 64 MiB in all.
 std::vector<std::string> PinnedCudaDevices(const Archive& a) {
   std::vector<std::string> pinned;
-  uint64_t budget = uint64_t{64} << 20;
-  for (const ZipEntry& e : a.layout().entries) {
-    const std::string name = a.RecordName(e);
-    if (name.rfind("code/", 0) != 0 || name.size() < 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
-    if (e.uncompressed_size > budget) break;
-    budget -= e.uncompressed_size;
+  for (const std::string& name : CodeRecords(a, false)) {
     std::string source;
     try {
       source = a.Read(name);
