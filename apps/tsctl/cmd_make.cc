@@ -70,8 +70,12 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--check-input", f->check_inputs,
                   "Another input set (comma-separated specs) on which the trace must match the model; repeatable")
       ->allow_extra_args(false);
-  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")->capture_default_str();
-  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")->capture_default_str();
+  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
+  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
   sub->add_option("--load-inputs", f->request.load_inputs_path, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
   sub->add_flag("--no-infer", f->request.no_infer, "Without --input: only stored inputs, do not infer them in a child process");
   CommonFlags(sub, *f);
@@ -87,8 +91,12 @@ RunFn BindScript(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--check-input", f->check_inputs,
                   "--python only: an input set (comma-separated specs) on which the scripted module must match the eager one")
       ->allow_extra_args(false);
-  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")->capture_default_str();
-  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")->capture_default_str();
+  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
+  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
   CommonFlags(sub, *f);
   return [f, &global] { return RunMake(*f, global); };
 }

@@ -103,6 +103,18 @@ TEST_CASE("bench: sweep recommends only beyond the noise", "[bench]") {
   CHECK(text.str().find("DISABLE_OPTIMIZED_EXECUTION") == std::string::npos);
 }
 
+TEST_CASE("bench: API usage counts are not called call counts", "[bench]") {
+  // LibTorch logs most events once per process: 2 instances and 14 calls
+  // still show 1, and the report must say what the number is.
+  BenchResult r;
+  r.latencies_ns = {100, 100};
+  r.wall_ns = 200;
+  r.api_usage = {{"torch.graph_executor.run", 1}};
+  std::ostringstream text;
+  RenderText(r, {}, text);
+  CHECK(text.str().find("not call counts") != std::string::npos);
+}
+
 TEST_CASE("bench: Triton parameters and sweep combinations", "[bench]") {
   ExecutionSettings s;
   s.optimized_execution = false;
