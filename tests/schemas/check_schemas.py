@@ -42,6 +42,12 @@ cases = [
                   f"{td}/diff/weight.pt", f"{td}/diff/resaved.pt"], {1}),
     ("bench", ["bench", "--format", "json", "--iters", "3", "--warmup", "1", "-i", "1x3x32x32", f"{td}/traced_cnn.pt"], {0}),
     ("make", ["trace", "--format", "json", "-i", "1x3x32x32", f"{td}/traced_cnn.pt", "-o", made], {0}),
+] + [
+    ("diff", ["diff", "--format", "json", f"{td}/diff/base.pt", f"{td}/diff/{v}.pt"], {0, 1})
+    for v in ("weight", "op_added", "metadata", "shape", "renamed", "resaved")
+] + [
+    ("diff", ["diff", "--format", "json", f"{td}/diff/base.pt", f"{td}/mobile.ptl"], {1}),
+    ("diff", ["diff", "--format", "json", f"{td}/traced_cnn.pt", f"{td}/quantized.pt"], {1}),
 ]
 if os.path.isdir(corpus):
     for name in sorted(os.listdir(corpus))[:12]:
