@@ -49,7 +49,7 @@ TEST_CASE("pickle: malformed input throws a format error", "[pickle]") {
       std::string(""),                       // no STOP
       std::string("\x80\x02", 2),            // no STOP
       std::string("\x80\x02h\x05.", 5),      // memo key undefined
-      std::string("\x80\x02X\xff\x00\x00\x00ab.", 10),  // string past the end
+      std::string("\x80\x02X\xff\x00\x00\x00" "ab.", 10),  // string past the end (split: \x00ab would be one escape)
       std::string("\x80\x02\xff.", 4),       // unknown opcode
       std::string("\x80\x02t.", 4),          // TUPLE without MARK
       std::string("\x80\x02R.", 4),          // stack underflow
