@@ -50,6 +50,16 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
   return kExitFindings;
 }
 
+// --rtol/--atol of --check-input (trace, script --python): non-negative.
+void ToleranceFlags(CLI::App* sub, MakeFlags& f) {
+  sub->add_option("--rtol", f.request.rtol, "Relative tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
+  sub->add_option("--atol", f.request.atol, "Absolute tolerance of --check-input")
+      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
+      ->capture_default_str();
+}
+
 void CommonFlags(CLI::App* sub, MakeFlags& f) {
   sub->add_option("-i,--input", f.inputs, "Example input SHAPE[:DTYPE[:channels_last]] per argument; recorded in extra/tsctl_inputs.json")
       ->allow_extra_args(false);
@@ -70,12 +80,7 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--check-input", f->check_inputs,
                   "Another input set (comma-separated specs) on which the trace must match the model; repeatable")
       ->allow_extra_args(false);
-  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")
-      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
-      ->capture_default_str();
-  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")
-      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
-      ->capture_default_str();
+  ToleranceFlags(sub, *f);
   sub->add_option("--load-inputs", f->request.load_inputs_path, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
   sub->add_flag("--no-infer", f->request.no_infer, "Without --input: only stored inputs, do not infer them in a child process");
   CommonFlags(sub, *f);
@@ -91,12 +96,7 @@ RunFn BindScript(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--check-input", f->check_inputs,
                   "--python only: an input set (comma-separated specs) on which the scripted module must match the eager one")
       ->allow_extra_args(false);
-  sub->add_option("--rtol", f->request.rtol, "Relative tolerance of --check-input")
-      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
-      ->capture_default_str();
-  sub->add_option("--atol", f->request.atol, "Absolute tolerance of --check-input")
-      ->check(NumberIn(0, 1e300, false, "a non-negative number"))
-      ->capture_default_str();
+  ToleranceFlags(sub, *f);
   CommonFlags(sub, *f);
   return [f, &global] { return RunMake(*f, global); };
 }

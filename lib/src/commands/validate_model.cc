@@ -56,6 +56,16 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
+// Why an isolated model-check child ended without a result: it hung, crashed
+// or exited abnormally while `doing` ("loading", "running forward"); "" if it
+// returned normally (with a result or a tsctl::Error).
+std::string ChildFailure(const IsolatedResult& iso, const std::string& doing, double timeout_seconds) {
+  if (iso.timed_out) return "LibTorch did not finish " + doing + " within " + Fmt("%g", timeout_seconds) + " s (killed)";
+  if (iso.signal) return "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing;
+  if (iso.exit_code) return "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing;
+  return "";
+}
+
 // The checks of one method's run. `prefix` is "" for the one method, or
 // "NAME: " when several are checked.
 void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
@@ -160,9 +170,7 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   WarmUpTorch();
   IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(b)); }, timeout_seconds);
   const std::string doing = progress.Read() == "loaded" ? "running " + b.method : "loading";
-  if (iso.timed_out) return "LibTorch did not finish " + doing + " within " + Fmt("%g", timeout_seconds) + " s (killed)";
-  if (iso.signal) return "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing;
-  if (iso.exit_code) return "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing;
+  if (std::string failure = ChildFailure(iso, doing, timeout_seconds); !failure.empty()) return failure;
   if (!iso.ok) throw Error(iso.error_kind, iso.error);
   ModelCheckResult r = DeserializeModelCheck(iso.output);
   if (!r.loaded) return "LibTorch cannot load it: " + r.load_error;
@@ -238,17 +246,8 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     const bool loaded = progress.Read() == "loaded";
     const std::string stage = loaded ? "torch.run" : "torch.load";
     const std::string doing = loaded ? "running " + m.method : "loading";
-    if (iso.timed_out) {
-      out.push_back({stage, CheckStatus::kFail, prefix + "LibTorch did not finish " + doing + " within " +
-                                                    Fmt("%g", options.timeout_seconds) + " s (killed)"});
-      continue;
-    }
-    if (iso.signal) {
-      out.push_back({stage, CheckStatus::kFail, prefix + "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing});
-      continue;
-    }
-    if (iso.exit_code) {
-      out.push_back({stage, CheckStatus::kFail, prefix + "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing});
+    if (std::string failure = ChildFailure(iso, doing, options.timeout_seconds); !failure.empty()) {
+      out.push_back({stage, CheckStatus::kFail, prefix + failure});
       continue;
     }
     if (!iso.ok) {

@@ -7,15 +7,12 @@
 
 #include "tsctl/error.h"
 #include "tsctl/zip_structure.h"
+#include "zip_format.h"
 
 namespace tsctl {
 namespace {
 
-constexpr uint32_t kLocalSig = 0x04034b50;
-constexpr uint32_t kCentralSig = 0x02014b50;
-constexpr uint32_t kEocdSig = 0x06054b50;
-constexpr uint32_t kZip64EocdSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
+using namespace zip_format;  // record signatures
 constexpr uint64_t kEocdSize = 22;
 constexpr uint64_t kMaxComment = 0xFFFF;
 

@@ -1,15 +1,12 @@
 #include "tsctl/zip_writer.h"
 
 #include "tsctl/zip.h"
+#include "zip_format.h"
 
 namespace tsctl {
 namespace {
 
-constexpr uint32_t kLocalSig = 0x04034b50;
-constexpr uint32_t kCentralSig = 0x02014b50;
-constexpr uint32_t kEocdSig = 0x06054b50;
-constexpr uint32_t kZip64EocdSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
+using namespace zip_format;  // record signatures
 constexpr uint64_t kMax32 = 0xFFFFFFFFu;
 
 void Put16(std::string& s, uint64_t v) {
