@@ -143,6 +143,17 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
       if (e.kind() == ErrorKind::kIo && !o.reference_path.empty()) {
         throw;  // a missing --reference is an I/O error, not a finding
       }
+      if (!o.reference_label.empty()) {
+        // A reference recorded by tsctl (--reference-model): name the model,
+        // not its temporary file, and give no advice on writing the file.
+        std::string what = e.what();
+        const std::string file = o.reference_path + ": ";
+        if (what.rfind(file, 0) == 0) what.erase(0, file.size());  // "FILE: holds an object of ..."
+        for (size_t at = what.find(o.reference_path); at != std::string::npos; at = what.find(o.reference_path, at))
+          what.replace(at, o.reference_path.size(), "its recording");
+        r.reference_error = "cannot compare with the " + o.reference_label + ": " + what;
+        return r;
+      }
       r.reference_error = std::string("cannot read the reference: ") + e.what() +
                           " (write it with torch.save({'inputs': (x,), 'outputs': y}, f))";
       return r;
