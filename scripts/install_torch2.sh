@@ -22,9 +22,18 @@
 # 13.0 toolkit installed here (nvcc 13.0), since tsctl compiles no CUDA code.
 # PyPI has no CPU-only Linux x86_64 wheel (+cpu builds are only on PyTorch's
 # own index, which is not reachable here).
+#
+# torchvision (for the custom-operator tests with d2go's torchvision::nms and
+# roi_align): PyPI has no torchvision release for torch 2.15.0; the newest,
+# 0.29.2, is built against torch's stable C ABI (its library is
+# torchvision/_C_stable.so, and it declares torch>=2.14.0), and it loads
+# into 2.15.0 and runs d2go (tests/custom_op/d2go_test.sh passes). 7.5 MB,
+# plus numpy and pillow for `import torchvision`.
+#   TORCHVISION_VERSION  the torchvision to pin (default below; "none" skips it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${TORCH2_VERSION:-2.15.0}
+tv_version=${TORCHVISION_VERSION:-0.29.2}
 venv=${TORCH2_VENV:-$PWD/.venv-torch2}
 python=${PYTHON:-python3}
 
@@ -40,5 +49,14 @@ else
   start=$SECONDS
   "$venv/bin/python" -m pip install --progress-bar off --quiet "torch==$version" >&2
   echo "install_torch2: pip install took $((SECONDS - start)) s" >&2
+fi
+if [ "$tv_version" != none ]; then
+  have_tv=$("$venv/bin/python" -W ignore -c 'import torchvision; print(torchvision.__version__.split("+")[0])' 2>/dev/null || true)
+  if [ "$have_tv" = "$tv_version" ]; then
+    echo "install_torch2: torchvision $have_tv already installed" >&2
+  else
+    echo "install_torch2: installing torchvision==$tv_version (have: ${have_tv:-none})" >&2
+    "$venv/bin/python" -m pip install --progress-bar off --quiet "torch==$version" "torchvision==$tv_version" >&2
+  fi
 fi
 "$venv/bin/python" -W ignore -c 'import torch.utils; print(torch.utils.cmake_prefix_path)'
