@@ -16,7 +16,13 @@ What it measures
                 (one process; includes Python's and torch's start-up)
   (b) validate  tsctl validate ARCHIVES... (every check; each archive loads
                 and runs in its own child forked from a parent that loaded
-                the LibTorch plugin once)
+                the LibTorch plugin once). Since inputs are found or inferred
+                (the inputs issue), this also runs forward twice (the
+                determinism check) on most archives, which (a) does not.
+  (b') load     tsctl validate --no-run ARCHIVES...: every check but the
+                runs, so the same LibTorch work as (a) (a load per archive)
+                plus tsctl's own checks (ZIP, CRC, pickles, operators): the
+                like-for-like figure the target is judged on.
   (c) graph     tsctl graph testdata/traced_cnn.pt (the parent loads the
                 plugin, a child loads the archive and prints its graph)
   (d) reference tsctl_bench_reference traced_cnn.pt --input 1x3x32x32 --iters 1 --warmup 0
@@ -61,6 +67,7 @@ def main():
     commands = {
         "python": [bc.PYTHON, "-c", loader] + archives,
         "validate": [tsctl, "validate"] + archives,
+        "load": [tsctl, "validate", "--no-run"] + archives,
         "graph": [tsctl, "graph", small],
         "reference": [ref_bin, small, "--input", "1x3x32x32", "--iters", "1", "--warmup", "0"],
     }
@@ -69,7 +76,7 @@ def main():
     for round_ in range(args.repeat + 1):
         for name, argv in commands.items():
             status, usage, out, err = bc.run_child(argv, capture_stdout=(name == "python"))
-            if status not in ((0, 1) if name == "validate" else (0,)):
+            if status not in ((0, 1) if name in ("validate", "load") else (0,)):
                 bc.die(f"{name} exited {status}: {err.strip().splitlines()[-1:] }")
             if name == "python":
                 loaded = out.strip()
@@ -81,10 +88,12 @@ def main():
     print(f"medians of {args.repeat} rounds:")
     for k in commands:
         print(f"  {k:10s} {med[k] * 1000:9.1f} ms")
-    corpus_ratio = med["validate"] / med["python"]
+    corpus_ratio = med["load"] / med["python"]
+    full_ratio = med["validate"] / med["python"]
     single_ratio = med["graph"] / med["reference"]
     ok = corpus_ratio <= TARGET
-    print(f"corpus: validate / python = {corpus_ratio:.2f} (target <= {TARGET}) {bc.verdict(ok)}")
+    print(f"corpus: validate --no-run / python = {corpus_ratio:.2f} (target <= {TARGET}) {bc.verdict(ok)}")
+    print(f"corpus: validate (loads and runs) / python (loads only) = {full_ratio:.2f} (information)")
     print(f"single: graph / bare LibTorch process = {single_ratio:.2f} (information)")
     return bc.exit_status(not ok, args.check)
 
