@@ -21,6 +21,7 @@ import struct
 import sys
 import tempfile
 import warnings
+from typing import List
 import zipfile
 
 # TorchScript iterates Python sets of attribute names (e.g. a module's
@@ -719,6 +720,25 @@ def gen_cuda_pinned(out):
     torch.jit.save(torch.jit.script(CudaPinned()), os.path.join(out, "cuda_pinned.pt"))
 
 
+class GreedyAlloc(torch.nn.Module):
+    """Allocates 256 MiB per element of its input's last dimension and keeps
+    them (never touched, sizes differ so the JIT cannot merge them): a wrong
+    guess of its input shape asks for far more memory than a machine has."""
+
+    def forward(self, x: torch.Tensor) -> int:
+        xs: List[torch.Tensor] = []
+        for i in range(x.size(-1)):
+            xs.append(torch.empty((1 << 26) + i))
+        return len(xs)
+
+
+def gen_greedy_alloc(out):
+    """For the memory budget of inferred inputs: its first candidate,
+    1x3x224x224, would take 56 GiB."""
+    GreedyAlloc.__module__ = "__main__"
+    torch.jit.save(torch.jit.script(GreedyAlloc()), os.path.join(out, "greedy_alloc.pt"))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata"))
@@ -749,6 +769,7 @@ def main(argv=None):
         gen_reference(out)
         gen_branchy(out)
         gen_cuda_pinned(out)
+        gen_greedy_alloc(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

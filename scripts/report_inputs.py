@@ -97,6 +97,27 @@ def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
+# Python's torch compares two torch.save files: equal tensors (or allclose
+# with CLOSE=1), numbers, strings, lists, tuples and dicts recursively.
+SAME = ("import os, sys, torch\n"
+        "a, b = torch.load(sys.argv[1]), torch.load(sys.argv[2])\n"
+        "close = os.environ.get('CLOSE') == '1'\n"
+        "def eq(x, y):\n"
+        "    if isinstance(x, torch.Tensor): return torch.allclose(x, y, rtol=1e-5, atol=1e-6) if close else torch.equal(x, y)\n"
+        "    if isinstance(x, (list, tuple)): return len(x) == len(y) and all(eq(i, j) for i, j in zip(x, y))\n"
+        "    if isinstance(x, dict): return x.keys() == y.keys() and all(eq(x[k], y[k]) for k in x)\n"
+        "    return x == y\n"
+        "sys.exit(0 if eq(a, b) else 1)\n")
+
+
+def same_outputs(got, want, close=False):
+    if not os.path.exists(got):
+        return False, got + " was not written"
+    r = subprocess.run(["/usr/bin/python3", "-c", SAME, got, want], capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, CLOSE="1" if close else "0"))
+    return r.returncode == 0, r.stderr[-300:] or "outputs differ"
+
+
 def args_report(tsctl):
     d = os.path.join(ROOT, "testdata", "args")
     failures = []
@@ -122,17 +143,22 @@ def args_report(tsctl):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.pt")
         rep, r = validate(tsctl, model, "--load-inputs", os.path.join(d, "all_args.inputs.pt"), "--save-outputs", out)
-        same = run(["/usr/bin/python3", "-c",
-                    "import sys, torch\n"
-                    "a, b = torch.load(sys.argv[1]), torch.load(sys.argv[2])\n"
-                    "def eq(x, y):\n"
-                    "    if isinstance(x, torch.Tensor): return torch.equal(x, y)\n"
-                    "    if isinstance(x, (list, tuple)): return len(x) == len(y) and all(eq(i, j) for i, j in zip(x, y))\n"
-                    "    if isinstance(x, dict): return x.keys() == y.keys() and all(eq(x[k], y[k]) for k in x)\n"
-                    "    return x == y\n"
-                    "sys.exit(0 if eq(a, b) else 1)\n", out, os.path.join(d, "all_args.expected.pt")])
-        check("--save-outputs: torch.load reads it and it equals Python's outputs", os.path.exists(out) and same.returncode == 0,
-              same.stderr[-300:])
+        check("--save-outputs: torch.load reads it and it equals Python's outputs",
+              *same_outputs(out, os.path.join(d, "all_args.expected.pt")))
+        out = os.path.join(tmp, "bench_out.pt")
+        r = run([tsctl, "bench", "--iters", "2", "--warmup", "0", "--load-inputs", os.path.join(d, "all_args.inputs.pt"),
+                 "--save-outputs", out, model])
+        ok, why = same_outputs(out, os.path.join(d, "all_args.expected.pt"))
+        check("bench --save-outputs: torch.load reads it and it equals Python's outputs",
+              r.returncode == 0 and ok and ("written to " + out) in r.stdout, (r.stdout + r.stderr)[-300:] + why)
+        out = os.path.join(tmp, "trace_out.pt")
+        r = run([tsctl, "trace", "--load-inputs", os.path.join(d, "flat.inputs.npy"), "-o", os.path.join(tmp, "traced.pt"),
+                 "--save-outputs", out, os.path.join(d, "flat.pt")])
+        ok, why = same_outputs(out, os.path.join(d, "flat.expected.pt"), close=True)
+        check("trace --save-outputs: the trace's outputs equal Python's", r.returncode == 0 and ok, (r.stdout + r.stderr)[-300:] + why)
+        r = run([tsctl, "bench", "--sweep", "--save-outputs", os.path.join(tmp, "no.pt"), model])
+        check("bench --sweep --save-outputs is a usage error", r.returncode == 2 and not os.path.exists(os.path.join(tmp, "no.pt")),
+              r.stderr[-300:])
         for ext in ("npy", "npz"):
             out = os.path.join(tmp, f"flat_{ext}.pt")
             rep, r = validate(tsctl, os.path.join(d, "flat.pt"), "--load-inputs", os.path.join(d, f"flat.inputs.{ext}"), "--save-outputs", out)
@@ -149,6 +175,24 @@ def args_report(tsctl):
     check("bench --arg spells every argument type", r.returncode == 0, (r.stdout + r.stderr)[-300:])
     r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", model, "--arg", "x=2x3:float32", "--arg", "k=1.5"])
     check("a value that does not fit is a usage error naming the argument", r.returncode == 2 and "'k'" in r.stderr, r.stderr[-300:])
+
+    # Inferred candidates run under a memory budget (half the machine, at
+    # most 8 GiB): greedy_alloc asks 256 MiB per element of its input's last
+    # dimension, so the first candidate (1x3x224x224: 56 GiB) must fail with
+    # an allocation error and a smaller one run, without the OOM killer.
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if memory // 2 > 56 << 30:
+        print("  skip inferred-input memory budget: this machine has more than 112 GiB")
+    else:
+        rep, r = validate(tsctl, os.path.join(ROOT, "testdata", "greedy_alloc.pt"))
+        status, source, msg = forward_run(rep) if rep else ("NONE", "", r.stderr)
+        check("an inferred candidate over the memory budget fails and a smaller one runs",
+              status == "PASS" and source == "inferred" and "1x3x224x224" not in msg, msg[-300:])
+    r = run([tsctl, "validate", "--quantized-engine", "no-such-engine", os.path.join(ROOT, "testdata", "quantized.pt")])
+    check("--quantized-engine with an unknown engine is a usage error naming the engines there are",
+          r.returncode == 2 and "it has:" in r.stderr, r.stderr[-300:])
+    r = run([tsctl, "validate", "--quantized-engine", "qnnpack", os.path.join(ROOT, "testdata", "quantized.pt")])
+    check("--quantized-engine qnnpack runs a quantized model", r.returncode == 0, (r.stdout + r.stderr)[-300:])
     return failures
 
 

@@ -107,6 +107,10 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--load-inputs", f->o.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
   sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
+  sub->add_option("--save-outputs", f->o.save_outputs_path,
+                  "After timing, run once more and write the outputs to FILE (torch.load reads it)");
+  sub->add_option("--quantized-engine", f->o.quantized_engine,
+                  "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")
                      ->check(NumberIn(1, 1e9, true, "an integer from 1 to 1000000000"))
                      ->capture_default_str();

@@ -173,6 +173,8 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--load-inputs", f->options.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple (as Python writes it), or .npy/.npz for tensors");
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it)");
+  sub->add_option("--quantized-engine", f->options.quantized_engine,
+                  "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
   sub->add_option("--reference", f->options.reference_path,
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");

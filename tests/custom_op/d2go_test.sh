@@ -43,12 +43,16 @@ done
 TSCTL_LOAD_LIBRARIES=$lib run graph_env 0 graph "$a"
 cmp -s "$t/graph.out" "$t/graph_env.out" || fail "TSCTL_LOAD_LIBRARIES gives another graph"
 
-# validate: loads with the library, names the operators without it.
-# --no-infer: this test is about loading the operators; inferring d2go's
-# inputs tries candidates that exceed the child's memory budget (a known
-# gap of input inference, noted on the inputs issue).
-run validate 0 validate --no-infer --load-library "$lib" "$a"
+# validate: loads with the library and runs forward on inferred inputs (a
+# list of one CHW image); names the operators without it. qnnpack: the engine
+# d2go's mobile model was prepared for (Debian's 1.13 aborts in its default
+# onednn engine on it, as Python does).
+run validate 0 validate --quantized-engine qnnpack --load-library "$lib" "$a"
 grep -q "PASS  *torch.load" "$t/validate.out" || fail "validate with torchvision: $(cat "$t/validate.out")"
+grep -q "PASS  *torch.run  *ran with inputs inferred: inputs=\[\"3x224x224:float32\"\]" "$t/validate.out" ||
+  fail "validate with torchvision did not run forward on an inferred image list: $(cat "$t/validate.out")"
+run bench 0 bench --quantized-engine qnnpack --iters 2 --warmup 0 --load-library "$lib" "$a"
+grep -q "from inferred" "$t/bench.out" || fail "bench with torchvision: $(cat "$t/bench.out")"
 run validate_without 1 validate --no-infer "$a"
 grep -q "FAIL  *torch.load .*torchvision::nms, torchvision::roi_align (from torchvision: --load-library $lib)" "$t/validate_without.out" ||
   fail "validate without torchvision: $(cat "$t/validate_without.out")"

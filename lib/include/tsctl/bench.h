@@ -58,6 +58,8 @@ struct BenchOptions {
   // Called now and then from the timing thread (not in the timed region).
   std::function<void(const std::string& phase, int done, int total)> progress;
   std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
+  std::string quantized_engine;  // --quantized-engine: qnnpack, fbgemm, onednn, x86 (empty: LibTorch's default)
+  std::string save_outputs_path;  // --save-outputs: one more (untimed) run's outputs, torch.save format
 };
 
 struct OpStat {
@@ -70,6 +72,7 @@ struct OpStat {
 
 struct BenchResult {
   std::string path;
+  std::string saved_outputs;  // --save-outputs: where the outputs were written (set by the parent)
   std::string method;
   std::string device;
   std::vector<std::string> inputs;

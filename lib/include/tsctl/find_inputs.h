@@ -24,7 +24,14 @@ struct FoundInputs {
 // tries bundled inputs and inferred candidates. Throws tsctl::Error of the
 // child's kind for an unavailable plugin; a child that crashes or hangs is
 // `found` false with `why` saying so.
-FoundInputs FindInputs(const std::string& path, const std::string& method, double timeout_seconds = 300);
+// How the child that looks for inputs loads and runs the archive.
+struct FindInputsOptions {
+  std::vector<std::string> load_libraries;  // --load-library
+  std::string quantized_engine;             // --quantized-engine
+  double timeout_seconds = 300;
+};
+
+FoundInputs FindInputs(const std::string& path, const std::string& method, const FindInputsOptions& options = {});
 
 // "inferred: x=1x3x224x224:float32 (x from conv1.weight [64, 3, 7, 7]); pin with --arg ..."
 std::string DescribeFound(const FoundInputs& found);

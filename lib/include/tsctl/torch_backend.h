@@ -73,7 +73,10 @@ struct ModelCheckOptions {
   bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
   double infer_budget_seconds = 60;  // stop trying candidates after this long
   std::string save_outputs_path;   // write this run's outputs here (torch.save format)
-  std::string progress_path;       // the child writes "loaded" here once the archive loaded
+  // The child writes "loading", then "loaded" once the archive loaded, then
+  // "trying FLAGS" before each inferred candidate it runs.
+  std::string progress_path;
+  std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
 };
 
 // tsctl trace / tsctl script.
@@ -88,6 +91,7 @@ struct TraceOptions {
   std::string output;
   std::vector<std::string> load_libraries;
   std::string load_inputs_path;  // example inputs from a file instead of `inputs`
+  std::string save_outputs_path;  // the trace's outputs on the example inputs (torch.save format)
 };
 
 struct ScriptOptions {
@@ -118,6 +122,7 @@ struct MakeResult {
   // Where trace's example inputs came from when none were given ("inputs
   // from inferred (...); pin them with --input ..."); shown on stderr.
   std::string input_note;
+  std::string saved_outputs;  // --save-outputs: where the outputs were written (set by the parent)
 };
 
 // tsctl trace --python / tsctl script --python (the embedded-Python plugin).
@@ -189,6 +194,7 @@ struct MakeRequest {
   std::vector<std::string> load_libraries;  // --load-library, TSCTL_LOAD_LIBRARIES
   std::string load_inputs_path;  // trace: example inputs from a file (--load-inputs)
   bool no_infer = false;         // trace: only given or stored inputs (--no-infer)
+  std::string save_outputs_path;  // trace of an archive: the trace's outputs (--save-outputs)
 };
 
 // tsctl trace / tsctl script: checks the request (kUsage), then traces or

@@ -58,6 +58,7 @@ struct ValidateOptions {
   std::vector<ArgSpec> args;
   std::string load_inputs_path;
   std::string save_outputs_path;  // write the outputs here (torch.load reads it)
+  std::string quantized_engine;   // --quantized-engine for the runs (empty: LibTorch's default)
   bool method_given = false;      // --method was given ("all" checks every method)
   bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb

@@ -8,7 +8,8 @@
 
 namespace tsctl {
 
-FoundInputs FindInputs(const std::string& path, const std::string& method, double timeout_seconds) {
+FoundInputs FindInputs(const std::string& path, const std::string& method, const FindInputsOptions& options) {
+  const double timeout_seconds = options.timeout_seconds;
   FoundInputs f;
   Archive archive = Archive::Open(OpenFileSource(path));
   try {
@@ -25,14 +26,20 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, doubl
   m.path = path;
   m.method = method;
   m.check_determinism = false;
+  m.load_libraries = options.load_libraries;
+  m.quantized_engine = options.quantized_engine;
+  TempFile progress;
+  m.progress_path = progress.path;
   WarmUpTorch();  // once per process: every child is forked warm
-    IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, timeout_seconds);
+  IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, timeout_seconds);
   if (iso.timed_out) {
     f.why = "trying inferred inputs did not finish within " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
     return f;
   }
   if (iso.signal || iso.exit_code) {
-    f.why = "LibTorch crashed while trying inferred inputs";
+    const std::string tried = progress.Read();
+    f.why = "LibTorch crashed while trying inferred inputs" +
+            (tried.rfind("trying ", 0) == 0 ? " (" + tried.substr(7) + ")" : std::string());
     return f;
   }
   if (!iso.ok) throw Error(iso.error_kind, iso.error);

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "child.h"
 #include "plugin_abi.h"
 #include "tsctl/archive.h"
+#include "tsctl/atomic_file.h"
 #include "tsctl/bench_sweep.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
@@ -62,7 +64,7 @@ void WithStoredInputs(BenchOptions& o) {
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;
   } else if (o.infer_inputs) {
-    FoundInputs found = FindInputs(o.path, o.method);
+    FoundInputs found = FindInputs(o.path, o.method, {o.load_libraries, o.quantized_engine});
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
@@ -97,11 +99,22 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 
 BenchResult Bench(BenchOptions options) {
   WithStoredInputs(options);
-  return RunInTorchChild<BenchResult>("benchmarking", 0, [&](const TorchBackend& b) { return b.Bench(options); });
+  // --save-outputs: the child writes a temporary file, renamed into place
+  // only when the benchmark succeeded.
+  const std::string save_to = options.save_outputs_path;
+  std::optional<TempFile> saved;
+  if (!save_to.empty()) options.save_outputs_path = saved.emplace().path;
+  BenchResult r = RunInTorchChild<BenchResult>("benchmarking", 0, [&](const TorchBackend& b) { return b.Bench(options); });
+  if (saved) {
+    WriteFileAtomically(save_to, saved->Read());
+    r.saved_outputs = save_to;
+  }
+  return r;
 }
 
 std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
+  if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
   WithStoredInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }
@@ -121,6 +134,9 @@ MakeResult Make(const MakeRequest& r) {
   if (r.python.empty() == r.path.empty()) {
     throw Error(ErrorKind::kUsage, trace ? "give an ARCHIVE or --python FILE:FACTORY (one of them)"
                                          : "give a TorchScript SOURCE file or --python FILE:NAME (one of them)");
+  }
+  if (!r.save_outputs_path.empty() && !(trace && r.python.empty())) {
+    throw Error(ErrorKind::kUsage, "--save-outputs applies to tracing an archive (not to script or --python)");
   }
   if (!r.python.empty()) {
     if (trace && r.method != "forward") {
@@ -146,7 +162,7 @@ MakeResult Make(const MakeRequest& r) {
     if (o.inputs.empty() && o.load_inputs_path.empty() && !r.no_infer) {
       CheckArchive(r.path);
       // Stored or inferred example inputs; the tracer takes tensors only.
-      FoundInputs found = FindInputs(r.path, r.method);
+      FoundInputs found = FindInputs(r.path, r.method, {r.load_libraries, ""});
       o.inputs = found.inputs;
       for (const ArgSpec& a : found.args) {
         try {
@@ -164,8 +180,14 @@ MakeResult Make(const MakeRequest& r) {
                (pin.empty() ? "" : "; pin them with" + pin);
       }
     }
+    std::optional<TempFile> saved;
+    if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace().path;
     MakeResult result = Trace(o);
     result.input_note = note;
+    if (saved && !result.diverged) {
+      WriteFileAtomically(r.save_outputs_path, saved->Read());
+      result.saved_outputs = r.save_outputs_path;
+    }
     return result;
   }
   RequireClassName(r.class_name);  // before anything is read, compiled or written

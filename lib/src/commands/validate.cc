@@ -193,6 +193,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   ModelCheckOptions m;
   m.path = path;
   m.load_libraries = options.load_libraries;
+  m.quantized_engine = options.quantized_engine;
   m.method = options.method;
   m.run = options.run;
   m.rtol = options.rtol;

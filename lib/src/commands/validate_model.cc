@@ -10,6 +10,7 @@
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
+#include "tsctl/operators.h"
 #include "tsctl/source.h"
 #include "child.h"
 #include "isolate.h"
@@ -26,23 +27,6 @@ std::string SignalName(int sig) {
   const char* name = ::sigabbrev_np(sig);
   return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
-
-// A temporary file the child writes and the parent reads; removed with it.
-struct TempFile {
-  std::string path;
-  TempFile() {
-    char tmpl[] = "/tmp/tsctl-validate-XXXXXX";
-    int fd = ::mkstemp(tmpl);
-    if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file in /tmp");
-    ::close(fd);
-    path = tmpl;
-  }
-  ~TempFile() { ::unlink(path.c_str()); }
-  std::string Read() const {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  }
-};
 
 std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
@@ -64,6 +48,26 @@ std::string ChildFailure(const IsolatedResult& iso, const std::string& doing, do
   if (iso.signal) return "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing;
   if (iso.exit_code) return "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing;
   return "";
+}
+
+// True if the archive's code calls quantized:: operators.
+bool UsesQuantizedOperators(const Archive& archive) {
+  try {
+    for (const std::string& op : ListOperators(archive).Names()) {
+      if (OperatorNamespace(op) == "quantized") return true;
+    }
+  } catch (const Error&) {
+  }
+  return false;
+}
+
+// What a model-check child was doing, from what it last wrote to its progress
+// file: "loading", "running forward", or "running forward on inferred inputs
+// (--arg ...)" while it tried a candidate.
+std::string Doing(const std::string& progress, const std::string& method) {
+  if (progress == "loaded") return "running " + method;
+  if (progress.rfind("trying ", 0) == 0) return "running " + method + " on inferred inputs (" + progress.substr(7) + ")";
+  return "loading";
 }
 
 // The checks of one method's run. `prefix` is "" for the one method, or
@@ -169,7 +173,7 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   b.progress_path = progress.path;
   WarmUpTorch();
   IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(b)); }, timeout_seconds);
-  const std::string doing = progress.Read() == "loaded" ? "running " + b.method : "loading";
+  const std::string doing = Doing(progress.Read(), b.method);
   if (std::string failure = ChildFailure(iso, doing, timeout_seconds); !failure.empty()) return failure;
   if (!iso.ok) throw Error(iso.error_kind, iso.error);
   ModelCheckResult r = DeserializeModelCheck(iso.output);
@@ -243,10 +247,15 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     WarmUpTorch();  // once per process: every child is forked warm
     IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, options.timeout_seconds);
     seconds += iso.seconds;
-    const bool loaded = progress.Read() == "loaded";
-    const std::string stage = loaded ? "torch.run" : "torch.load";
-    const std::string doing = loaded ? "running " + m.method : "loading";
+    const std::string doing = Doing(progress.Read(), m.method);
+    const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
     if (std::string failure = ChildFailure(iso, doing, options.timeout_seconds); !failure.empty()) {
+      if (iso.signal && stage == "torch.run" && options.quantized_engine.empty() && UsesQuantizedOperators(archive)) {
+        // Debian's LibTorch 1.13 aborts in its default engine (onednn) on
+        // d2go's qnnpack-prepared model, as Python does; qnnpack runs it.
+        failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
+                   "try --quantized-engine qnnpack)";
+      }
       out.push_back({stage, CheckStatus::kFail, prefix + failure});
       continue;
     }

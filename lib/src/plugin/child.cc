@@ -1,10 +1,32 @@
 #include "child.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "tsctl/error.h"
 
 namespace tsctl {
 
 void WarmUpTorch() { LoadTorchPlugin(); }
+
+TempFile::TempFile() {
+  char tmpl[] = "/tmp/tsctl-child-XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file in /tmp");
+  ::close(fd);
+  path = tmpl;
+}
+
+TempFile::~TempFile() { ::unlink(path.c_str()); }
+
+std::string TempFile::Read() const {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds) {
   if (r.timed_out) {

@@ -23,6 +23,17 @@ void WarmUpTorch();
 // within N s".
 std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds);
 
+// A temporary file in /tmp that a child writes (its progress, its outputs)
+// and the parent reads; removed with this object. Throws tsctl::Error (kIo).
+struct TempFile {
+  std::string path;
+  TempFile();
+  ~TempFile();
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  std::string Read() const;
+};
+
 // Runs `fn(backend)` in a warm child and returns its value; a tsctl::Error
 // thrown there is rethrown here with its kind; a crash, a hang past
 // `timeout_seconds` (0: no limit) or a kill becomes tsctl::Error (kTorch)

@@ -15,7 +15,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 4;
+inline constexpr int kTorchPluginAbi = 5;
 inline constexpr int kPythonPluginAbi = 2;
 
 class TorchBackend {

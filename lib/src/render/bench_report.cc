@@ -130,6 +130,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   j["device"] = r.device;
   j["inputs"] = r.inputs;
   j["input_source"] = r.input_source;
+  if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
   j["settings"] = r.settings;
   j["libtorch_version"] = r.libtorch_version;
   j["threads"] = r.threads;
@@ -176,6 +177,7 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
   out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
       << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
   out << "settings    " << r.settings << '\n';
+  if (!r.saved_outputs.empty()) out << "outputs     written to " << r.saved_outputs << '\n';
   out << "load        " << Ms(static_cast<double>(r.load_ns)) << '\n';
   out << "first call  " << Ms(static_cast<double>(r.first_ns)) << '\n';
   if (!r.warmup_ns.empty()) {

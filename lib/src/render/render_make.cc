@@ -14,6 +14,7 @@ nlohmann::json ToJson(const MakeResult& r) {
     j["checks"].push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"max_abs", c.max_abs}, {"error", c.error}});
   }
   j["warnings"] = r.warnings;
+  if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
   return j;
 }
 
@@ -37,6 +38,7 @@ void RenderText(const MakeResult& r, std::ostream& out) {
   out << "wrote " << r.output << " (" << HumanBytes(r.bytes) << "): methods " << methods;
   if (!inputs.empty()) out << "; inputs " << inputs << " in extra/tsctl_inputs.json";
   out << '\n';
+  if (!r.saved_outputs.empty()) out << "wrote " << r.saved_outputs << ": the trace's outputs on the example inputs\n";
 }
 
 std::string DivergenceMessage(const MakeResult& r, const std::string& mode) {

@@ -77,6 +77,8 @@ class QuietWarnings : public c10::WarningHandler {
 #endif
 };
 
+}  // namespace
+
 void InstallWarningHandler() {
   static QuietWarnings handler;
 #if TORCH_VERSION_MAJOR >= 2
@@ -86,7 +88,6 @@ void InstallWarningHandler() {
 #endif
 }
 
-}  // namespace
 
 const TorchBackend* CreateTorchBackend() {
   static const TorchBackend* backend = [] {

@@ -2,6 +2,7 @@
 #include "bench_runner.h"
 
 #include "arguments.h"
+#include "backend.h"
 #include "compare_values.h"
 #include "infer_inputs.h"
 #include "py_values.h"
@@ -120,6 +121,7 @@ c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device) {
 
 BenchResult RunBench(const BenchOptions& o) {
   LoadOperatorLibraries(o.load_libraries);
+  UseQuantizedEngine(o.quantized_engine);
   BenchResult r;
   r.path = o.path;
   r.method = o.method;
@@ -235,6 +237,7 @@ BenchResult RunBench(const BenchOptions& o) {
   // Each instance runs on its own thread with its own guards (they are thread-local).
   auto instance = [&](int index, std::barrier<>* sync, std::vector<uint64_t>* warm, std::vector<uint64_t>* timed) {
     try {
+      InstallWarningHandler();
       c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
       std::optional<c10::InferenceMode> inference;
       std::optional<torch::NoGradGuard> no_grad;
@@ -273,6 +276,17 @@ BenchResult RunBench(const BenchOptions& o) {
   for (auto& t : threads) t.join();
   r.wall_ns = NowNs() - start;
   if (failures > 0) throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + failure);
+  if (!o.save_outputs_path.empty()) {
+    // One more run, not timed, whose outputs (on the CPU) Python's torch.load reads.
+    c10::IValue out;
+    {
+      std::optional<c10::InferenceMode> inference;
+      std::optional<torch::NoGradGuard> no_grad;
+      if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
+      out = modules[0].get_method(o.method)(inputs);
+    }
+    SaveValueFile(ToDevice(out, torch::Device(torch::kCPU)), o.save_outputs_path);
+  }
 
   r.warmup_ns = warm[0];
   for (const auto& t : timed) r.latencies_ns.insert(r.latencies_ns.end(), t.begin(), t.end());

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/mobile/import.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/serialize.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -53,6 +54,47 @@ std::string HumanBytesOf(uint64_t b) {
   return buf;
 }
 
+// Inferred candidates are guesses, and a wrong guess can make a model
+// allocate without bound (a detection model resizing a 1x16000 "image" to a
+// 320-pixel short side asked for 24 GiB): while they run, the child may grow
+// its data (heap and anonymous mappings, RLIMIT_DATA) by at most this much, so
+// a runaway candidate fails with LibTorch's allocation error and the next one
+// is tried, instead of the kernel's OOM killer ending the child or something
+// else on the machine. Half the machine's memory, at most 8 GiB.
+uint64_t CandidateMemoryBudget() { return std::min<uint64_t>(InputBudgetBytes() / 2, uint64_t{8} << 30); }
+
+// The data size (heap, anonymous mappings, stack) of this process, from
+// /proc/self/statm; 0 if unknown.
+uint64_t DataBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
+  if (!(statm >> size >> resident >> shared >> text >> lib >> data)) return 0;
+  return data * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+}
+
+// Lowers RLIMIT_DATA to what the process uses now plus `extra` for its
+// lifetime, and puts the old limit back after.
+class DataLimit {
+ public:
+  explicit DataLimit(uint64_t extra) {
+    uint64_t now = DataBytes();
+    if (now == 0 || ::getrlimit(RLIMIT_DATA, &old_) != 0) return;
+    rlimit lowered = old_;
+    lowered.rlim_cur = static_cast<rlim_t>(now + extra);
+    if (old_.rlim_cur != RLIM_INFINITY && lowered.rlim_cur > old_.rlim_cur) return;
+    set_ = ::setrlimit(RLIMIT_DATA, &lowered) == 0;
+  }
+  ~DataLimit() {
+    if (set_) ::setrlimit(RLIMIT_DATA, &old_);
+  }
+  DataLimit(const DataLimit&) = delete;
+  DataLimit& operator=(const DataLimit&) = delete;
+
+ private:
+  rlimit old_{};
+  bool set_ = false;
+};
+
 // Runs the method on `inputs` (retyped by its schema).
 c10::IValue Run(torch::jit::Method& method, std::vector<c10::IValue> inputs) {
   const auto& formal = method.function().getSchema().arguments();
@@ -71,6 +113,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   if (fault && std::string(fault) == "crash") std::raise(SIGSEGV);
   if (fault && std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
   LoadOperatorLibraries(o.load_libraries);
+  UseQuantizedEngine(o.quantized_engine);  // kUsage goes to the caller
   ModelCheckResult r;
   if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loading";
   if (o.check_mobile) {
@@ -234,12 +277,18 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
       return r;
     }
     std::string last_error;
+    DataLimit limit(CandidateMemoryBudget());
     for (const InputCandidate& c : InferInputCandidates(module, *method)) {
       if (std::chrono::duration<double>(Clock::now() - run_start).count() > o.infer_budget_seconds) break;
       uint64_t bytes = 0;
       for (const ArgSpec& a : c.args) bytes += ArgumentBytes(a.value);
       if (bytes > (uint64_t{1} << 30)) continue;
       ++r.candidates_tried;
+      // If this candidate crashes the child, the parent names it.
+      if (!o.progress_path.empty()) {
+        std::ofstream(o.progress_path, std::ios::trunc)
+            << "trying " << (o.method == "forward" ? std::string() : "--method " + o.method + " ") << ArgsAsFlags(c.args);
+      }
       try {
         std::vector<c10::IValue> values = BuildArguments(schema, c.args, gen);
         out1 = Run(*method, values);

@@ -284,6 +284,26 @@ nlohmann::json DefaultSpelling(const c10::TypePtr& type, const std::string& tens
   }
 }
 
+bool IsTensorList(const c10::TypePtr& type) {
+  return type->kind() == c10::TypeKind::ListType &&
+         type->expectRef<c10::ListType>().getElementType()->kind() == c10::TypeKind::TensorType;
+}
+
+// The values that stand for the elements of a list input: what indexing it
+// (aten::__getitem__), unpacking it (prim::ListUnpack) or looping over it
+// (a prim::Loop whose body indexes it) gives.
+std::vector<Value*> ListElements(Value* list) {
+  std::vector<Value*> out;
+  for (const torch::jit::Use& use : list->uses()) {
+    const std::string k = use.user->kind().toQualString();
+    if (k == "aten::__getitem__" && use.offset == 0) out.push_back(use.user->output(0));
+    if (k == "prim::ListUnpack") {
+      for (Value* o : use.user->outputs()) out.push_back(o);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& module, const torch::jit::Method& method,
@@ -303,11 +323,22 @@ std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& modul
   for (size_t i = 1; i < formal.size(); ++i) {
     if (formal[i].default_value()) continue;
     std::vector<Shape> s;
-    if (graph && formal[i].type()->kind() == c10::TypeKind::TensorType && i < graph->inputs().size()) {
+    const bool tensor_list = IsTensorList(formal[i].type());
+    if (graph && (formal[i].type()->kind() == c10::TypeKind::TensorType || tensor_list) && i < graph->inputs().size()) {
       try {
-        s = ShapesFromGraph(graph->inputs()[i], Resolver(module, graph->inputs()[0]));
+        Resolver resolver(module, graph->inputs()[0]);
+        for (Value* x : tensor_list ? ListElements(graph->inputs()[i]) : std::vector<Value*>{graph->inputs()[i]}) {
+          for (Shape& g : ShapesFromGraph(x, resolver)) s.push_back(std::move(g));
+        }
       } catch (const std::exception&) {
         s.clear();
+      }
+    }
+    if (tensor_list) {
+      // A list of tensors is most often a batch of images, one (C, H, W) each,
+      // as torchvision's and detectron2's detection models take them.
+      for (auto shape : std::vector<std::vector<int64_t>>{{3, 224, 224}, {3, 320, 320}}) {
+        s.push_back({Spec(shape), "an image (C, H, W) per list element, as detection models take"});
       }
     }
     for (Shape& g : GenericShapes(formal[i].name())) s.push_back(std::move(g));
@@ -330,7 +361,7 @@ std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& modul
       c.args.push_back({formal[i].name(), v.is_string() && formal[i].type()->kind() == c10::TypeKind::TensorType
                                               ? v.get<std::string>()
                                               : v.dump()});
-      if (formal[i].type()->kind() == c10::TypeKind::TensorType) {
+      if (formal[i].type()->kind() == c10::TypeKind::TensorType || IsTensorList(formal[i].type())) {
         c.note += (c.note.empty() ? "" : "; ") + formal[i].name() + " " + s.note;
       }
     }

@@ -183,6 +183,7 @@ MakeResult TraceArchive(const TraceOptions& o) {
       result.checks.push_back(c);
     }
     if (result.diverged) return result;
+    if (!o.save_outputs_path.empty()) SaveValueFile(traced_method(inputs), o.save_outputs_path);
     if (o.freeze) traced = torch::jit::freeze(traced);
     for (const auto& m : traced.get_methods()) result.methods.push_back(m.name());
     result.bytes = SaveAtomically(traced, o.method, o.inputs, o.output);

@@ -2,6 +2,10 @@
 
 #include <c10/util/Exception.h>
 
+#include <ATen/Context.h>
+#include <c10/core/QEngine.h>
+
+#include <cctype>
 #include <sstream>
 
 #include "op_diagnosis.h"
@@ -105,6 +109,37 @@ torch::jit::Method FindMethod(const torch::jit::Module& module, const std::strin
   std::string have;
   for (const auto& m : module.get_methods()) have += (have.empty() ? "" : ", ") + m.name();
   throw Error(ErrorKind::kUsage, "no method '" + name + "' (methods: " + (have.empty() ? "none" : have) + ")");
+}
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string QuantizedEngines() {
+  std::string out;
+  for (at::QEngine e : at::globalContext().supportedQEngines()) {
+    if (e == at::QEngine::NoQEngine) continue;
+    out += (out.empty() ? "" : ", ") + Lower(c10::toString(e));
+  }
+  return out;
+}
+
+void UseQuantizedEngine(const std::string& name) {
+  if (name.empty()) return;
+  // By name, not by enumerator: the engines differ between releases (X86
+  // arrived in 2.0) and between builds (Debian's has no FBGEMM).
+  for (at::QEngine e : at::globalContext().supportedQEngines()) {
+    if (e != at::QEngine::NoQEngine && Lower(c10::toString(e)) == Lower(name)) {
+      at::globalContext().setQEngine(e);
+      return;
+    }
+  }
+  throw Error(ErrorKind::kUsage, "--quantized-engine: this LibTorch has no engine '" + name + "' (it has: " + QuantizedEngines() + ")");
 }
 
 }  // namespace tsctl

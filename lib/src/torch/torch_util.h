@@ -26,4 +26,13 @@ Error FromLoadFailure(const std::exception& e, const std::string& path);
 // methods there are if it does not exist.
 torch::jit::Method FindMethod(const torch::jit::Module& module, const std::string& name);
 
+// Makes `name` (qnnpack, fbgemm, onednn, x86; any case) LibTorch's quantized
+// engine, as Python's torch.backends.quantized.engine = name; "" keeps the
+// default. Throws tsctl::Error (kUsage) naming this LibTorch's engines if it
+// has no such engine.
+void UseQuantizedEngine(const std::string& name);
+
+// The engines UseQuantizedEngine accepts here, lower case, comma-separated.
+std::string QuantizedEngines();
+
 }  // namespace tsctl
