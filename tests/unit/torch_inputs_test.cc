@@ -1,0 +1,163 @@
+// Tests of the LibTorch side of typed arguments and inferred inputs, on
+// modules defined here: what BuildArguments makes of each spelling, which
+// errors name the argument, and which candidates InferInputCandidates offers
+// first. (End to end, with archives Python wrote, scripts/report_inputs.py.)
+#include <ATen/CPUGeneratorImpl.h>
+#include <catch2/catch.hpp>
+#include <torch/script.h>
+
+#include <string>
+#include <vector>
+
+#include "arguments.h"
+#include "infer_inputs.h"
+#include "torch_util.h"
+#include "tsctl/error.h"
+
+namespace {
+
+using tsctl::ArgSpec;
+
+torch::jit::Module Define(const std::string& source, bool conv_weight = false) {
+  torch::jit::Module m("__torch__.M");
+  if (conv_weight) m.register_parameter("w", torch::randn({8, 3, 3, 3}), false);
+  m.define(source);
+  return m;
+}
+
+const c10::FunctionSchema& Schema(const torch::jit::Module& m) { return m.get_method("forward").function().getSchema(); }
+
+// The text of a tsctl::Error thrown by `fn`, with its kind; "" if none.
+template <typename Fn>
+std::string ErrorOf(Fn fn, tsctl::ErrorKind* kind = nullptr) {
+  try {
+    fn();
+  } catch (const tsctl::Error& e) {
+    if (kind) *kind = e.kind();
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("BuildArguments types every value by the method's schema", "[torch][inputs]") {
+  torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor, k: int, scale: float, flag: bool, name: str, sizes: List[int],
+            feats: Dict[str, Tensor], maybe: Optional[Tensor], pair: Tuple[int, str]) -> int:
+    return k
+)");
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  std::vector<c10::IValue> v = tsctl::BuildArguments(
+      Schema(m),
+      {{"x", "2x3:float32:ones"}, {"k", "3"}, {"scale", "0.5"}, {"flag", "true"}, {"name", "\"abc\""}, {"sizes", "[1, 2]"},
+       {"feats", "{\"a\": \"1x2:float32\"}"}, {"maybe", "null"}, {"pair", "[7, \"b\"]"}},
+      gen);
+  REQUIRE(v.size() == 9);
+  CHECK(v[0].isTensor());
+  CHECK(v[0].toTensor().sizes() == at::IntArrayRef({2, 3}));
+  CHECK(v[0].toTensor().sum().item<double>() == 6.0);
+  CHECK(v[1].toInt() == 3);
+  CHECK(v[2].toDouble() == 0.5);
+  CHECK(v[3].toBool());
+  CHECK(v[4].toStringRef() == "abc");
+  // List[int], not List[Any]: a method typed List[int] accepts it.
+  REQUIRE(v[5].isIntList());
+  CHECK(v[5].toIntVector() == std::vector<int64_t>{1, 2});
+  REQUIRE(v[6].isGenericDict());
+  CHECK(v[6].toGenericDict().keyType()->kind() == c10::TypeKind::StringType);
+  CHECK(v[6].toGenericDict().at("a").toTensor().sizes() == at::IntArrayRef({1, 2}));
+  CHECK(v[7].isNone());
+  REQUIRE(v[8].isTuple());
+  CHECK(v[8].toTupleRef().elements()[0].toInt() == 7);
+  CHECK(v[8].toTupleRef().elements()[1].toStringRef() == "b");
+  // And the method runs on them.
+  CHECK(m.get_method("forward")(v).toInt() == 3);
+}
+
+TEST_CASE("BuildArguments: positions, defaults, and errors that name the argument", "[torch][inputs]") {
+  torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor, k: int = 2) -> Tensor:
+    return x * k
+)");
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  std::vector<c10::IValue> v = tsctl::BuildArguments(Schema(m), {{"", "1x4:float32"}}, gen);
+  REQUIRE(v.size() == 2);
+  CHECK(v[1].toInt() == 2);  // the schema's default
+
+  tsctl::ErrorKind kind = tsctl::ErrorKind::kIo;
+  std::string why = ErrorOf([&] { tsctl::BuildArguments(Schema(m), {{"x", "1x4:float32"}, {"k", "1.5"}}, gen); }, &kind);
+  CHECK(kind == tsctl::ErrorKind::kUsage);
+  CHECK(why.find("'k'") != std::string::npos);
+  why = ErrorOf([&] { tsctl::BuildArguments(Schema(m), {{"nope", "1"}}, gen); }, &kind);
+  CHECK(kind == tsctl::ErrorKind::kUsage);
+  CHECK(why.find("nope") != std::string::npos);
+  why = ErrorOf([&] { tsctl::BuildArguments(Schema(m), {{"", "1x4"}, {"", "2"}, {"", "3"}}, gen); }, &kind);
+  CHECK(kind == tsctl::ErrorKind::kUsage);
+  CHECK_FALSE(why.empty());
+}
+
+TEST_CASE("InferInputCandidates: a convolution's weight gives the channels", "[torch][inputs]") {
+  torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    return torch.conv2d(torch.relu(x), self.w)
+)", /*conv_weight=*/true);
+  auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+  REQUIRE_FALSE(candidates.empty());
+  REQUIRE(candidates[0].args.size() == 1);
+  CHECK(candidates[0].args[0].name == "x");
+  CHECK(candidates[0].args[0].value == "1x3x224x224:float32");
+  CHECK(candidates[0].note.find("w [8, 3, 3, 3]") != std::string::npos);
+  CHECK(candidates.size() <= 12);
+}
+
+TEST_CASE("InferInputCandidates: a list of tensors gets images, or what its elements' consumers need", "[torch][inputs]") {
+  SECTION("nothing in the graph pins the elements: one CHW image per element") {
+    torch::jit::Module m = Define(R"(
+def forward(self, images: List[Tensor]) -> Tensor:
+    return images[0].sum()
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "[\"3x224x224:float32\"]");
+    CHECK(candidates[0].note.find("an image (C, H, W)") != std::string::npos);
+  }
+  SECTION("an element feeds a convolution") {
+    torch::jit::Module m = Define(R"(
+def forward(self, images: List[Tensor]) -> Tensor:
+    return torch.conv2d(images[0], self.w)
+)", /*conv_weight=*/true);
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "[\"1x3x224x224:float32\"]");
+    CHECK(candidates[0].note.find("w [8, 3, 3, 3]") != std::string::npos);
+  }
+}
+
+TEST_CASE("InferInputCandidates: plain values for non-tensor arguments, defaults left alone", "[torch][inputs]") {
+  torch::jit::Module m = Define(R"(
+def forward(self, n: int, words: List[str], scale: float = 2.0) -> int:
+    return n + len(words)
+)");
+  auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+  REQUIRE_FALSE(candidates.empty());
+  REQUIRE(candidates[0].args.size() == 2);  // scale has a default
+  CHECK(candidates[0].args[0].value == "1");
+  CHECK(candidates[0].args[1].value == "[\"\"]");
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  CHECK(m.get_method("forward")(tsctl::BuildArguments(Schema(m), candidates[0].args, gen)).toInt() == 2);
+}
+
+TEST_CASE("UseQuantizedEngine: by name, and a usage error naming the engines there are", "[torch][inputs]") {
+  tsctl::ErrorKind kind = tsctl::ErrorKind::kIo;
+  std::string why = tsctl::QuantizedEngines();
+  REQUIRE_FALSE(why.empty());
+  std::string first = why.substr(0, why.find(','));
+  tsctl::UseQuantizedEngine(first);
+  CHECK(c10::toString(at::globalContext().qEngine()) != std::string("NoQEngine"));
+  std::string err = ErrorOf([] { tsctl::UseQuantizedEngine("no-such-engine"); }, &kind);
+  CHECK(kind == tsctl::ErrorKind::kUsage);
+  CHECK(err.find("no-such-engine") != std::string::npos);
+  CHECK(err.find(first) != std::string::npos);
+  tsctl::UseQuantizedEngine("");  // keeps the current one
+}
