@@ -3,7 +3,6 @@
 // errors name the argument, and which candidates InferInputCandidates offers
 // first. (End to end, with archives Python wrote, scripts/report_inputs.py.)
 #include <ATen/CPUGeneratorImpl.h>
-#include <catch2/catch.hpp>
 #include <torch/script.h>
 
 #include <string>
@@ -13,6 +12,11 @@
 #include "infer_inputs.h"
 #include "torch_util.h"
 #include "tsctl/error.h"
+
+// LibTorch 2.x's c10/util/Logging.h defines a glog-style CHECK(condition)
+// that aborts; Catch's, included last, must be the one these tests use.
+#undef CHECK
+#include <catch2/catch.hpp>
 
 namespace {
 
@@ -63,7 +67,7 @@ def forward(self, x: Tensor, k: int, scale: float, flag: bool, name: str, sizes:
   CHECK(v[4].toStringRef() == "abc");
   // List[int], not List[Any]: a method typed List[int] accepts it.
   REQUIRE(v[5].isIntList());
-  CHECK(v[5].toIntVector() == std::vector<int64_t>{1, 2});
+  CHECK((v[5].toIntVector() == std::vector<int64_t>{1, 2}));
   REQUIRE(v[6].isGenericDict());
   CHECK(v[6].toGenericDict().keyType()->kind() == c10::TypeKind::StringType);
   CHECK(v[6].toGenericDict().at("a").toTensor().sizes() == at::IntArrayRef({1, 2}));
