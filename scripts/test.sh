@@ -32,12 +32,15 @@ scripts/install_deps.sh
 
 # The 2.x download runs beside the builds (it waits on the network, not the CPU).
 torch2_log=$(mktemp /tmp/tsctl-torch2-install.XXXXXX)
-trap 'rm -f "$torch2_log" "$torch2_log.out"' EXIT
+# A run that stops early (a failed leg) stops the download too.
+trap 'stop_download; rm -f "$torch2_log" "$torch2_log.out"' EXIT
 torch2_pid=
 if [ "$torch2" != 0 ]; then
-  scripts/install_torch2.sh >"$torch2_log.out" 2>"$torch2_log" &
+  # In a session of its own, so that stopping it stops pip too.
+  setsid scripts/install_torch2.sh >"$torch2_log.out" 2>"$torch2_log" &
   torch2_pid=$!
 fi
+stop_download() { [ -z "$torch2_pid" ] || kill -- -"$torch2_pid" 2>/dev/null || true; }
 
 scripts/build.sh
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure -j"$(nproc)")
@@ -71,14 +74,14 @@ if [ "$torch2" = 1 ]; then
 fi
 # auto: within the budget only.
 left=$((budget - (SECONDS - start)))
-[ "$left" -ge "$needs" ] || { kill "$torch2_pid" 2>/dev/null || true; not_run "$left s of the ${budget} s budget left, it needs about $needs s (TSCTL_TORCH2=1 runs it anyway)"; }
+[ "$left" -ge "$needs" ] || { stop_download; not_run "$left s of the ${budget} s budget left, it needs about $needs s (TSCTL_TORCH2=1 runs it anyway)"; }
 # The download may still be going: wait for it within the budget too.
 waited=0
 while kill -0 "$torch2_pid" 2>/dev/null; do
   sleep 5
   waited=$((waited + 5))
   left=$((budget - (SECONDS - start)))
-  [ "$left" -ge "$needs" ] || { kill "$torch2_pid" 2>/dev/null || true; not_run "the download was not done with $needs s of the budget left ($(tail -1 "$torch2_log"))"; }
+  [ "$left" -ge "$needs" ] || { stop_download; not_run "the download was not done with $needs s of the budget left ($(tail -1 "$torch2_log"))"; }
 done
 wait "$torch2_pid" || not_run "installing LibTorch 2.x failed: $(tail -3 "$torch2_log" | tr '\n' ' ')"
 echo "test: LibTorch 2.x installed ($(tail -1 "$torch2_log")); $left s of the budget left" >&2

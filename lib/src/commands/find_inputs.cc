@@ -37,9 +37,8 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, const
     return f;
   }
   if (iso.signal || iso.exit_code) {
-    const std::string tried = progress.Read();
-    f.why = "LibTorch crashed while trying inferred inputs" +
-            (tried.rfind("trying ", 0) == 0 ? " (" + tried.substr(7) + ")" : std::string());
+    const std::string tried = TriedCandidate(progress.Read());
+    f.why = "LibTorch crashed while trying inferred inputs" + (tried.empty() ? std::string() : " (" + tried + ")");
     return f;
   }
   if (!iso.ok) throw Error(iso.error_kind, iso.error);

@@ -153,8 +153,9 @@ MakeResult Make(const MakeRequest& r) {
     return python.Make(p);
   }
   if (trace) {
-    TraceOptions o{r.path,   r.method, r.inputs, r.check_inputs,   r.freeze,
-                   r.rtol,   r.atol,   r.output, r.load_libraries, r.load_inputs_path};
+    // save_outputs_path: a temporary file, set below.
+    TraceOptions o{r.path, r.method, r.inputs,         r.check_inputs,     r.freeze, r.rtol,
+                   r.atol, r.output, r.load_libraries, r.load_inputs_path, {}};
     if (!r.inputs.empty() && !r.load_inputs_path.empty()) {
       throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input");
     }

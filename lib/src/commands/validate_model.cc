@@ -23,11 +23,6 @@ namespace {
 
 constexpr const char* kReferenceRecord = "tsctl_reference.pt";
 
-std::string SignalName(int sig) {
-  const char* name = ::sigabbrev_np(sig);
-  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
-}
-
 std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
@@ -66,7 +61,9 @@ bool UsesQuantizedOperators(const Archive& archive) {
 // (--arg ...)" while it tried a candidate.
 std::string Doing(const std::string& progress, const std::string& method) {
   if (progress == "loaded") return "running " + method;
-  if (progress.rfind("trying ", 0) == 0) return "running " + method + " on inferred inputs (" + progress.substr(7) + ")";
+  if (std::string tried = TriedCandidate(progress); !tried.empty()) {
+    return "running " + method + " on inferred inputs (" + tried + ")";
+  }
   return "loading";
 }
 

@@ -28,6 +28,16 @@ std::string TempFile::Read() const {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+std::string SignalName(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+}
+
+std::string TriedCandidate(const std::string& progress) {
+  const std::string marker = "trying ";
+  return progress.rfind(marker, 0) == 0 ? progress.substr(marker.size()) : std::string();
+}
+
 std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds) {
   if (r.timed_out) {
     char secs[32];
@@ -35,9 +45,7 @@ std::string DescribeChildFailure(const IsolatedResult& r, const std::string& wha
     return "LibTorch did not finish " + what + " within " + secs + " s (killed)";
   }
   if (r.signal != 0) {
-    const char* name = sigabbrev_np(r.signal);
-    std::string signal = name ? std::string("SIG") + name : "signal " + std::to_string(r.signal);
-    return "LibTorch crashed with " + signal + " (" + strsignal(r.signal) + ") while " + what;
+    return "LibTorch crashed with " + SignalName(r.signal) + " (" + strsignal(r.signal) + ") while " + what;
   }
   return "the LibTorch child exited with status " + std::to_string(r.exit_code) + " while " + what;
 }

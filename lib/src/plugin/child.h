@@ -23,6 +23,15 @@ void WarmUpTorch();
 // within N s".
 std::string DescribeChildFailure(const IsolatedResult& r, const std::string& what, double timeout_seconds);
 
+// "SIGSEGV" for SIGSEGV; "signal N" for a number without a name.
+std::string SignalName(int sig);
+
+// The flags of the inferred candidate a model-check child was running when it
+// ended ("--arg 'x=1x3x224x224:float32'"), from its progress file, which it
+// sets to "trying FLAGS" before each candidate (ModelCheckOptions::
+// progress_path); "" if it was not trying one.
+std::string TriedCandidate(const std::string& progress);
+
 // A temporary file in /tmp that a child writes (its progress, its outputs)
 // and the parent reads; removed with this object. Throws tsctl::Error (kIo).
 struct TempFile {

@@ -213,6 +213,10 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
   std::vector<ArgSpec> used_args;
+  // The flags that pin `args` on the command line.
+  auto pin_flags = [&o](const std::vector<ArgSpec>& args) {
+    return (o.method == "forward" ? std::string() : "--method " + o.method + " ") + ArgsAsFlags(args);
+  };
   if (!given.empty()) {
     for (const ArgSpec& a : given) {
       uint64_t bytes = ArgumentBytes(a.value);
@@ -287,7 +291,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
       // If this candidate crashes the child, the parent names it.
       if (!o.progress_path.empty()) {
         std::ofstream(o.progress_path, std::ios::trunc)
-            << "trying " << (o.method == "forward" ? std::string() : "--method " + o.method + " ") << ArgsAsFlags(c.args);
+            << "trying " << pin_flags(c.args);  // TriedCandidate() reads it
       }
       try {
         std::vector<c10::IValue> values = BuildArguments(schema, c.args, gen);
@@ -313,7 +317,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   r.input_args = used_args;
   if (!used_args.empty()) {
     r.inputs_desc = DescribeArgs(used_args);
-    r.inputs_flags = (o.method == "forward" ? std::string() : "--method " + o.method + " ") + ArgsAsFlags(used_args);
+    r.inputs_flags = pin_flags(used_args);
   } else {
     const auto& formal = schema.arguments();
     for (size_t i = 0; i < inputs.size(); ++i) {

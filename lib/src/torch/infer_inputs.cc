@@ -290,8 +290,8 @@ bool IsTensorList(const c10::TypePtr& type) {
 }
 
 // The values that stand for the elements of a list input: what indexing it
-// (aten::__getitem__), unpacking it (prim::ListUnpack) or looping over it
-// (a prim::Loop whose body indexes it) gives.
+// (aten::__getitem__, also inside a loop's body, which uses the list
+// directly) or unpacking it (prim::ListUnpack) gives.
 std::vector<Value*> ListElements(Value* list) {
   std::vector<Value*> out;
   for (const torch::jit::Use& use : list->uses()) {
