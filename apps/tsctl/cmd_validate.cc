@@ -113,8 +113,11 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   }
   ValidationReport report;
   report.strict = f.strict;
-  int status = ForEachArchive("validate", f.archives, global,
-                              [&](const std::string& path) { report.archives.push_back(ValidateArchive(path, o)); });
+  int status = ForEachArchive("validate", f.archives, global, [&](const std::string& path) {
+    report.not_checked.push_back(path);  // until its report is in: ValidateArchive throws for what it cannot check
+    report.archives.push_back(ValidateArchive(path, o));
+    report.not_checked.pop_back();
+  });
   try {
     if (f.list_ops) {
       // Like PyTorch's dump_operator_names: one operator per line.

@@ -72,8 +72,11 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
 
 struct ValidationReport {
   std::vector<ArchiveReport> archives;
+  // Archives given that could not be checked at all (a missing file, a
+  // usage error such as an --arg that does not fit; each said so on stderr).
+  std::vector<std::string> not_checked;
   bool strict = false;
-  bool Passed() const;  // no FAIL, and no WARN when strict
+  bool Passed() const;  // every archive checked; no FAIL, and no WARN when strict
 };
 
 nlohmann::json ToJson(const ValidationReport& report);

@@ -93,6 +93,7 @@ int ArchiveReport::Count(CheckStatus status) const {
 }
 
 bool ValidationReport::Passed() const {
+  if (!not_checked.empty()) return false;  // nothing checked is never a pass
   for (const auto& a : archives) {
     if (a.Count(CheckStatus::kFail) > 0 || (strict && a.Count(CheckStatus::kWarn) > 0)) return false;
   }

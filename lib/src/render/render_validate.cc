@@ -33,6 +33,7 @@ nlohmann::json ToJson(const ValidationReport& report) {
     }
     j["archives"].push_back(aj);
   }
+  if (!report.not_checked.empty()) j["not_checked"] = report.not_checked;
   // Names and LibTorch messages that are not UTF-8 get "\xdd" escapes.
   MakeJsonUtf8(j);
   return j;
@@ -94,8 +95,26 @@ std::string RenderJUnit(const ValidationReport& report) {
     total_failures += failures;
     total_skipped += skipped;
   }
+  // An archive that could not be checked is an error, never an empty pass.
+  for (const auto& p : report.not_checked) {
+    const std::string path = EscapeText(p);
+    auto suite = suites.append_child("testsuite");
+    suite.append_attribute("name") = path.c_str();
+    auto tc = suite.append_child("testcase");
+    tc.append_attribute("classname") = path.c_str();
+    tc.append_attribute("name") = "tsctl.error";
+    auto e = tc.append_child("error");
+    e.append_attribute("message") = "not checked: tsctl's error message is on stderr";
+    e.append_attribute("type") = "ERROR";
+    suite.append_attribute("tests") = 1;
+    suite.append_attribute("failures") = 0;
+    suite.append_attribute("errors") = 1;
+    suite.append_attribute("skipped") = 0;
+    ++total_tests;
+  }
   suites.append_attribute("tests") = total_tests;
   suites.append_attribute("failures") = total_failures;
+  if (!report.not_checked.empty()) suites.append_attribute("errors") = static_cast<int>(report.not_checked.size());
   suites.append_attribute("skipped") = total_skipped;
   std::ostringstream out;
   doc.save(out, "  ");

@@ -1,0 +1,1 @@
+validate --no-load --format json testdata/with_extra.pt testdata/no_such_archive.pt
