@@ -72,7 +72,10 @@ if [ "$torch2" = 1 ]; then
   echo "test: LibTorch 2.x leg done at $((SECONDS - start)) s" >&2
   exit 0
 fi
-# auto: within the budget only.
+# auto: within the budget only, and where it can build: the wheel is a CUDA
+# build, and find_package(Torch) then needs the CUDA toolkit (no GPU).
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+  { stop_download; not_run "no CUDA toolkit (nvcc) here, which configuring against the CUDA wheel needs"; }
 left=$((budget - (SECONDS - start)))
 [ "$left" -ge "$needs" ] || { stop_download; not_run "$left s of the ${budget} s budget left, it needs about $needs s (TSCTL_TORCH2=1 runs it anyway)"; }
 # The download may still be going: wait for it within the budget too.
