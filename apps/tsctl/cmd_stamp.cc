@@ -10,6 +10,8 @@
 #include "tsctl/zip_structure.h"
 #include "tsctl/escape.h"
 #include "tsctl/inspect.h"
+#include "tsctl/render_inspect.h"
+#include "tsctl/text_util.h"
 #include "tsctl/stamp.h"
 
 namespace tsctl::cli {

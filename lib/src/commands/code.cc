@@ -3,9 +3,9 @@
 #include <set>
 #include <vector>
 
+#include "tsctl/code_classes.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
-#include "tsctl/inspect.h"
 
 namespace tsctl {
 namespace {

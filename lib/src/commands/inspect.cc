@@ -10,6 +10,8 @@
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
@@ -343,45 +345,6 @@ void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
 }
 
 }  // namespace
-
-bool IsTextual(const std::string& s) {
-  // Valid UTF-8 without control characters other than whitespace.
-  size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t') return false;
-      if (c == 0x7f) return false;
-      ++i;
-      continue;
-    }
-    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-    if (n < 0 || i + static_cast<size_t>(n) >= s.size()) return false;
-    for (int k = 1; k <= n; ++k) {
-      if ((static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) != 0x2) return false;
-    }
-    i += static_cast<size_t>(n) + 1;
-  }
-  return true;
-}
-
-const StorageDtype* DtypeOfStorage(const std::string& storage_class) {
-  // Storage class names PyTorch's pickler writes ("torch.FloatStorage").
-  static const std::map<std::string, StorageDtype> kMap = {
-      {"FloatStorage", {"float32", 4}},   {"DoubleStorage", {"float64", 8}},
-      {"HalfStorage", {"float16", 2}},    {"BFloat16Storage", {"bfloat16", 2}},
-      {"LongStorage", {"int64", 8}},      {"IntStorage", {"int32", 4}},
-      {"ShortStorage", {"int16", 2}},     {"CharStorage", {"int8", 1}},
-      {"ByteStorage", {"uint8", 1}},      {"BoolStorage", {"bool", 1}},
-      {"QInt8Storage", {"qint8", 1}},     {"QUInt8Storage", {"quint8", 1}},
-      {"QInt32Storage", {"qint32", 4}},   {"QUInt4x2Storage", {"quint4x2", 1}},
-      {"QUInt2x4Storage", {"quint2x4", 1}},
-      {"ComplexFloatStorage", {"complex64", 8}}, {"ComplexDoubleStorage", {"complex128", 16}},
-      {"ComplexHalfStorage", {"complex32", 4}},
-  };
-  auto it = kMap.find(storage_class);
-  return it == kMap.end() ? nullptr : &it->second;
-}
 
 ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   ArchiveInfo info;

@@ -9,8 +9,8 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
 
 namespace tsctl {
 namespace {
