@@ -83,8 +83,7 @@ void DiffRecords(const Side& a, const Side& b, const DiffOptions& options, DiffR
   auto names = [](const Side& s) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    for (const ZipEntry& e : s.archive.layout().entries) {
-      std::string n = s.archive.RecordName(e);
+    for (const std::string& n : s.archive.AllRecords()) {
       if (seen.insert(n).second) out.push_back(n);
     }
     return out;

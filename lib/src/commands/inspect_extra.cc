@@ -21,10 +21,9 @@ constexpr int kMaxJsonDepth = 64;
 
 void ReadExtra(const Archive& a, const InspectOptions& options, ArchiveInfo& info) {
   const ByteSource& src = a.source();
-  // extra/ records: every one, whatever its name.
-  for (const ZipEntry& e : a.layout().entries) {
-    std::string name = a.RecordName(e);
-    if (name.rfind("extra/", 0) != 0 || a.Find(name) != &e) continue;  // shadowed copies: once
+  // extra/ records: every one, whatever its name (a duplicated name once).
+  for (const std::string& name : a.RecordsUnder("extra/")) {
+    const ZipEntry& e = *a.Find(name);
     ExtraInfo x;
     x.name = name.substr(6);
     x.size = e.uncompressed_size;

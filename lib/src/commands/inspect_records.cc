@@ -13,7 +13,9 @@ namespace tsctl::inspect_internal {
 
 void ReadRecords(const Archive& a, const InspectOptions& options, ArchiveInfo& info) {
   const ByteSource& src = a.source();
-  // Records, with CRCs checked for everything except tensor data.
+  // Records, with CRCs checked for everything except tensor data. One row
+  // per ZIP entry with its offsets (every copy of a duplicated name, entries
+  // outside the root folder too): the raw entries, not Archive's queries.
   std::set<std::string> seen;
   for (const ZipEntry& e : a.layout().entries) {
     RecordInfo r;
