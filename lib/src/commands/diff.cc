@@ -246,7 +246,8 @@ ArchiveInfo InspectSide(const Archive& archive) {
 namespace diff_internal {
 
 Side::Side(const Archive& a) : archive(a) {
-  for (const ZipEntry& e : a.layout().entries) records[a.RecordName(e)] = &e;
+  const std::vector<std::string>& names = a.AllRecords();  // names[i] names entries[i]
+  for (size_t i = 0; i < names.size(); ++i) records[names[i]] = &a.layout().entries[i];
 }
 
 const ZipEntry* Side::Find(const std::string& record) const {
