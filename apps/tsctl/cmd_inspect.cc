@@ -7,6 +7,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
+#include "tsctl/render_inspect.h"
 
 namespace tsctl::cli {
 namespace {

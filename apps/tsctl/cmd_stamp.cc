@@ -46,56 +46,6 @@ std::pair<std::string, std::string> SplitAssignment(const std::string& arg, cons
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-void PrintShow(const ArchiveInfo& info, bool json) {
-  if (json) {
-    nlohmann::json j = ToJson(info);
-    std::cout << DumpJson(nlohmann::json{{"schema_version", kStampSchemaVersion}, {"path", info.path}, {"extra", j["extra"]}}) << '\n';
-    return;
-  }
-  std::cout << EscapeText(info.path) << '\n';
-  if (info.extra.empty()) std::cout << "  (no extra/ records)\n";
-  for (const ExtraInfo& x : info.extra) {
-    std::cout << "  extra/" << EscapeText(x.name) << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
-    std::string shown = x.content;
-    if (x.content_type == "json") shown = DumpJson(nlohmann::json::parse(x.content, nullptr, false), 2);
-    shown = EscapeText(shown, {.keep_newlines = true});
-    std::istringstream lines(shown);
-    std::string line;
-    while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
-  }
-}
-
-void PrintResult(const StampResult& r, bool json, bool repair_only) {
-  if (json) {
-    std::cout << DumpJson(ToJson(r)) << '\n';
-    return;
-  }
-  if (repair_only) {
-    std::cout << r.path << (r.repaired ? (r.dry_run ? ": would undo an interrupted stamp\n" : ": undid an interrupted stamp\n")
-                                       : ": no interrupted stamp to undo\n");
-    return;
-  }
-  std::cout << (r.dry_run ? "would stamp " : "stamped ") << r.output;
-  if (r.output != r.path) std::cout << " (from " << r.path << ")";
-  std::cout << '\n';
-  if (r.repaired) {
-    std::cout << (r.output != r.path ? "  found an interrupted stamp in the source (read as the original)\n"
-                  : r.dry_run        ? "  would undo an interrupted stamp first\n"
-                                     : "  repaired: undid an interrupted stamp first\n");
-  }
-  for (const StampAction& a : r.actions) {
-    std::cout << "  " << a.action << ' ' << a.record;
-    if (a.action == "replace") std::cout << " (" << HumanBytes(a.old_size) << " -> " << HumanBytes(a.new_size) << ")";
-    else if (a.action == "add") std::cout << " (" << HumanBytes(a.new_size) << ")";
-    std::cout << '\n';
-  }
-  if (r.dry_run && !r.producer.is_null()) {
-    std::istringstream lines(EscapeText(DumpJson(r.producer, 2), {.keep_newlines = true}));
-    std::string line;
-    while (std::getline(lines, line)) std::cout << "    | " << line << '\n';
-  }
-}
-
 int RunStamp(StampFlags& f, const GlobalOptions& global) {
   try {
     if (!f.options.output.empty() && f.archives.size() != 1) {
@@ -123,7 +73,12 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
       Archive archive = Archive::Open(OpenFileSource(path));
       RequireSoundStructure(archive.layout());
-      PrintShow(Inspect(archive), f.format == "json");
+      ArchiveInfo info = Inspect(archive);
+      if (f.format == "json") {
+        std::cout << DumpJson(StampShowToJson(info)) << '\n';
+      } else {
+        RenderStampShowText(info, std::cout);
+      }
     });
   }
   if (!f.options.dry_run) {
@@ -135,7 +90,12 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     if (status != 0) return status;
   }
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-    PrintResult(Stamp(path, f.options), f.format == "json", f.options.repair);
+    StampResult result = Stamp(path, f.options);
+    if (f.format == "json") {
+      std::cout << DumpJson(ToJson(result)) << '\n';
+    } else {
+      RenderText(result, std::cout, f.options.repair);
+    }
   });
 }
 

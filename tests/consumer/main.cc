@@ -1,11 +1,15 @@
-// Prints what the installed libtsctl reads from an archive: kind, record count
-// and the top-level module's type, or the error line; exit 4 for a bad archive.
+// Prints what the installed libtsctl reads from an archive: kind, record count,
+// the top-level module's type, its size and the JSON schema version (headers
+// beside inspect.h are installed too), or the error line; exit 4 for a bad
+// archive.
 #include <iostream>
 
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
+#include "tsctl/render_inspect.h"
 #include "tsctl/source.h"
+#include "tsctl/text_util.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -17,7 +21,7 @@ int main(int argc, char** argv) {
     tsctl::ArchiveInfo info = tsctl::Inspect(archive);
     std::cout << "libtsctl: " << info.kind << ", " << info.records.size() << " records";
     if (info.module) std::cout << ", module " << info.module->type;
-    std::cout << '\n';
+    std::cout << ", " << tsctl::HumanBytes(info.file_size) << ", schema " << tsctl::ToJson(info)["schema_version"] << '\n';
   } catch (const tsctl::Error& e) {
     std::cerr << "consumer: " << e.what() << '\n';
     return 4;

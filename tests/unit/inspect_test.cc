@@ -6,6 +6,7 @@
 #include "tsctl/code.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
+#include "tsctl/render_inspect.h"
 
 using namespace tsctl;
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "test_util.h"
 #include "tsctl/archive.h"
@@ -259,4 +260,30 @@ TEST_CASE("stamp: repair on an archive that needs none changes nothing", "[stamp
   CHECK_FALSE(r.repaired);
   CHECK(r.actions.empty());
   CHECK(FileBytes(s.file) == original);
+}
+
+TEST_CASE("stamp: the renderers of a result", "[stamp]") {
+  StampResult r;
+  r.path = r.output = "m.pt";
+  r.dry_run = true;
+  r.actions = {{"extra/a.json", "replace", 2048, 3072}, {"extra/b.txt", "add", 0, 12}, {"extra/c", "remove", 5, 0}};
+  r.producer = {{"owner", "alice"}};
+  std::ostringstream text;
+  RenderText(r, text);
+  CHECK(text.str() ==
+        "would stamp m.pt\n"
+        "  replace extra/a.json (2.00 KiB -> 3.00 KiB)\n"
+        "  add extra/b.txt (12 B)\n"
+        "  remove extra/c\n"
+        "    | {\n"
+        "    |   \"owner\": \"alice\"\n"
+        "    | }\n");
+  std::ostringstream repair;
+  RenderText(r, repair, /*repair_only=*/true);
+  CHECK(repair.str() == "m.pt: no interrupted stamp to undo\n");
+  nlohmann::json j = ToJson(r);
+  CHECK(j["schema_version"] == kStampSchemaVersion);
+  CHECK(j["actions"].size() == 3);
+  CHECK(j["actions"][0]["old_size"] == 2048);
+  CHECK(j["producer"]["owner"] == "alice");
 }

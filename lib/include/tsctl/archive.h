@@ -1,11 +1,16 @@
 // A TorchScript archive opened without LibTorch: its records (with the root
-// folder stripped, as PyTorchStreamReader does), format facts and contents.
+// folder stripped, as PyTorchStreamReader does), format facts and contents,
+// through queries on record names in the manner of PyTorchStreamReader
+// (getAllRecords, hasRecord, getRecord). Code above this layer asks these
+// instead of walking layout().entries; only what is about the ZIP layout
+// itself (offsets, local headers, every stored copy) reads the entries.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +55,18 @@ class Archive {
 
   // Record name without the root folder.
   std::string RecordName(const ZipEntry& e) const;
+  // Every entry's record name, in archive order, as
+  // PyTorchStreamReader::getAllRecords lists them: a duplicated name once
+  // per copy, and an entry outside the root folder under its full name.
+  // AllRecords()[i] is RecordName(layout().entries[i]).
+  const std::vector<std::string>& AllRecords() const { return names_; }
+  // The records that Find reaches, in archive order: each name once, where
+  // its last copy is (the copy Find and Read give and LibTorch loads).
+  std::vector<std::string> Records() const;
+  // Those of Records() whose names start with `prefix` ("extra/").
+  std::vector<std::string> RecordsUnder(std::string_view prefix) const;
+  // True if a name in AllRecords() starts with `prefix` ("code/").
+  bool HasRecordsUnder(std::string_view prefix) const;
   // Finds a record by its name without the root folder; null if absent. With
   // duplicate names, the last one (what miniz and LibTorch use). O(1): a
   // hash of the names is built when the archive is opened.
@@ -64,6 +81,7 @@ class Archive {
   std::unique_ptr<ByteSource> src_;
   ZipLayout layout_;
   std::unordered_map<std::string, size_t> index_;  // full name -> last entry
+  std::vector<std::string> names_;                 // RecordName of each entry
   std::string root_;
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };

@@ -4,18 +4,14 @@
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/archive.h"
+#include "tsctl/code_classes.h"
 #include "tsctl/operators.h"
 
 namespace tsctl {
-
-inline constexpr int kInspectSchemaVersion = 1;
 
 struct RecordInfo {
   std::string name;  // without the root folder
@@ -46,12 +42,6 @@ struct TensorInfo {
   bool quantized = false;
 };
 
-struct AttributeInfo {
-  std::string name;
-  std::string type;   // declared TorchScript type when the code says, else the pickled kind
-  std::string value;  // short Python-like rendering
-};
-
 struct ModuleInfo {
   std::string name;  // attribute name in the parent ("" for the root)
   std::string path;  // dotted path from the root
@@ -59,17 +49,6 @@ struct ModuleInfo {
   std::vector<TensorInfo> tensors;
   std::vector<AttributeInfo> attributes;
   std::vector<ModuleInfo> children;
-};
-
-struct ClassInfo {
-  std::string qualified_name;
-  std::string record;  // code record that defines it
-  std::string base;    // e.g. "Module"
-  std::vector<std::string> methods;
-  std::vector<std::string> signatures;  // per method: "forward(self, x: Tensor) -> Tensor"
-  std::vector<std::string> parameters;
-  std::vector<std::string> buffers;
-  std::vector<AttributeInfo> attributes;  // declared attributes and Final constants
 };
 
 struct CodeRecordInfo {
@@ -140,30 +119,5 @@ struct InspectOptions {
 // Throws tsctl::Error only if the archive cannot be read at all; damage inside
 // it becomes warnings and record errors.
 ArchiveInfo Inspect(const Archive& archive, const InspectOptions& options = {});
-
-struct StorageDtype {
-  const char* name;  // "float32"
-  uint64_t size;     // bytes per element
-};
-// The dtype of a PyTorch storage class name ("FloatStorage"); null if unknown.
-const StorageDtype* DtypeOfStorage(const std::string& storage_class);
-
-// Parses the classes defined by one code record (a TorchScript .py file).
-std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source);
-
-nlohmann::json ToJson(const ArchiveInfo& info);
-
-struct TextOptions {
-  bool show_records = true;
-  bool show_code = true;
-};
-void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& options = {});
-
-// "1.5 KiB", "12 B", "3.2 GiB".
-std::string HumanBytes(uint64_t bytes);
-
-// True if `s` is valid UTF-8 without control characters other than \n, \r
-// and \t: how inspect and diff decide that an extra/ record is text.
-bool IsTextual(const std::string& s);
 
 }  // namespace tsctl

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tsctl/inspect.h"
 
 namespace tsctl {
 
@@ -75,6 +78,15 @@ void CheckExtraName(const std::string& name);
 // archive is unchanged.
 StampResult Stamp(const std::string& path, const StampOptions& options);
 
+// Renderers (lib/src/render/render_stamp.cc); JSON output is made valid
+// UTF-8, extra/ names and contents are escaped in text (see escape.h).
 nlohmann::json ToJson(const StampResult& result);
+// `repair_only`: the result of --repair, told in one line.
+void RenderText(const StampResult& result, std::ostream& out, bool repair_only = false);
+
+// `stamp --show`: the archive's extra/ records (from Inspect), as JSON
+// ({schema_version, path, extra} with inspect's extra entries) or as text.
+nlohmann::json StampShowToJson(const ArchiveInfo& info);
+void RenderStampShowText(const ArchiveInfo& info, std::ostream& out);
 
 }  // namespace tsctl

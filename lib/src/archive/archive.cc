@@ -100,6 +100,25 @@ const ZipEntry* Archive::Find(const std::string& record) const {
   return it == index_.end() ? nullptr : &layout_.entries[it->second];
 }
 
+std::vector<std::string> Archive::Records() const { return RecordsUnder(""); }
+
+std::vector<std::string> Archive::RecordsUnder(std::string_view prefix) const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    // Left out: copies a later duplicate shadows, and entries outside the
+    // root folder (Find adds the root to every name).
+    if (names_[i].compare(0, prefix.size(), prefix) == 0 && Find(names_[i]) == &layout_.entries[i]) {
+      out.push_back(names_[i]);
+    }
+  }
+  return out;
+}
+
+bool Archive::HasRecordsUnder(std::string_view prefix) const {
+  return std::any_of(names_.begin(), names_.end(),
+                     [&](const std::string& n) { return n.compare(0, prefix.size(), prefix) == 0; });
+}
+
 std::string Archive::Read(const std::string& record, uint64_t max_bytes) const {
   const ZipEntry* e = Find(record);
   if (!e) throw Error(ErrorKind::kFormat, "record '" + record + "' is missing");
@@ -122,13 +141,11 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
   a.index_.reserve(a.layout_.entries.size());
   for (size_t i = 0; i < a.layout_.entries.size(); ++i) a.index_[a.layout_.entries[i].name] = i;
   a.root_ = FindRoot(a.layout_);
+  a.names_.reserve(a.layout_.entries.size());
+  for (const ZipEntry& e : a.layout_.entries) a.names_.push_back(a.RecordName(e));
   if (a.Has("data.pkl")) {
-    bool has_code = false;
-    for (const ZipEntry& e : a.layout_.entries) {
-      if (a.RecordName(e).rfind("code/", 0) == 0) { has_code = true; break; }
-    }
-    a.kind_ = (has_code || a.Has("constants.pkl") || a.Has("bytecode.pkl")) ? ArchiveKind::kTorchScript
-                                                                          : ArchiveKind::kTorchSave;
+    const bool torchscript = a.HasRecordsUnder("code/") || a.Has("constants.pkl") || a.Has("bytecode.pkl");
+    a.kind_ = torchscript ? ArchiveKind::kTorchScript : ArchiveKind::kTorchSave;
   } else if (a.Has("model.json")) {
     a.kind_ = ArchiveKind::kTorchScriptLegacy;
   } else if (a.Has("constants.pkl") || a.Has("version") || a.Has(".data/version")) {
@@ -150,16 +167,15 @@ Archive Archive::Open(std::unique_ptr<ByteSource> src) {
 std::vector<std::string> CodeRecords(const Archive& archive, bool libs, uint64_t budget, size_t* skipped) {
   std::vector<std::string> out;
   size_t left_out = 0;
-  for (const ZipEntry& e : archive.layout().entries) {
-    const std::string name = archive.RecordName(e);
+  for (const std::string& name : archive.Records()) {
     const bool code = name.rfind("code/", 0) == 0 || (libs && name.rfind("libs/", 0) == 0);
     if (!code || name.size() <= 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
-    if (archive.Find(name) != &e) continue;  // a copy a later duplicate shadows
-    if (e.uncompressed_size > budget) {
+    const uint64_t size = archive.Find(name)->uncompressed_size;
+    if (size > budget) {
       ++left_out;
       continue;
     }
-    budget -= e.uncompressed_size;
+    budget -= size;
     out.push_back(name);
   }
   if (skipped) *skipped = left_out;

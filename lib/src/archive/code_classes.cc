@@ -6,10 +6,11 @@
 //     weight : Tensor
 //     in_features : Final[int] = 3
 //     def forward(self: __torch__...Linear,
+#include "tsctl/code_classes.h"
+
+#include <algorithm>
 #include <string>
 #include <vector>
-
-#include "tsctl/inspect.h"
 
 namespace tsctl {
 namespace {

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "tsctl/error.h"
-#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
 
 namespace tsctl {
 namespace {

@@ -3,9 +3,9 @@
 #include <set>
 #include <vector>
 
+#include "tsctl/code_classes.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
-#include "tsctl/inspect.h"
 
 namespace tsctl {
 namespace {
@@ -68,8 +68,7 @@ std::string StoredCode(const Archive& archive, const CodeQuery& query) {
   uint64_t budget = kMaxCodeBytes;
   std::vector<std::string> records;
   std::set<std::string> seen;  // a duplicated name reads as its last copy, once
-  for (const ZipEntry& e : archive.layout().entries) {
-    std::string name = archive.RecordName(e);
+  for (const std::string& name : archive.AllRecords()) {
     if (IsCodeRecord(name) && seen.insert(name).second) records.push_back(name);
   }
   if (records.empty()) throw Error(ErrorKind::kFormat, "the archive has no code records");

@@ -83,8 +83,7 @@ void DiffRecords(const Side& a, const Side& b, const DiffOptions& options, DiffR
   auto names = [](const Side& s) {
     std::vector<std::string> out;
     std::set<std::string> seen;
-    for (const ZipEntry& e : s.archive.layout().entries) {
-      std::string n = s.archive.RecordName(e);
+    for (const std::string& n : s.archive.AllRecords()) {
       if (seen.insert(n).second) out.push_back(n);
     }
     return out;
@@ -247,7 +246,8 @@ ArchiveInfo InspectSide(const Archive& archive) {
 namespace diff_internal {
 
 Side::Side(const Archive& a) : archive(a) {
-  for (const ZipEntry& e : a.layout().entries) records[a.RecordName(e)] = &e;
+  const std::vector<std::string>& names = a.AllRecords();  // names[i] names entries[i]
+  for (size_t i = 0; i < names.size(); ++i) records[names[i]] = &a.layout().entries[i];
 }
 
 const ZipEntry* Side::Find(const std::string& record) const {

@@ -6,8 +6,8 @@
 
 #include "diff_internal.h"
 #include "tsctl/error.h"
-#include "tsctl/inspect.h"  // IsTextual
 #include "tsctl/text_diff.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {

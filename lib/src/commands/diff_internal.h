@@ -12,7 +12,10 @@
 namespace tsctl::diff_internal {
 
 // One archive being compared, with its records indexed by name (without the
-// root folder; with duplicate names the last one, as Archive::Find).
+// root folder; with duplicate names the last one, as Archive::Find). Unlike
+// Archive::Find, the index also reaches entries outside the root folder, by
+// their full names (AllRecords), so that diff shows a "../evil.txt" added or
+// removed: that is why it is built from the raw entries.
 struct Side {
   explicit Side(const Archive& a);
   const ZipEntry* Find(const std::string& record) const;

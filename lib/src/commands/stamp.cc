@@ -12,7 +12,6 @@
 #include "stamp_internal.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
-#include "tsctl/escape.h"
 
 namespace tsctl {
 namespace {
@@ -113,23 +112,6 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   }
   result.bytes_written = stamp::WriteInPlace(fd.fd, path, archive, plan);
   return result;
-}
-
-nlohmann::json ToJson(const StampResult& r) {
-  nlohmann::json j;
-  j["schema_version"] = kStampSchemaVersion;
-  j["path"] = r.path;
-  j["output"] = r.output;
-  j["dry_run"] = r.dry_run;
-  j["repaired"] = r.repaired;
-  j["actions"] = nlohmann::json::array();
-  for (const auto& a : r.actions) {
-    j["actions"].push_back({{"record", a.record}, {"action", a.action}, {"old_size", a.old_size}, {"new_size", a.new_size}});
-  }
-  j["producer"] = r.producer.is_null() ? nlohmann::json(nullptr) : r.producer;
-  j["bytes_written"] = r.bytes_written;
-  MakeJsonUtf8(j);  // record names from the archive may not be UTF-8
-  return j;
 }
 
 }  // namespace tsctl

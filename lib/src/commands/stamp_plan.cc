@@ -103,7 +103,8 @@ Plan MakePlan(const Archive& archive, const StampOptions& options) {
     plan.actions.push_back({"extra/" + name, "remove", archive.Find("extra/" + name)->uncompressed_size, 0});
   }
   // Kept: every record except the extra/ records replaced or removed (all
-  // copies of a duplicated name go).
+  // copies of a duplicated name go). Raw entries: the writer copies their
+  // central-directory records as they are, every copy included.
   for (const ZipEntry& e : archive.layout().entries) {
     const std::string name = archive.RecordName(e);
     const bool extra = name.rfind("extra/", 0) == 0;

@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
 #include "validate_internal.h"
 
 namespace tsctl {

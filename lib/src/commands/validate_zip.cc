@@ -41,6 +41,8 @@ uint64_t DescriptorSize(const ByteSource& src, const ZipEntry& e) {
 
 void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
   const ByteSource& src = a.source();
+  // The ZIP checks look at every stored entry (each copy of a duplicated name,
+  // names as stored), so they read the raw entries, not Archive's queries.
   const auto& entries = a.layout().entries;
 
   // Local headers and extents.
@@ -219,9 +221,7 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
     // Globals seen before a parse failed still count for ts.globals.
     parsed.push_back(std::move(p));
   }
-  bool has_code = false;
-  for (const ZipEntry& e : a.layout().entries) has_code |= a.RecordName(e).rfind("code/", 0) == 0;
-  if (!legacy && !has_code) missing.push_back("code/");
+  if (!legacy && !a.HasRecordsUnder("code/")) missing.push_back("code/");
   out.push_back({"ts.records", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
   if (!legacy) {
@@ -247,7 +247,7 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
     out.push_back({"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()});
   }
 
-  // Alignment of tensor data.
+  // Alignment of tensor data: every stored copy's offset, so the raw entries.
   std::vector<std::string> unaligned;
   for (const ZipEntry& e : a.layout().entries) {
     std::string n = a.RecordName(e);

@@ -4,8 +4,8 @@
 #include <array>
 #include <string>
 
-#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
 
 namespace tsctl {
 

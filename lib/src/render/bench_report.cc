@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "tsctl/bench.h"
-#include "tsctl/inspect.h"  // HumanBytes
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {

@@ -1,10 +1,12 @@
+#include "tsctl/render_inspect.h"
+
 #include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <sstream>
 
 #include "tsctl/escape.h"
-#include "tsctl/inspect.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
@@ -166,24 +168,6 @@ ArchiveInfo EscapedForText(const ArchiveInfo& info) {
   Escape(e.warnings);
   return e;
 }
-
-}  // namespace
-
-std::string HumanBytes(uint64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, kUnits[u]);
-  return buf;
-}
-
-namespace {
 
 json OperatorsJson(const OperatorList& list) {
   auto uses = [](const std::vector<OperatorUse>& v) {

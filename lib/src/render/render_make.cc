@@ -1,5 +1,5 @@
 // Renderers of trace/script results, and of graph and code output as JSON.
-#include "tsctl/inspect.h"  // HumanBytes
+#include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {

@@ -9,8 +9,8 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "tsctl/inspect.h"
 #include "tsctl/pickle.h"
+#include "tsctl/storage_types.h"
 
 namespace tsctl {
 namespace {
@@ -211,8 +211,7 @@ c10::IValue LoadValueFile(const std::string& path) {
   Archive archive = Archive::OpenAny(std::move(src));
   if (EndsWith(path, ".npz") || (archive.kind() == ArchiveKind::kOtherZip && !archive.Has("data.pkl"))) {
     std::vector<c10::IValue> arrays;
-    for (const auto& e : archive.layout().entries) {
-      std::string name = archive.RecordName(e);
+    for (const std::string& name : archive.AllRecords()) {
       if (!EndsWith(name, ".npy")) continue;
       arrays.push_back(ReadNpy(archive.Read(name, kMaxRecord), path + ":" + name));
     }

@@ -1,0 +1,16 @@
+// Small text helpers shared by the commands and the renderers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tsctl {
+
+// "1.5 KiB", "12 B", "3.2 GiB".
+std::string HumanBytes(uint64_t bytes);
+
+// True if `s` is valid UTF-8 without control characters other than \n, \r
+// and \t: how inspect and diff decide that an extra/ record is text.
+bool IsTextual(const std::string& s);
+
+}  // namespace tsctl
