@@ -11,7 +11,13 @@
 
 namespace tsctl {
 
-void WarmUpTorch() { LoadTorchPlugin(); }
+void WarmUpTorch() {
+  static const bool prepared = [] {
+    LoadTorchPlugin().PrepareForFork();
+    return true;
+  }();
+  (void)prepared;
+}
 
 TempFile::TempFile() {
   char tmpl[] = "/tmp/tsctl-child-XXXXXX";

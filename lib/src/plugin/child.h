@@ -14,8 +14,9 @@
 
 namespace tsctl {
 
-// Loads the LibTorch plugin into this process (once) so that children forked
-// later inherit it. Throws tsctl::Error (kUnavailable) as LoadTorchPlugin().
+// Loads the LibTorch plugin into this process and builds LibTorch's lazily
+// built tables (TorchBackend::PrepareForFork), once, so that children forked
+// later inherit both. Throws tsctl::Error (kUnavailable) as LoadTorchPlugin().
 void WarmUpTorch();
 
 // What to say about a child that did not answer: "LibTorch crashed with

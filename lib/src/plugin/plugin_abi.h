@@ -15,13 +15,19 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 5;
+inline constexpr int kTorchPluginAbi = 6;
 inline constexpr int kPythonPluginAbi = 2;
 
 class TorchBackend {
  public:
   virtual ~TorchBackend() = default;
   virtual BuildInfo Info() const = 0;
+  // Builds, in this process, the tables LibTorch otherwise builds lazily in
+  // every process on its first load (the JIT's operator registry, the
+  // operator upgraders' graphs), so that children forked afterwards inherit
+  // them. Starts no threads and runs no operators; never throws (a table it
+  // could not build is built by the child as before).
+  virtual void PrepareForFork() const = 0;
   // See Graph() in tsctl/torch_backend.h; runs in the calling process.
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;

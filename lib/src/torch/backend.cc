@@ -2,6 +2,7 @@
 #include <caffe2/serialize/versions.h>
 #include <dlfcn.h>
 #include <torch/cuda.h>
+#include <torch/csrc/jit/runtime/operator.h>
 #include <torch/script.h>
 #include <torch/version.h>
 
@@ -18,11 +19,28 @@
 #include "torch_util.h"
 #include "plugin_abi.h"
 
+// Exported by libtorch_cpu in 1.13 and 2.x, declared in
+// torch/csrc/jit/operator_upgraders/upgraders_entry.h, a header Debian's
+// libtorch-dev does not ship.
+namespace torch::jit {
+TORCH_API void populate_upgraders_graph_map();
+}  // namespace torch::jit
+
 namespace tsctl {
 namespace {
 
 class Backend final : public TorchBackend {
  public:
+  void PrepareForFork() const override {
+    // Measured on the corpus (scripts/bench_fork_server.py): these two tables
+    // were over half of each child's time; Python builds them once per
+    // process too.
+    try {
+      torch::jit::getAllOperators();
+      torch::jit::populate_upgraders_graph_map();
+    } catch (const std::exception&) {
+    }
+  }
   BuildInfo Info() const override {
     BuildInfo info;
     info.libtorch_version = TORCH_VERSION;
