@@ -7,7 +7,6 @@
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
-#include "tsctl/render_inspect.h"
 
 namespace tsctl::cli {
 namespace {

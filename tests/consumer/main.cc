@@ -7,7 +7,6 @@
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
-#include "tsctl/render_inspect.h"
 #include "tsctl/source.h"
 #include "tsctl/text_util.h"
 

@@ -8,7 +8,6 @@
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
-#include "tsctl/render_inspect.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

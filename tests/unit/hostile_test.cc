@@ -12,7 +12,6 @@
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
-#include "tsctl/render_inspect.h"
 #include "tsctl/pickle.h"
 #include "tsctl/validate.h"
 

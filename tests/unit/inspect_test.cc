@@ -6,7 +6,6 @@
 #include "tsctl/code.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
-#include "tsctl/render_inspect.h"
 
 using namespace tsctl;
 

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tsctl/archive.h"
 #include "tsctl/code_classes.h"
@@ -119,5 +122,21 @@ struct InspectOptions {
 // Throws tsctl::Error only if the archive cannot be read at all; damage inside
 // it becomes warnings and record errors.
 ArchiveInfo Inspect(const Archive& archive, const InspectOptions& options = {});
+
+// ---- Rendering (lib/src/render/render_inspect.cc) ----
+
+inline constexpr int kInspectSchemaVersion = 1;
+
+// JSON with raw integers. Every string from the archive is made valid UTF-8
+// (see escape.h).
+nlohmann::json ToJson(const ArchiveInfo& info);
+
+struct TextOptions {
+  bool show_records = true;
+  bool show_code = true;
+};
+// Text with human units and aligned tables. Every string from the archive is
+// escaped (see escape.h).
+void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& options = {});
 
 }  // namespace tsctl

@@ -1,4 +1,4 @@
-#include "tsctl/render_inspect.h"
+#include "tsctl/inspect.h"
 
 #include <cstdio>
 #include <functional>

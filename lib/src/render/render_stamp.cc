@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "tsctl/escape.h"
-#include "tsctl/render_inspect.h"
+#include "tsctl/inspect.h"
 #include "tsctl/stamp.h"
 #include "tsctl/text_util.h"
 
