@@ -146,6 +146,9 @@ class Versions:
         return seen
 
 
+PAGE = 4096  # the smallest page size Linux uses (stamp_write.cc's kPage)
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, **kw)
 
@@ -303,6 +306,65 @@ class Scenario:
         print(f"{self.name}: power loss: {n} cut points (every byte of the end-record writes, "
               f"{len(offsets)} of the {len(region) + 1} of the record write); states {counts}")
 
+    def view_placement(self, states):
+        """The old view lies inside one page when it fits in one, else starts on a page
+        (a kill cuts a write only between pages: see stamp_write.cc). Returns the
+        pre-commit file and where its view starts."""
+        pre = [data for _, data, _ in states if len(data) > len(self.F)]
+        if not pre:
+            failures.append(f"{self.name}: no kill left a pre-commit file")
+            return None, 0
+        P = pre[-1]
+        at = P.rfind(b"TSCTLJ01")
+        size = len(P) - at
+        if at < len(self.F) or (at % PAGE + size > PAGE if size <= PAGE else at % PAGE != 0):
+            failures.append(f"{self.name}: the old view ({size} bytes at {at}) is placed where a kill can tear it")
+        return P, at
+
+    def torn_views(self, states):
+        """What a kill during the old view's write can leave when the view spans pages:
+        the original, a hole, the view's first pages. Nothing reads it; --repair
+        gives the original back, the next in-place stamp the stamped file,
+        --output and --dry-run say what happened and write nothing."""
+        P, at = self.view_placement(states)
+        if P is None:
+            return
+        if len(P) - at <= PAGE:
+            failures.append(f"{self.name}: the old view fits in one page: no torn view to test")
+            return
+        # Torn during step 1: the original, the hole, the view's first pages.
+        P = self.O + b"\0" * (at - len(self.O)) + P[at:]
+        cuts = list(range(at + PAGE, len(P), PAGE))
+        outcomes = {"tsctl opens it": 0, "nothing opens it": 0}
+        for cut in cuts:
+            torn = P[:cut]
+            label = f"view torn at page {(cut - at) // PAGE}"
+            path = self.target(torn)
+            p = run([TSCTL, "stamp", "--repair", "--dry-run", path])
+            if p.returncode != 0 or open(path, "rb").read() != torn:
+                failures.append(f"{self.name}: {label}: --repair --dry-run: exit {p.returncode} or the file changed")
+            # --output reads the original inside the file (whether or not any
+            # reader opens the file: the original's end record may be out of reach).
+            out = os.path.join(os.path.dirname(path), "out.pt")
+            p = run([TSCTL, "stamp", path, *self.args, "--output", out])
+            if p.returncode != 0 or self.check(out, f"{label}: --output") != {"new"} or open(path, "rb").read() != torn:
+                failures.append(f"{self.name}: {label}: --output did not give the stamped archive or changed the "
+                                f"file (exit {p.returncode}: {p.stderr.decode().strip()[:200]})")
+            opens = run([TSCTL, "inspect", path]).returncode == 0
+            outcomes["tsctl opens it" if opens else "nothing opens it"] += 1
+            p = run([TSCTL, "stamp", "--repair", path])
+            if p.returncode != 0 or open(path, "rb").read() != self.O:
+                failures.append(f"{self.name}: {label}: --repair did not give the original back "
+                                f"(exit {p.returncode}: {p.stderr.decode().strip()[:200]})")
+            path2 = self.target(torn)
+            p = run([TSCTL, "stamp", path2, *self.args])
+            if p.returncode != 0 or open(path2, "rb").read() != self.F:
+                failures.append(f"{self.name}: {label}: the next stamp did not give the uninterrupted result "
+                                f"(exit {p.returncode}: {p.stderr.decode().strip()[:200]})")
+            shutil.rmtree(os.path.dirname(path))
+            shutil.rmtree(os.path.dirname(path2))
+        print(f"{self.name}: torn old view ({len(P) - at} bytes): {len(cuts)} page cuts repaired; {outcomes}")
+
     def random_kills(self, runs, rng):
         seen_counts = {}
         for i in range(runs):
@@ -353,12 +415,35 @@ def main():
 
         # A large record added: the random kills land in every phase.
         big = Scenario(work, "add 3 MiB", BASE, ["--file", f"{big_name}={big_path}", "--set", "run=1", "--no-auto"], names)
-        big.power_loss(big.kill_every_step(), samples=32)
+        states = big.kill_every_step()
+        big.view_placement(states)
+        big.power_loss(states, samples=32)
         big.random_kills(RANDOM_RUNS, rng)
 
         # A small stamp: the record write densely sampled.
         small = Scenario(work, "set only", BASE, ["--set", "run=1", "--no-auto"], names)
-        small.power_loss(small.kill_every_step(), samples=256)
+        states = small.kill_every_step()
+        small.view_placement(states)
+        small.power_loss(states, samples=256)
+
+        # An archive whose central directory is longer than a page: its old
+        # view spans pages, and a kill can tear it between them.
+        wide_base = os.path.join(work, "wide.pt")
+        wide_files = []
+        for i in range(60):
+            name = f"note-{i:02d}-{'x' * 40}.txt"
+            with open(os.path.join(work, name), "w") as f:
+                f.write(f"note {i}\n")
+            wide_files += ["--file", f"{name}={os.path.join(work, name)}"]
+        p = run([TSCTL, "stamp", BASE, "--no-auto", "--output", wide_base, *wide_files])
+        if p.returncode != 0:
+            raise SystemExit(f"setup wide: {p.stderr.decode().strip()}")
+        wide = Scenario(work, "wide central directory", wide_base, ["--set", "run=1", "--no-auto"], names)
+        wide.torn_views(wide.kill_every_step())
+        # ... and with 3 MiB added, the original's end record is out of every reader's reach.
+        wide_big = Scenario(work, "wide central directory, 3 MiB added", wide_base,
+                            ["--file", f"{big_name}={big_path}", "--set", "run=1", "--no-auto"], names)
+        wide_big.torn_views(wide_big.kill_every_step())
 
         # Removal only: the new records span no more bytes than the old ones, so
         # libzip would prefer the old end record if it were left valid.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "stamp_internal.h"
 #include "tsctl/archive.h"
@@ -71,6 +72,64 @@ void CheckExtraName(const std::string& name) {
   }
 }
 
+namespace {
+
+// The first `size` bytes of a file: the original inside a file that a kill
+// left with a torn old view.
+class PrefixSource final : public ByteSource {
+ public:
+  PrefixSource(std::unique_ptr<ByteSource> file, uint64_t size) : file_(std::move(file)), size_(size) {}
+  uint64_t Size() const override { return size_; }
+  void Read(uint64_t pos, void* buf, size_t n) const override {
+    if (pos > size_ || n > size_ - pos) throw Error(ErrorKind::kFormat, Name() + ": read past the end of the archive");
+    file_->Read(pos, buf, n);
+  }
+  const std::string& Name() const override { return file_->Name(); }
+
+ private:
+  std::unique_ptr<ByteSource> file_;
+  uint64_t size_;
+};
+
+// Opens the archive. A file that a kill during the first write of an
+// in-place stamp left with a torn old view (stamp::FindTornView; it may not
+// open at all, its last end record being the torn view's) is put back first,
+// as an interrupted stamp is, by --repair (then nullopt: nothing more to do)
+// and by an in-place stamp; --output and --dry-run, which write nothing to
+// it, read the original inside it. `torn` says whether it was such a file.
+std::optional<Archive> OpenRollingBackTornView(const std::string& path, const StampOptions& options, bool in_place,
+                                               bool& torn) {
+  std::optional<Archive> archive;
+  std::optional<stamp::Interrupted> view;
+  try {
+    archive.emplace(Archive::Open(OpenFileSource(path)));
+  } catch (const Error&) {
+    view = stamp::FindTornView(*OpenFileSource(path));
+    if (!view) throw;
+  }
+  if (archive) {
+    // It opened (the original's end record in reach): a torn view can only
+    // lie behind the end record found.
+    const ZipLayout& layout = archive->layout();
+    if (archive->source().Size() <= layout.eocd_offset + 22 + layout.comment.size()) return archive;
+    view = stamp::FindTornView(archive->source());
+    if (!view) return archive;
+  }
+  torn = true;
+  if (options.dry_run || !in_place) {
+    if (options.repair) return std::nullopt;
+    return Archive::Open(std::make_unique<PrefixSource>(OpenFileSource(path), view->old_size));
+  }
+  {
+    FdCloser fd{OpenWritable(path, options.read_only_hint)};
+    stamp::RollBack(fd.fd, path, *view);
+  }
+  if (options.repair) return std::nullopt;
+  return Archive::Open(OpenFileSource(path));
+}
+
+}  // namespace
+
 StampResult Stamp(const std::string& path, const StampOptions& options) {
   StampResult result;
   result.path = path;
@@ -83,10 +142,16 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   // that it is writable, then the plan.
   if (!options.repair) stamp::CheckOptions(options);
   RequireRegularFile(path, "stamp reads and writes");  // read twice (check, then write): not a stream
-  Archive archive = Archive::Open(OpenFileSource(path));
+  bool torn = false;
+  std::optional<Archive> opened = OpenRollingBackTornView(path, options, in_place, torn);
+  if (!opened) {
+    result.repaired = true;
+    return result;
+  }
+  Archive archive = std::move(*opened);
   FdCloser fd{in_place ? OpenWritable(path, options.read_only_hint) : -1};
   const std::optional<stamp::Interrupted> interrupted = stamp::FindInterrupted(archive.source(), archive.layout());
-  result.repaired = interrupted.has_value();
+  result.repaired = torn || interrupted.has_value();
   if (options.repair) {
     if (interrupted && !options.dry_run) stamp::RollBack(fd.fd, path, *interrupted);
     return result;

@@ -57,6 +57,16 @@ struct Interrupted {
 // preceded by a journal. Returns nullopt for any other archive.
 std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayout& layout);
 
+// Recognises what a kill during the first write of an in-place stamp can
+// leave when the old view spans several pages: the kernel ends a write cut
+// by a fatal signal on a page boundary, so the file is the original, a hole,
+// and the first pages of the view, with no end record at its end (readers
+// that do not reach the original's end record cannot open it). The view starts on a page and begins with the journal: looks
+// for a journal on each of the last pages (up to 256 MiB back) that names a
+// smaller file whose end record is intact. Returns nullopt for any other
+// file. Throws tsctl::Error (kIo) if the file cannot be read.
+std::optional<Interrupted> FindTornView(const ByteSource& src);
+
 // Puts the file back exactly as it was before the interrupted stamp (byte for
 // byte): restores the old end record's signature, syncs, truncates, syncs.
 // Throws tsctl::Error (kIo).

@@ -19,6 +19,11 @@
 //      (the file becomes [original][hole][V]). T0' declares the copy's
 //      offset, so V is a complete original archive for every reader; the
 //      journal (S, CD0's and T0's offsets) lets the next stamp undo it.
+//      A kill (a fatal signal) can cut a write only between pages, so V goes
+//      a little past E where needed (the gap is hole too): a V of one page
+//      or less inside one page, never torn; a longer V from a page boundary,
+//      so that a torn one (the original, a hole, V's first pages: no end
+//      record at the end) still has its journal where FindTornView looks.
 //   2. Write N at S and CD1 after it (inside the hole; nothing refers to it).
 //   3. Write T1 at E - |T1|. Readers taking the last end record still see V;
 //      libzip may pick T1, which now describes the complete new archive.
@@ -54,6 +59,24 @@ namespace {
 constexpr char kJournalMagic[8] = {'T', 'S', 'C', 'T', 'L', 'J', '0', '1'};
 constexpr uint64_t kJournalSize = 40;  // magic, 3 x u64, CRC-32, 4 reserved
 constexpr char kEocdSignature[4] = {'P', 'K', 5, 6};
+// The smallest page size Linux uses: the unit in which the kernel may cut a
+// write when the writer is killed.
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kTornScanBytes = 256ull << 20;
+
+// Where the old view of `size` bytes goes: at `end` when it fits in the page
+// there, else on the next page boundary.
+uint64_t ViewOffset(uint64_t end, uint64_t size) {
+  if (size <= kPage && end % kPage + size <= kPage) return end;
+  return (end + kPage - 1) / kPage * kPage;
+}
+
+bool ValidJournal(const std::string& j) {
+  if (j.size() != kJournalSize || j.compare(0, sizeof kJournalMagic, kJournalMagic, sizeof kJournalMagic) != 0) return false;
+  uint32_t crc = 0;
+  for (int i = 3; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(j[32 + static_cast<size_t>(i)]);
+  return crc == Crc32(j.data(), 32);
+}
 
 // Test hook: TSCTL_FAULT_KILL_AT=N kills the process at the N-th write step
 // of a stamp, so tests can check crash safety at every step deterministically.
@@ -123,10 +146,7 @@ std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayou
   const uint64_t cd = layout.central_directory_offset;
   if (cd < kJournalSize || layout.trailer_offset != cd + layout.central_directory_size) return std::nullopt;
   const std::string j = src.ReadString(cd - kJournalSize, kJournalSize);
-  if (j.compare(0, sizeof kJournalMagic, kJournalMagic, sizeof kJournalMagic) != 0) return std::nullopt;
-  uint32_t crc = 0;
-  for (int i = 3; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(j[32 + static_cast<size_t>(i)]);
-  if (crc != Crc32(j.data(), 32)) return std::nullopt;
+  if (!ValidJournal(j)) return std::nullopt;
   Interrupted at{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
   // The journal must describe a file that ended before it, whose central
   // directory is the one copied here.
@@ -139,6 +159,25 @@ std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayou
     return std::nullopt;
   }
   return at;
+}
+
+std::optional<Interrupted> FindTornView(const ByteSource& src) {
+  const uint64_t size = src.Size();
+  if (size % kPage != 0) return std::nullopt;
+  const uint64_t lowest = size > kTornScanBytes ? size - kTornScanBytes : 0;
+  for (uint64_t at = size; at >= lowest + kPage;) {
+    at -= kPage;
+    if (size - at < kJournalSize) continue;
+    const std::string j = src.ReadString(at, kJournalSize);
+    if (!ValidJournal(j)) continue;
+    const Interrupted found{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
+    if (found.old_size > at || found.old_eocd_offset < found.old_cd_offset || found.old_eocd_offset + 22 > found.old_size) {
+      return std::nullopt;
+    }
+    if (src.ReadString(found.old_eocd_offset, 4) != std::string(kEocdSignature, 4)) return std::nullopt;
+    return found;
+  }
+  return std::nullopt;
 }
 
 void RollBack(int fd, const std::string& path, const Interrupted& at) {
@@ -158,13 +197,21 @@ uint64_t WriteInPlace(int fd, const std::string& path, const Archive& archive, c
   // The old view: the journal, a copy of CD0 and end records declaring it.
   const Interrupted journal{old_size, layout.central_directory_offset, layout.eocd_offset};
   const std::string cd0 = archive.source().ReadString(layout.central_directory_offset, layout.central_directory_size);
-  std::string view = Journal(journal);
-  view += cd0;
-  view += ZipEndRecords(layout.entries.size(), end + kJournalSize, cd0.size(), layout.zip64, layout.comment);
+  // (Its end records' size depends on its offset past 4 GiB, and only grows
+  // with it: placed again once at most.)
+  uint64_t view_at = end;
+  std::string view;
+  while (true) {
+    view = Journal(journal) + cd0 +
+           ZipEndRecords(layout.entries.size(), view_at + kJournalSize, cd0.size(), layout.zip64, layout.comment);
+    const uint64_t placed = ViewOffset(end, view.size());
+    if (placed <= view_at) break;
+    view_at = placed;
+  }
 
   bool cleared = false;
   try {
-    PWriteAll(fd, view, end, path);  // 1
+    PWriteAll(fd, view, view_at, path);  // 1
     Sync(fd, path);
     PWriteAll(fd, tail.records, tail.records_offset, path);  // 2
     PWriteAll(fd, tail.central, tail.central_offset, path);
