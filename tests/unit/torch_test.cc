@@ -1,6 +1,4 @@
 // Tests of the LibTorch side: these link LibTorch and the plugin's code.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
 #include <torch/cuda.h>
 #include <torch/script.h>
 #include <unistd.h>
@@ -11,6 +9,13 @@
 #include "backend.h"
 #include "test_util.h"
 #include "tsctl/stamp.h"
+
+// c10 (logging_is_not_google_glog.h) defines a CHECK that aborts the
+// process; Catch's, included last, must be the one these tests use, so that
+// a failed check is reported and the other cases still run.
+#undef CHECK
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
 
 namespace fs = std::filesystem;
 
