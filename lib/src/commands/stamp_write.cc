@@ -71,12 +71,6 @@ uint64_t ViewOffset(uint64_t end, uint64_t size) {
   return (end + kPage - 1) / kPage * kPage;
 }
 
-bool ValidJournal(const std::string& j) {
-  if (j.size() != kJournalSize || j.compare(0, sizeof kJournalMagic, kJournalMagic, sizeof kJournalMagic) != 0) return false;
-  uint32_t crc = 0;
-  for (int i = 3; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(j[32 + static_cast<size_t>(i)]);
-  return crc == Crc32(j.data(), 32);
-}
 
 // Test hook: TSCTL_FAULT_KILL_AT=N kills the process at the N-th write step
 // of a stamp, so tests can check crash safety at every step deterministically.
@@ -96,6 +90,21 @@ uint64_t Get64(const std::string& s, size_t at) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + static_cast<size_t>(i)]);
   return v;
+}
+
+// The journal at `at`, if the bytes there are one (magic, CRC-32) and it
+// describes a file that ended before it, with its end record inside it.
+std::optional<Interrupted> ReadJournal(const ByteSource& src, uint64_t at) {
+  const std::string j = src.ReadString(at, kJournalSize);
+  if (j.compare(0, sizeof kJournalMagic, kJournalMagic, sizeof kJournalMagic) != 0) return std::nullopt;
+  uint32_t crc = 0;
+  for (int i = 3; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(j[32 + static_cast<size_t>(i)]);
+  if (crc != Crc32(j.data(), 32)) return std::nullopt;
+  return Interrupted{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
+}
+
+bool EndsBefore(const Interrupted& j, uint64_t at) {
+  return j.old_size <= at && j.old_cd_offset <= j.old_eocd_offset && j.old_eocd_offset + 22 <= j.old_size;
 }
 
 std::string Journal(const Interrupted& j) {
@@ -145,13 +154,12 @@ void Truncate(int fd, uint64_t size, const std::string& path) {
 std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayout& layout) {
   const uint64_t cd = layout.central_directory_offset;
   if (cd < kJournalSize || layout.trailer_offset != cd + layout.central_directory_size) return std::nullopt;
-  const std::string j = src.ReadString(cd - kJournalSize, kJournalSize);
-  if (!ValidJournal(j)) return std::nullopt;
-  Interrupted at{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
+  const std::optional<Interrupted> journal = ReadJournal(src, cd - kJournalSize);
+  if (!journal) return std::nullopt;
+  const Interrupted& at = *journal;
   // The journal must describe a file that ended before it, whose central
   // directory is the one copied here.
-  if (at.old_size > cd - kJournalSize || at.old_eocd_offset + 22 > at.old_size ||
-      at.old_cd_offset + layout.central_directory_size > at.old_eocd_offset) {
+  if (!EndsBefore(at, cd - kJournalSize) || at.old_cd_offset + layout.central_directory_size > at.old_eocd_offset) {
     return std::nullopt;
   }
   if (src.ReadString(at.old_cd_offset, layout.central_directory_size) !=
@@ -167,14 +175,11 @@ std::optional<Interrupted> FindTornView(const ByteSource& src) {
   const uint64_t lowest = size > kTornScanBytes ? size - kTornScanBytes : 0;
   for (uint64_t at = size; at >= lowest + kPage;) {
     at -= kPage;
-    if (size - at < kJournalSize) continue;
-    const std::string j = src.ReadString(at, kJournalSize);
-    if (!ValidJournal(j)) continue;
-    const Interrupted found{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
-    if (found.old_size > at || found.old_eocd_offset < found.old_cd_offset || found.old_eocd_offset + 22 > found.old_size) {
+    const std::optional<Interrupted> found = ReadJournal(src, at);
+    if (!found) continue;
+    if (!EndsBefore(*found, at) || src.ReadString(found->old_eocd_offset, 4) != std::string(kEocdSignature, 4)) {
       return std::nullopt;
     }
-    if (src.ReadString(found.old_eocd_offset, 4) != std::string(kEocdSignature, 4)) return std::nullopt;
     return found;
   }
   return std::nullopt;
