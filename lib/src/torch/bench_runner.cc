@@ -117,6 +117,19 @@ c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device) {
   return value;
 }
 
+// The autograd mode of a run, per --inference-mode: InferenceMode, else
+// NoGradGuard. Thread-local, like the guards it holds.
+class RunModeGuard {
+ public:
+  explicit RunModeGuard(bool inference_mode) {
+    if (inference_mode) inference_.emplace(); else no_grad_.emplace();
+  }
+
+ private:
+  std::optional<c10::InferenceMode> inference_;
+  std::optional<torch::NoGradGuard> no_grad_;
+};
+
 }  // namespace
 
 BenchResult RunBench(const BenchOptions& o) {
@@ -239,9 +252,7 @@ BenchResult RunBench(const BenchOptions& o) {
     try {
       InstallWarningHandler();
       c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
-      std::optional<c10::InferenceMode> inference;
-      std::optional<torch::NoGradGuard> no_grad;
-      if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
+      RunModeGuard mode(o.settings.inference_mode);
       torch::jit::Method method = modules[o.share_weights ? 0 : static_cast<size_t>(index)].get_method(o.method);
       for (int i = 0; i < warmup; ++i) {
         uint64_t t0 = NowNs();
@@ -280,9 +291,7 @@ BenchResult RunBench(const BenchOptions& o) {
     // One more run, not timed, whose outputs (on the CPU) Python's torch.load reads.
     c10::IValue out;
     {
-      std::optional<c10::InferenceMode> inference;
-      std::optional<torch::NoGradGuard> no_grad;
-      if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
+      RunModeGuard mode(o.settings.inference_mode);
       out = modules[0].get_method(o.method)(inputs);
     }
     SaveValueFile(ToDevice(out, torch::Device(torch::kCPU)), o.save_outputs_path);
