@@ -9,11 +9,15 @@
 #include <vector>
 
 #include "tsctl/error.h"
+#include "tsctl/source.h"
 
 namespace tsctl::cli {
 
 struct GlobalOptions {
   bool verbose = false;
+  // --max-input-size: the most bytes read from a stream or taken as a whole
+  // input file (stamp --file, --meta).
+  uint64_t max_input_bytes = kDefaultMaxInputBytes;
 };
 
 // What a command needs before it can run, declared once in the command table

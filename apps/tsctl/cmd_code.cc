@@ -27,7 +27,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
     if (f.compiled) {
       code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries));
     } else {
-      Archive archive = Archive::Open(OpenFileSource(f.path));
+      Archive archive = Archive::Open(OpenFileSource(f.path, global.max_input_bytes));
       RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
       code = StoredCode(archive, f.query);
     }

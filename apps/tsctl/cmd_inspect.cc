@@ -22,7 +22,7 @@ struct InspectFlags {
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
-    Archive archive = Archive::Open(OpenFileSource(path));
+    Archive archive = Archive::Open(OpenFileSource(path, global.max_input_bytes));
     RequireSoundStructure(archive.layout());  // one line, exit 4, as code, graph and stamp
     InspectOptions options;
     options.verify_crc = f.verify;

@@ -1,4 +1,5 @@
 // tsctl stamp ARCHIVE...: producer metadata into extra/ records, in place.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -26,18 +27,13 @@ struct StampFlags {
   StampOptions options;
 };
 
-std::string ReadWholeFile(const std::string& path, const std::string& flag) {
-  if (path == "-") {
-    std::ostringstream s;
-    s << std::cin.rdbuf();
-    return s.str();
+std::string ReadWholeFile(const std::string& path, const std::string& flag, uint64_t max_bytes,
+                          const std::string& limit_hint = "--max-input-size sets it") {
+  try {
+    return ReadInputFile(path, max_bytes, limit_hint);
+  } catch (const Error& e) {
+    throw Error(e.kind(), flag + ": " + path + ": " + e.what());
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kIo, flag + ": cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(ErrorKind::kIo, flag + ": cannot read " + path + ": " + std::strerror(errno));
-  return s.str();
 }
 
 std::pair<std::string, std::string> SplitAssignment(const std::string& arg, const std::string& flag) {
@@ -57,21 +53,23 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     }
     f.options.auto_fields = !f.no_auto;
     if (!f.meta_path.empty()) {
-      f.options.meta_json = ReadWholeFile(f.meta_path, "--meta");
+      f.options.meta_json = global.max_input_bytes < kMaxMetaBytes
+                                ? ReadWholeFile(f.meta_path, "--meta", global.max_input_bytes)
+                                : ReadWholeFile(f.meta_path, "--meta", kMaxMetaBytes, "the limit for a producer record");
       f.options.has_meta = true;
     }
     for (const std::string& s : f.set) f.options.set.push_back(SplitAssignment(s, "--set"));
     for (const std::string& s : f.files) {
       auto [name, path] = SplitAssignment(s, "--file");
       CheckExtraName(name);
-      f.options.files.emplace_back(name, ReadWholeFile(path, "--file"));
+      f.options.files.emplace_back(name, ReadWholeFile(path, "--file", global.max_input_bytes));
     }
   } catch (const Error& e) {
     return Report("stamp", "", e, global);
   }
   if (f.show) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-      Archive archive = Archive::Open(OpenFileSource(path));
+      Archive archive = Archive::Open(OpenFileSource(path, global.max_input_bytes));
       RequireSoundStructure(archive.layout());
       ArchiveInfo info = Inspect(archive);
       if (f.format == "json") {
@@ -115,6 +113,10 @@ RunFn BindStamp(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--no-auto", f->no_auto,
                 "Do not fill tsctl/LibTorch versions, user, host, time, git commit and CI variables")
       ->excludes(show);
+  sub->add_option("--wait", f->options.wait_seconds,
+                  "SECONDS to wait for another stamp of the same archive to finish before refusing")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("--repair", f->options.repair,
                 "Only undo what an interrupted in-place stamp left (a stamp does this first anyway)")
       ->excludes(show);

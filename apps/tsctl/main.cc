@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
   bool version = false;
   app.add_flag("--version", version, "Print tsctl's version, its LibTorch and whether CUDA is usable");
   app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line");
+  app.add_option("--max-input-size", global.max_input_bytes,
+                 "SIZE: the most read from a stream (-, a pipe, a device) or as a whole input file (default 4GiB)")
+      ->transform(CLI::AsSizeValue(false));
   std::string needs = "Commands need:";
   for (const Tool& t : kTools) needs += std::string("\n  ") + t.name + std::string(10 - std::string(t.name).size(), ' ') + NeedsText(t.needs);
   app.footer(needs +

@@ -50,8 +50,18 @@ class Archive {
   ArchiveKind kind() const { return kind_; }
   const ByteSource& source() const { return *src_; }
   const ZipLayout& layout() const { return layout_; }
-  // Root folder shared by the records ("" if none).
+  // Root folder, as PyTorchStreamReader takes it: the folder of the first
+  // central-directory entry ("" if that entry is in no folder, which LibTorch
+  // refuses).
   const std::string& root() const { return root_; }
+  // Where ZIP readers could see another archive than LibTorch does, one
+  // line each (raw names: escape them to show them): names equal but for
+  // case, entries outside the root folder, other end records, a comment
+  // past the end of the file, local headers that disagree with the central
+  // directory, bytes before or after the ZIP. Empty for what PyTorch and
+  // tsctl write. validate fails zip.ambiguous, inspect and diff warn, stamp
+  // refuses.
+  const std::vector<std::string>& Ambiguities() const { return ambiguities_; }
 
   // Record name without the root folder.
   std::string RecordName(const ZipEntry& e) const;
@@ -60,16 +70,19 @@ class Archive {
   // per copy, and an entry outside the root folder under its full name.
   // AllRecords()[i] is RecordName(layout().entries[i]).
   const std::vector<std::string>& AllRecords() const { return names_; }
-  // The records that Find reaches, in archive order: each name once, where
-  // its last copy is (the copy Find and Read give and LibTorch loads).
+  // The records that Find reaches, in archive order: each name once (names
+  // equal but for case count as one), at the copy Find gives.
   std::vector<std::string> Records() const;
-  // Those of Records() whose names start with `prefix` ("extra/").
+  // Those of Records() whose names start with `prefix` ("extra/"), ASCII
+  // case ignored as LibTorch ignores it.
   std::vector<std::string> RecordsUnder(std::string_view prefix) const;
-  // True if a name in AllRecords() starts with `prefix` ("code/").
+  // True if a name in AllRecords() starts with `prefix` ("code/"), ASCII case
+  // ignored.
   bool HasRecordsUnder(std::string_view prefix) const;
-  // Finds a record by its name without the root folder; null if absent. With
-  // duplicate names, the last one (what miniz and LibTorch use). O(1): a
-  // hash of the names is built when the archive is opened.
+  // Finds a record by its name without the root folder; null if absent.
+  // Exactly as LibTorch finds it (miniz, flags 0): ASCII case ignored, and
+  // among names equal but for case the entry miniz's sorted index and binary
+  // search reach (see lib/src/archive/miniz_lookup.h). O(log n).
   const ZipEntry* Find(const std::string& record) const;
   bool Has(const std::string& record) const { return Find(record) != nullptr; }
   // Reads a record fully, checking its CRC. Throws tsctl::Error (kFormat) if
@@ -80,9 +93,10 @@ class Archive {
   Archive() = default;
   std::unique_ptr<ByteSource> src_;
   ZipLayout layout_;
-  std::unordered_map<std::string, size_t> index_;  // full name -> last entry
-  std::vector<std::string> names_;                 // RecordName of each entry
+  std::vector<uint32_t> sorted_;   // entry indices in miniz's order
+  std::vector<std::string> names_;  // RecordName of each entry
   std::string root_;
+  std::vector<std::string> ambiguities_;
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };
 

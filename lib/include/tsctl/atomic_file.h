@@ -3,6 +3,14 @@
 // linked in only when complete: under a new name directly; over an existing
 // file through "<path>.tsctl-tmp" and rename, so a kill in between can leave
 // that name holding the complete new file (removed by the next write).
+// What `path` is decides how it is written:
+//  - missing or a regular file: replaced atomically as above;
+//  - a symlink (a chain of them, dangling or not): its target is replaced in
+//    the target's folder, and the link kept;
+//  - a character or block device, a FIFO or a pipe (/proc/self/fd/N,
+//    /dev/stdout): written straight into, in order (not atomic: there is
+//    nothing to rename over);
+//  - a directory, socket or anything else: refused (kIo), nothing written.
 #pragma once
 
 #include <sys/types.h>
@@ -33,7 +41,9 @@ class AtomicFile {
 
  private:
   std::string path_;
+  std::string target_;  // the regular file replaced (path_ with links resolved)
   std::string dir_;
+  bool direct_ = false;  // a device, FIFO or pipe, written straight into
   int fd_ = -1;
   int mode_ = 0644;
   uint64_t size_ = 0;

@@ -40,8 +40,10 @@ bool IsValidUtf8(std::string_view s);
 
 // Replaces, in place, every string and object key of `j` that is not valid
 // UTF-8 by ValidUtf8 of it, so that dump() can never throw. Walks at most
-// `max_depth` levels; deeper values are replaced by null.
-void MakeJsonUtf8(nlohmann::json& j, int max_depth = 256);
+// `max_depth` levels; deeper values are replaced by null. The default lies
+// above what any JSON read through ParseJsonInput (json_input.h) can nest
+// plus the levels of a report around it, so nothing read is ever cut.
+void MakeJsonUtf8(nlohmann::json& j, int max_depth = 1024);
 
 // Nesting depth of JSON text (brackets outside strings), without parsing it;
 // stops counting at `limit` + 1. Used to refuse documents too deep to print.

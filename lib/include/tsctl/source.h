@@ -23,14 +23,28 @@ class ByteSource {
   std::string ReadString(uint64_t pos, size_t n) const;
 };
 
+// The most bytes tsctl reads from a stream or takes as a whole input file
+// (--max-input-size): 4 GiB.
+inline constexpr uint64_t kDefaultMaxInputBytes = uint64_t{4} << 30;
+
 // Opens `path` for reading. Throws tsctl::Error (kIo, "cannot read: <cause>")
 // if it cannot be opened or is a directory. "-" is standard input. A stream
 // (standard input, a pipe, a FIFO, `<(cat x.pt)`, a character device) cannot
 // be read at random, so it is read whole into memory; when no byte arrives
 // within kStreamWaitSeconds (a FIFO nobody writes to) it fails with kIo
-// instead of waiting for ever.
-std::unique_ptr<ByteSource> OpenFileSource(const std::string& path);
+// instead of waiting for ever, and once more than `max_stream_bytes` came
+// (`yes | tsctl inspect -`, a link to /dev/zero) it fails with kIo in one
+// line naming the limit, instead of reading until memory runs out. A regular
+// file is read at random, never whole: no limit applies.
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, uint64_t max_stream_bytes = kDefaultMaxInputBytes);
 inline constexpr int kStreamWaitSeconds = 30;
+
+// Reads all of `path` ("-": standard input), a regular file or a stream,
+// as an input (stamp --file, --meta). Throws tsctl::Error (kIo) if it
+// cannot be read, is a directory, or holds more than `max_bytes` (the message
+// names the limit and `limit_hint`, what sets it).
+std::string ReadInputFile(const std::string& path, uint64_t max_bytes = kDefaultMaxInputBytes,
+                          const std::string& limit_hint = "--max-input-size sets it");
 
 // Whether `path` ("-" included) is a stream rather than a regular file (or a
 // directory, or missing): what LibTorch, which reads archives by path, and an

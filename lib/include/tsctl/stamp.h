@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -11,11 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tsctl/archive.h"
 #include "tsctl/inspect.h"
 
 namespace tsctl {
 
 inline constexpr int kStampSchemaVersion = 1;
+// How long an in-place stamp waits for another one (--wait): 10 s.
+inline constexpr double kDefaultStampWaitSeconds = 10;
+// The largest --meta document stamp reads: 16 MiB.
+inline constexpr uint64_t kMaxMetaBytes = uint64_t{16} << 20;
 
 struct StampOptions {
   // Content of a --meta JSON file (must be a JSON object), merged into the
@@ -36,6 +42,9 @@ struct StampOptions {
   // else is changed; the other options are ignored).
   bool repair = false;
   std::string output;  // write a new archive here instead of changing the original
+  // In place, how long to wait for another stamp of the same file to finish
+  // (an exclusive lock held for the whole write) before refusing.
+  double wait_seconds = kDefaultStampWaitSeconds;
   // Advice appended when the archive cannot be written in place (read-only
   // file or file system): what the caller's user can do instead.
   std::string read_only_hint = "use --output to write a new one";
@@ -77,6 +86,13 @@ void CheckExtraName(const std::string& name);
 // is not a JSON object), kUsage (bad names, keys or JSON). On any error the
 // archive is unchanged.
 StampResult Stamp(const std::string& path, const StampOptions& options);
+
+// Describes the journal of an in-place stamp that `archive` carries before
+// its central directory, in one line: a proven interrupted stamp (the next
+// stamp undoes it), or a journal-like tail that nothing proves (stamp leaves
+// it alone: see FindInterrupted in lib/src/commands/stamp_internal.h).
+// nullopt if there is none. For inspect and validate.
+std::optional<std::string> DescribeStampJournal(const Archive& archive);
 
 // Renderers (lib/src/render/render_stamp.cc); JSON output is made valid
 // UTF-8, extra/ names and contents are escaped in text (see escape.h).

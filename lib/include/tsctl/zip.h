@@ -38,6 +38,10 @@ struct ZipEntry {
   uint64_t central_offset = 0;
   uint64_t central_size = 0;
   std::string local_header_error;  // empty when the local header is sound
+  // Set when the local header is sound but declares another method, CRC-32 or
+  // size than the central directory (bit 3 and ZIP64 fields aside): readers
+  // that stream local headers read something else than miniz (LibTorch).
+  std::string local_header_mismatch;
 
   bool encrypted() const { return (flags & 0x1) != 0; }
   bool has_data_descriptor() const { return (flags & 0x8) != 0; }
@@ -54,11 +58,24 @@ struct ZipLayout {
   // end record. Normally central_directory_offset + central_directory_size.
   uint64_t trailer_offset = 0;
   bool zip64 = false;
+  // The comment as far as the file holds it (see comment_truncated).
   std::string comment;
+
+  // Facts on which ZIP readers can disagree (Archive::Ambiguities words them).
+  // The end record's declared comment runs past the end of the file: miniz,
+  // Python's zipfile and Info-ZIP take it anyway, libzip does not.
+  bool comment_truncated = false;
+  // Bytes after the end record and its comment.
+  uint64_t trailing_bytes = 0;
+  // Other well-formed end records (offsets) in the window readers search: a
+  // reader that tries each (libzip) or skips the last could pick one.
+  std::vector<uint64_t> other_end_records;
 };
 
 // Parses the end-of-central-directory record, the central directory and every
-// local header. Throws tsctl::Error (kFormat) with a one-line cause if the
+// local header. The end record is the one miniz (LibTorch's ZIP reader)
+// takes: the last signature in the final 64 KiB + 22 bytes with at least 22
+// bytes after it, whatever comment length it declares. Throws tsctl::Error (kFormat) with a one-line cause if the
 // bytes are not a ZIP archive or its central directory is damaged. Damage to
 // a single local header is recorded in that entry, not thrown.
 ZipLayout ReadZipLayout(const ByteSource& src);

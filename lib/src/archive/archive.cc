@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "miniz_lookup.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -24,24 +25,13 @@ const char* ArchiveKindName(ArchiveKind kind) {
 
 namespace {
 
-// The root folder: where data.pkl (or model.json) sits, one level down. Records
-// outside it (a "../x" an attacker added, say) keep their full names.
+// The root folder, as PyTorchStreamReader::init takes it: the first entry's
+// name up to its first '/'.
 std::string FindRoot(const ZipLayout& layout) {
-  for (const char* marker : {"/data.pkl", "/model.json", "/version", "/.data/version"}) {
-    std::string best;
-    bool found = false;
-    for (const ZipEntry& e : layout.entries) {
-      const std::string& n = e.name;
-      std::string m(marker);
-      if (n.size() <= m.size() || n.compare(n.size() - m.size(), m.size(), m) != 0) continue;
-      std::string root = n.substr(0, n.size() - m.size());
-      if (root.find('/') != std::string::npos) continue;
-      if (!found || root.size() < best.size()) best = root;
-      found = true;
-    }
-    if (found) return best;
-  }
-  return {};
+  if (layout.entries.empty()) return {};
+  const std::string& first = layout.entries.front().name;
+  const size_t slash = first.find('/');
+  return slash == std::string::npos ? std::string() : first.substr(0, slash);
 }
 
 bool LooksLikePythonSource(const std::string& head) {
@@ -88,16 +78,16 @@ ArchiveKind Archive::Sniff(const ByteSource& src) {
 }
 
 std::string Archive::RecordName(const ZipEntry& e) const {
-  if (root_.empty() || e.name.size() <= root_.size() || e.name.compare(0, root_.size(), root_) != 0 ||
-      e.name[root_.size()] != '/') {
+  // LibTorch reaches "<root>/<name>" without case: so does the stripping.
+  if (root_.empty() || e.name.size() <= root_.size() + 1 || !miniz::StartsWith(e.name, root_ + "/")) {
     return e.name;
   }
   return e.name.substr(root_.size() + 1);
 }
 
 const ZipEntry* Archive::Find(const std::string& record) const {
-  auto it = index_.find(root_.empty() ? record : root_ + "/" + record);
-  return it == index_.end() ? nullptr : &layout_.entries[it->second];
+  std::optional<uint32_t> i = miniz::Locate(layout_.entries, sorted_, root_.empty() ? record : root_ + "/" + record);
+  return i ? &layout_.entries[*i] : nullptr;
 }
 
 std::vector<std::string> Archive::Records() const { return RecordsUnder(""); }
@@ -107,7 +97,7 @@ std::vector<std::string> Archive::RecordsUnder(std::string_view prefix) const {
   for (size_t i = 0; i < names_.size(); ++i) {
     // Left out: copies a later duplicate shadows, and entries outside the
     // root folder (Find adds the root to every name).
-    if (names_[i].compare(0, prefix.size(), prefix) == 0 && Find(names_[i]) == &layout_.entries[i]) {
+    if (miniz::StartsWith(names_[i], prefix) && Find(names_[i]) == &layout_.entries[i]) {
       out.push_back(names_[i]);
     }
   }
@@ -116,7 +106,7 @@ std::vector<std::string> Archive::RecordsUnder(std::string_view prefix) const {
 
 bool Archive::HasRecordsUnder(std::string_view prefix) const {
   return std::any_of(names_.begin(), names_.end(),
-                     [&](const std::string& n) { return n.compare(0, prefix.size(), prefix) == 0; });
+                     [&](const std::string& n) { return miniz::StartsWith(n, prefix); });
 }
 
 std::string Archive::Read(const std::string& record, uint64_t max_bytes) const {
@@ -138,9 +128,9 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     }
     throw Error(ErrorKind::kFormat, Describe(kind));
   }
-  a.index_.reserve(a.layout_.entries.size());
-  for (size_t i = 0; i < a.layout_.entries.size(); ++i) a.index_[a.layout_.entries[i].name] = i;
+  a.sorted_ = miniz::SortedIndex(a.layout_.entries);
   a.root_ = FindRoot(a.layout_);
+  a.ambiguities_ = miniz::Ambiguities(a.layout_, a.root_, a.sorted_);
   a.names_.reserve(a.layout_.entries.size());
   for (const ZipEntry& e : a.layout_.entries) a.names_.push_back(a.RecordName(e));
   if (a.Has("data.pkl")) {

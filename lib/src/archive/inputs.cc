@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tsctl/error.h"
+#include "tsctl/json_input.h"
 #include "tsctl/pickle.h"
 #include "tsctl/storage_types.h"
 
@@ -171,7 +172,8 @@ ArgSpec ParseArgSpec(const std::string& text) {
 ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& method) {
   ArchiveInputs result;
   if (archive.Has("extra/tsctl_inputs.json")) {
-    auto j = nlohmann::json::parse(archive.Read("extra/tsctl_inputs.json", 1 << 20), nullptr, false);
+    const std::string text = archive.Read("extra/tsctl_inputs.json", 1 << 20);
+    const nlohmann::json j = AcceptJsonInput(text) ? nlohmann::json::parse(text) : nlohmann::json();
     if (j.is_object() && j.contains(method) && j[method].is_array()) {
       for (const auto& s : j[method]) {
         if (s.is_string()) result.inputs.push_back(ParseInputSpec(s.get<std::string>()));

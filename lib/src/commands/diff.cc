@@ -251,6 +251,9 @@ Side::Side(const Archive& a) : archive(a) {
 }
 
 const ZipEntry* Side::Find(const std::string& record) const {
+  // What LibTorch reads under that name (names equal but for case included);
+  // the index only for entries LibTorch never reaches (outside the root).
+  if (const ZipEntry* e = archive.Find(record)) return e;
   auto it = records.find(record);
   return it == records.end() ? nullptr : it->second;
 }

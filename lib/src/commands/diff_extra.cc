@@ -5,6 +5,8 @@
 #include <string>
 
 #include "diff_internal.h"
+#include "tsctl/escape.h"
+#include "tsctl/json_input.h"
 #include "tsctl/error.h"
 #include "tsctl/text_diff.h"
 #include "tsctl/text_util.h"
@@ -114,9 +116,13 @@ void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffRes
       }
     }
     if (read) {
-      auto is_json = [](const std::string& s) {
-        return !s.empty() && (s[0] == '{' || s[0] == '[') && json::accept(s);
-      };
+      auto is_json = [](const std::string& s) { return !s.empty() && (s[0] == '{' || s[0] == '[') && AcceptJsonInput(s); };
+      for (const std::string* t : {&ta, &tb}) {
+        if (!t->empty() && ((*t)[0] == '{' || (*t)[0] == '[') && JsonTextDepth(*t, kMaxJsonDepth) > kMaxJsonDepth) {
+          result.warnings.push_back("extra/" + name + " (" + (t == &ta ? "A" : "B") + "): JSON nests deeper than " +
+                                    std::to_string(kMaxJsonDepth) + " levels; compared as text");
+        }
+      }
       if (is_json(ta) && is_json(tb)) {
         c.content_type = "json";
         c.json_changes = DiffJson(json::parse(ta), json::parse(tb));

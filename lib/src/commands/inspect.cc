@@ -3,9 +3,11 @@
 #include "tsctl/inspect.h"
 
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "inspect_internal.h"
+#include "tsctl/stamp.h"
 
 namespace tsctl {
 namespace {
@@ -24,6 +26,10 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   info.file_size = src.Size();
   info.kind = ArchiveKindName(a.kind());
   info.root = a.root();
+  // Where another reader could see another archive than the one LibTorch
+  // loads (and inspect shows): said first.
+  for (const std::string& w : a.Ambiguities()) info.warnings.push_back("ambiguous archive: " + w);
+  if (std::optional<std::string> journal = DescribeStampJournal(a)) info.warnings.push_back(*journal);
 
   inspect_internal::ReadRecords(a, options, info);
   inspect_internal::ReadFormat(a, info);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inspect_internal.h"
+#include "tsctl/json_input.h"
 
 namespace tsctl::inspect_internal {
 namespace {
@@ -31,9 +32,9 @@ const std::map<std::string, DtypeFacts>& LegacyDtypes() {
 void ReadLegacyModule(const Archive& a, ArchiveInfo& info) {
   nlohmann::json model;
   try {
-    model = nlohmann::json::parse(a.Read("model.json"));
+    model = ParseJsonInput(a.Read("model.json"), "model.json");
   } catch (const std::exception& e) {
-    info.warnings.push_back(std::string("model.json: ") + e.what());
+    info.warnings.push_back(e.what());
     return;
   }
   info.format.producer_name = model.value("producerName", "");

@@ -9,10 +9,14 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <thread>
+#include <chrono>
+#include <algorithm>
 
 #include "stamp_internal.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 
 namespace tsctl {
 namespace {
@@ -47,6 +51,28 @@ struct FdCloser {
   }
 };
 
+// Takes an exclusive OFD lock on the whole file behind `fd`, waiting up to
+// `wait_seconds`. The lock is released when the descriptor is closed.
+// Throws tsctl::Error (kIo) if another writer still holds it by then.
+void LockExclusive(int fd, double wait_seconds) {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.0, wait_seconds));
+  while (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
+      throw Error(ErrorKind::kIo, std::string("cannot lock the archive: ") + std::strerror(errno));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      char waited[32];
+      std::snprintf(waited, sizeof waited, "%g", wait_seconds);
+      throw Error(ErrorKind::kIo, std::string("another tsctl stamp is writing this archive (waited ") + waited +
+                                      " s; --wait sets how long)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
 
 void CheckExtraName(const std::string& name) {
@@ -56,6 +82,10 @@ void CheckExtraName(const std::string& name) {
   if (name.empty()) bad("empty");
   if (name.size() > 1024) bad("longer than 1024 bytes");
   if (name[0] == '/') bad("absolute paths escape extra/");
+  // The writer sets the ZIP UTF-8 flag on every name (APPNOTE 4.4.4 bit 11),
+  // and Python's zipfile then refuses an archive holding bytes that are not
+  // UTF-8: such a name would make the archive unreadable to some readers.
+  if (!IsValidUtf8(name)) bad("not valid UTF-8 (the archive marks its names as UTF-8)");
   for (char c : name) {
     if (c == '\\') bad("backslashes are not allowed");
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) bad("control characters are not allowed");
@@ -74,31 +104,18 @@ void CheckExtraName(const std::string& name) {
 
 namespace {
 
-// The first `size` bytes of a file: the original inside a file that a kill
-// left with a torn old view.
-class PrefixSource final : public ByteSource {
- public:
-  PrefixSource(std::unique_ptr<ByteSource> file, uint64_t size) : file_(std::move(file)), size_(size) {}
-  uint64_t Size() const override { return size_; }
-  void Read(uint64_t pos, void* buf, size_t n) const override {
-    if (pos > size_ || n > size_ - pos) throw Error(ErrorKind::kFormat, Name() + ": read past the end of the archive");
-    file_->Read(pos, buf, n);
-  }
-  const std::string& Name() const override { return file_->Name(); }
-
- private:
-  std::unique_ptr<ByteSource> file_;
-  uint64_t size_;
-};
-
-// Opens the archive. A file that a kill during the first write of an
-// in-place stamp left with a torn old view (stamp::FindTornView; it may not
-// open at all, its last end record being the torn view's) is put back first,
-// as an interrupted stamp is, by --repair (then nullopt: nothing more to do)
-// and by an in-place stamp; --output and --dry-run, which write nothing to
-// it, read the original inside it. `torn` says whether it was such a file.
-std::optional<Archive> OpenRollingBackTornView(const std::string& path, const StampOptions& options, bool in_place,
-                                               bool& torn) {
+// Opens the archive, trusting a journal only when needed (see
+// FindInterrupted): a consistent archive is read as it stands, whatever tail
+// it carries. A file that an interrupted in-place stamp left (a proven
+// journal, or a torn old view: FindTornView; such a file may not open at
+// all) is put back first by --repair (then nullopt: nothing more to do) and
+// by an in-place stamp; --output and --dry-run, which write nothing to it,
+// read the original inside it. `repaired` says whether it was such a file.
+// Throws tsctl::Error (kFormat) for an archive that readers could read
+// differently (Archive::Ambiguities) and that no journal explains.
+std::optional<Archive> OpenRecovering(const std::string& path, const StampOptions& options, int fd,
+                                      bool& repaired) {
+  const bool in_place = fd >= 0;
   std::optional<Archive> archive;
   std::optional<stamp::Interrupted> view;
   try {
@@ -108,22 +125,22 @@ std::optional<Archive> OpenRollingBackTornView(const std::string& path, const St
     if (!view) throw;
   }
   if (archive) {
-    // It opened (the original's end record in reach): a torn view can only
-    // lie behind the end record found.
-    const ZipLayout& layout = archive->layout();
-    if (archive->source().Size() <= layout.eocd_offset + 22 + layout.comment.size()) return archive;
-    view = stamp::FindTornView(archive->source());
-    if (!view) return archive;
+    view = stamp::FindInterrupted(archive->source(), archive->layout());
+    if (!view && !archive->Ambiguities().empty()) view = stamp::FindTornView(archive->source());
+    if (!view) {
+      const std::vector<std::string>& found = archive->Ambiguities();
+      if (found.empty()) return archive;
+      throw Error(ErrorKind::kFormat, "ambiguous archive, not stamped: " + found.front() +
+                                          (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : "") +
+                                          " (tsctl validate lists every conflict)");
+    }
   }
-  torn = true;
+  repaired = true;
   if (options.dry_run || !in_place) {
     if (options.repair) return std::nullopt;
-    return Archive::Open(std::make_unique<PrefixSource>(OpenFileSource(path), view->old_size));
+    return Archive::Open(stamp::RolledBackSource(OpenFileSource(path), *view));
   }
-  {
-    FdCloser fd{OpenWritable(path, options.read_only_hint)};
-    stamp::RollBack(fd.fd, path, *view);
-  }
+  stamp::RollBack(fd, path, *view);
   if (options.repair) return std::nullopt;
   return Archive::Open(OpenFileSource(path));
 }
@@ -142,38 +159,37 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   // that it is writable, then the plan.
   if (!options.repair) stamp::CheckOptions(options);
   RequireRegularFile(path, "stamp reads and writes");  // read twice (check, then write): not a stream
-  bool torn = false;
-  std::optional<Archive> opened = OpenRollingBackTornView(path, options, in_place, torn);
-  if (!opened) {
-    result.repaired = true;
-    return result;
+  // An in-place write holds an exclusive lock from before the first read to
+  // after the last write: a second stamp waits, then reads what the first
+  // wrote (never two writers at once). A dry run checks writability only.
+  FdCloser fd{-1};
+  if (in_place) {
+    try {
+      fd.fd = OpenWritable(path, options.read_only_hint);
+    } catch (const Error&) {
+      (void)Archive::Open(OpenFileSource(path));  // not an archive at all: say that first
+      throw;
+    }
   }
+  if (in_place && options.dry_run) {
+    ::close(fd.fd);
+    fd.fd = -1;
+  }
+  if (fd.fd >= 0) LockExclusive(fd.fd, options.wait_seconds);
+  bool repaired = false;
+  std::optional<Archive> opened = OpenRecovering(path, options, fd.fd, repaired);
+  result.repaired = repaired;
+  if (!opened || options.repair) return result;
   Archive archive = std::move(*opened);
-  FdCloser fd{in_place ? OpenWritable(path, options.read_only_hint) : -1};
-  const std::optional<stamp::Interrupted> interrupted = stamp::FindInterrupted(archive.source(), archive.layout());
-  result.repaired = torn || interrupted.has_value();
-  if (options.repair) {
-    if (interrupted && !options.dry_run) stamp::RollBack(fd.fd, path, *interrupted);
-    return result;
-  }
   stamp::Plan plan = stamp::MakePlan(archive, options);
   result.actions = plan.actions;
   result.producer = plan.producer;
   if (options.dry_run) return result;
 
   if (!in_place) {
-    // The view an interrupted stamp left reads as the original: copy the
-    // original's records, not the tail.
-    const uint64_t copy_end = interrupted ? interrupted->old_cd_offset : archive.layout().central_directory_offset;
-    result.bytes_written = stamp::WriteCopy(path, options.output, archive, plan, copy_end);
+    result.bytes_written =
+        stamp::WriteCopy(path, options.output, archive, plan, archive.layout().central_directory_offset);
     return result;
-  }
-  if (interrupted) {
-    stamp::RollBack(fd.fd, path, *interrupted);
-    archive = Archive::Open(OpenFileSource(path));
-    plan = stamp::MakePlan(archive, options);
-    result.actions = plan.actions;
-    result.producer = plan.producer;
   }
   result.bytes_written = stamp::WriteInPlace(fd.fd, path, archive, plan);
   return result;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,18 +53,49 @@ struct Interrupted {
   uint64_t old_eocd_offset = 0; // its end record (signature possibly cleared)
 };
 
-// Recognises the tail an interrupted in-place stamp leaves: the last end
-// record belongs to the "old view" written first, whose central directory is
-// preceded by a journal. Returns nullopt for any other archive.
+// ---- Journal (stamp_journal.cc) ----
+
+inline constexpr uint64_t kJournalSize = 40;  // magic, 3 x u64, CRC-32, 4 reserved
+// The smallest page size Linux uses: the unit in which the kernel may cut a
+// write when the writer is killed.
+inline constexpr uint64_t kPage = 4096;
+
+// The journal's bytes for `j`.
+std::string EncodeJournal(const Interrupted& j);
+
+// A journal right before the central directory `layout` declares (magic and
+// CRC-32 hold, it describes a file that ended before it), proven or not;
+// nullopt if none. What inspect and validate report as a journal-like tail.
+std::optional<Interrupted> JournalBeforeDirectory(const ByteSource& src, const ZipLayout& layout);
+
+// The tail an interrupted in-place stamp leaves, trusted only as far as it
+// is proven: a journal right before the central directory the last end
+// record declares (the "old view"), such that
+//  - the interruption shows: the end record the journal names still has its
+//    signature (the stamp stopped before step 4), or a complete new end
+//    record ends where the view was placed (it stopped after step 3); a
+//    consistent archive with a journal-like tail shows neither;
+//  - rolling back (that end record's signature back, the file cut where the
+//    journal says) gives an archive whose end record is the one the journal
+//    names and whose central directory, where the journal says, is byte for
+//    byte the one readers see now: the view restored is the view readers
+//    see now, never another model.
+// Returns nullopt for anything else (a forged journal included).
 std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayout& layout);
+
+// `file` as a rollback to `j` would leave it (cut at old_size, the end
+// record's signature back), without writing: what --output and --dry-run
+// read of a file that an interrupted stamp left.
+std::unique_ptr<ByteSource> RolledBackSource(std::unique_ptr<ByteSource> file, const Interrupted& j);
 
 // Recognises what a kill during the first write of an in-place stamp can
 // leave when the old view spans several pages: the kernel ends a write cut
 // by a fatal signal on a page boundary, so the file is the original, a hole,
-// and the first pages of the view, with no end record at its end (readers
-// that do not reach the original's end record cannot open it). The view starts on a page and begins with the journal: looks
-// for a journal on each of the last pages (up to 256 MiB back) that names a
-// smaller file whose end record is intact. Returns nullopt for any other
+// and the first pages of the view, with no end record at its end. The view
+// starts on a page and begins with the journal: looks for a journal on each
+// of the last pages (up to 256 MiB back) that names a smaller file whose end
+// record is intact and whose central directory starts with the bytes the
+// view's copy of it holds (as far as it got). Returns nullopt for any other
 // file. Throws tsctl::Error (kIo) if the file cannot be read.
 std::optional<Interrupted> FindTornView(const ByteSource& src);
 

@@ -1,10 +1,12 @@
 // stamp's planner: what the archive becomes. Reads the archive, writes
 // nothing.
+#include <algorithm>
 #include <string>
 
 #include "stamp_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
+#include "tsctl/json_input.h"
 #include "tsctl/producer.h"
 #include "tsctl/zip.h"
 #include "tsctl/zip_structure.h"
@@ -31,8 +33,13 @@ void CheckKey(const std::string& key) {
 
 void SetDotted(nlohmann::json& j, const std::string& key, const std::string& raw) {
   CheckKey(key);
-  nlohmann::json value = nlohmann::json::parse(raw, nullptr, false);
-  if (value.is_discarded()) value = raw;
+  // JSON if it parses; a document too deep to merge and print is refused,
+  // not turned into a string.
+  const int levels = static_cast<int>(std::count(key.begin(), key.end(), '.')) + 1;
+  if (levels + JsonTextDepth(raw, kMaxJsonDepth) > kMaxJsonDepth) {
+    throw Error(ErrorKind::kUsage, "--set " + key + ": value nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  nlohmann::json value = AcceptJsonInput(raw) ? nlohmann::json::parse(raw) : nlohmann::json(raw);
   nlohmann::json* at = &j;
   size_t start = 0;
   while (true) {
@@ -49,8 +56,12 @@ void SetDotted(nlohmann::json& j, const std::string& key, const std::string& raw
 }
 
 nlohmann::json ParseMeta(const StampOptions& options) {
-  nlohmann::json meta = nlohmann::json::parse(options.meta_json, nullptr, false);
-  if (meta.is_discarded() || !meta.is_object()) throw Error(ErrorKind::kUsage, "--meta: not a JSON object");
+  if (options.meta_json.size() > kMaxMetaBytes) {
+    throw Error(ErrorKind::kUsage, "--meta: " + std::to_string(options.meta_json.size()) + " bytes, more than the limit of " +
+                                       std::to_string(kMaxMetaBytes) + " for a producer record");
+  }
+  nlohmann::json meta = ParseJsonInput(options.meta_json, "--meta", ErrorKind::kUsage);
+  if (!meta.is_object()) throw Error(ErrorKind::kUsage, std::string("--meta: a JSON ") + meta.type_name() + ", not an object");
   return meta;
 }
 
@@ -75,12 +86,10 @@ Plan MakePlan(const Archive& archive, const StampOptions& options) {
     const std::string record = "extra/" + options.meta_name;
     if (!options.replace && archive.Has(record)) {
       const std::string old = archive.Read(record);
-      // Printing JSON recurses once per level: refuse absurd nesting.
-      if (JsonTextDepth(old, 256) > 256) {
-        throw Error(ErrorKind::kFormat, record + " nests deeper than 256 levels; use --replace to overwrite it");
-      }
-      producer = nlohmann::json::parse(old, nullptr, false);
-      if (producer.is_discarded() || !producer.is_object()) {
+      const std::string problem = JsonInputProblem(old);
+      if (!problem.empty()) throw Error(ErrorKind::kFormat, record + ": " + problem + "; use --replace to overwrite it");
+      producer = nlohmann::json::parse(old);
+      if (!producer.is_object()) {
         throw Error(ErrorKind::kFormat, record + " holds no JSON object; use --replace to overwrite it");
       }
     }

@@ -56,13 +56,7 @@
 namespace tsctl::stamp {
 namespace {
 
-constexpr char kJournalMagic[8] = {'T', 'S', 'C', 'T', 'L', 'J', '0', '1'};
-constexpr uint64_t kJournalSize = 40;  // magic, 3 x u64, CRC-32, 4 reserved
 constexpr char kEocdSignature[4] = {'P', 'K', 5, 6};
-// The smallest page size Linux uses: the unit in which the kernel may cut a
-// write when the writer is killed.
-constexpr uint64_t kPage = 4096;
-constexpr uint64_t kTornScanBytes = 256ull << 20;
 
 // Where the old view of `size` bytes goes: at `end` when it fits in the page
 // there, else on the next page boundary.
@@ -81,41 +75,6 @@ void FaultPoint() {
   }();
   static long step = 0;
   if (kill_at > 0 && ++step == kill_at) ::raise(SIGKILL);
-}
-
-void Put64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t Get64(const std::string& s, size_t at) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + static_cast<size_t>(i)]);
-  return v;
-}
-
-// The journal at `at`, if the bytes there are one (magic, CRC-32) and it
-// describes a file that ended before it, with its end record inside it.
-std::optional<Interrupted> ReadJournal(const ByteSource& src, uint64_t at) {
-  const std::string j = src.ReadString(at, kJournalSize);
-  if (j.compare(0, sizeof kJournalMagic, kJournalMagic, sizeof kJournalMagic) != 0) return std::nullopt;
-  uint32_t crc = 0;
-  for (int i = 3; i >= 0; --i) crc = (crc << 8) | static_cast<uint8_t>(j[32 + static_cast<size_t>(i)]);
-  if (crc != Crc32(j.data(), 32)) return std::nullopt;
-  return Interrupted{Get64(j, 8), Get64(j, 16), Get64(j, 24)};
-}
-
-bool EndsBefore(const Interrupted& j, uint64_t at) {
-  return j.old_size <= at && j.old_cd_offset <= j.old_eocd_offset && j.old_eocd_offset + 22 <= j.old_size;
-}
-
-std::string Journal(const Interrupted& j) {
-  std::string s(kJournalMagic, sizeof kJournalMagic);
-  Put64(s, j.old_size);
-  Put64(s, j.old_cd_offset);
-  Put64(s, j.old_eocd_offset);
-  const uint32_t crc = Crc32(s.data(), s.size());
-  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
-  s.append(4, '\0');
-  return s;
 }
 
 void PWriteAll(int fd, const char* data, uint64_t n, uint64_t offset, const std::string& path) {
@@ -151,40 +110,6 @@ void Truncate(int fd, uint64_t size, const std::string& path) {
 
 }  // namespace
 
-std::optional<Interrupted> FindInterrupted(const ByteSource& src, const ZipLayout& layout) {
-  const uint64_t cd = layout.central_directory_offset;
-  if (cd < kJournalSize || layout.trailer_offset != cd + layout.central_directory_size) return std::nullopt;
-  const std::optional<Interrupted> journal = ReadJournal(src, cd - kJournalSize);
-  if (!journal) return std::nullopt;
-  const Interrupted& at = *journal;
-  // The journal must describe a file that ended before it, whose central
-  // directory is the one copied here.
-  if (!EndsBefore(at, cd - kJournalSize) || at.old_cd_offset + layout.central_directory_size > at.old_eocd_offset) {
-    return std::nullopt;
-  }
-  if (src.ReadString(at.old_cd_offset, layout.central_directory_size) !=
-      src.ReadString(cd, layout.central_directory_size)) {
-    return std::nullopt;
-  }
-  return at;
-}
-
-std::optional<Interrupted> FindTornView(const ByteSource& src) {
-  const uint64_t size = src.Size();
-  if (size % kPage != 0) return std::nullopt;
-  const uint64_t lowest = size > kTornScanBytes ? size - kTornScanBytes : 0;
-  for (uint64_t at = size; at >= lowest + kPage;) {
-    at -= kPage;
-    const std::optional<Interrupted> found = ReadJournal(src, at);
-    if (!found) continue;
-    if (!EndsBefore(*found, at) || src.ReadString(found->old_eocd_offset, 4) != std::string(kEocdSignature, 4)) {
-      return std::nullopt;
-    }
-    return found;
-  }
-  return std::nullopt;
-}
-
 void RollBack(int fd, const std::string& path, const Interrupted& at) {
   if (::pwrite(fd, kEocdSignature, 4, static_cast<off_t>(at.old_eocd_offset)) != 4) {
     throw Error(ErrorKind::kIo, "cannot repair an interrupted stamp: " + std::string(std::strerror(errno)));
@@ -207,7 +132,7 @@ uint64_t WriteInPlace(int fd, const std::string& path, const Archive& archive, c
   uint64_t view_at = end;
   std::string view;
   while (true) {
-    view = Journal(journal) + cd0 +
+    view = EncodeJournal(journal) + cd0 +
            ZipEndRecords(layout.entries.size(), view_at + kJournalSize, cd0.size(), layout.zip64, layout.comment);
     const uint64_t placed = ViewOffset(end, view.size());
     if (placed <= view_at) break;

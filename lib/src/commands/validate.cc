@@ -9,6 +9,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
+#include "tsctl/json_input.h"
 #include "child.h"
 #include "isolate.h"
 #include "tsctl/operators.h"
@@ -31,9 +32,9 @@ void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vect
   }
   json j;
   try {
-    j = json::parse(a.Read("extra/producer_info.json", 16 << 20));
+    j = ParseJsonInput(a.Read("extra/producer_info.json", 16 << 20), "extra/producer_info.json");
   } catch (const std::exception& e) {
-    out.push_back({"meta.producer", CheckStatus::kFail, std::string("extra/producer_info.json is not valid JSON: ") + e.what()});
+    out.push_back({"meta.producer", CheckStatus::kFail, e.what()});
     return;
   }
   std::vector<std::string> missing;

@@ -324,8 +324,10 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
           s.files = {{kReferenceRecord, bytes}};
           s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
           try {
-            Stamp(path, s);
-            out.push_back({"torch.reference", CheckStatus::kPass, std::string("recorded inputs and outputs in extra/") + kReferenceRecord});
+            const StampResult stamped = Stamp(path, s);
+            out.push_back({"torch.reference", CheckStatus::kPass,
+                           std::string("recorded inputs and outputs in extra/") + kReferenceRecord +
+                               (stamped.repaired ? " (after undoing an interrupted stamp the archive carried)" : "")});
           } catch (const Error& e) {
             // The report still comes out: the recording failed, not validate.
             out.push_back({"torch.reference", CheckStatus::kFail,

@@ -9,6 +9,7 @@
 #include "../archive/format_versions.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
+#include "tsctl/stamp.h"
 
 namespace tsctl {
 namespace {
@@ -35,6 +36,21 @@ uint64_t DescriptorSize(const ByteSource& src, const ZipEntry& e) {
   bool has_sig = sig == std::string("PK\x07\x08", 4);
   bool zip64 = e.compressed_size >= 0xFFFFFFFFu || e.uncompressed_size >= 0xFFFFFFFFu;
   return (has_sig ? 4 : 0) + 4 + (zip64 ? 16 : 8);
+}
+
+// zip.ambiguous: where another ZIP reader could see another archive than
+// the one LibTorch loads (Archive::Ambiguities), and a stamp journal that a
+// consistent archive carries (stamp leaves it alone: reported, not trusted).
+CheckResult AmbiguityCheck(const Archive& a) {
+  const std::vector<std::string>& found = a.Ambiguities();
+  if (!found.empty()) {
+    std::string s;
+    for (size_t i = 0; i < found.size(); ++i) s += (i ? "; " : "") + found[i];
+    return {"zip.ambiguous", CheckStatus::kFail, "readers can see another archive than the one LibTorch loads: " + s};
+  }
+  const std::optional<std::string> tail = DescribeStampJournal(a);
+  if (tail) return {"zip.ambiguous", CheckStatus::kWarn, *tail};
+  return {"zip.ambiguous", CheckStatus::kPass, "every ZIP reader sees the records LibTorch loads"};
 }
 
 }  // namespace
@@ -70,6 +86,7 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
                  escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
   out.push_back({"zip.duplicates", duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
+  out.push_back(AmbiguityCheck(a));
 
   // Overlaps: each record's bytes, and the central directory, apart.
   struct Extent {

@@ -38,12 +38,12 @@ nlohmann::json ToJson(const StampResult& r) {
 
 void RenderText(const StampResult& r, std::ostream& out, bool repair_only) {
   if (repair_only) {
-    out << r.path << (r.repaired ? (r.dry_run ? ": would undo an interrupted stamp\n" : ": undid an interrupted stamp\n")
+    out << EscapeText(r.path) << (r.repaired ? (r.dry_run ? ": would undo an interrupted stamp\n" : ": undid an interrupted stamp\n")
                                  : ": no interrupted stamp to undo\n");
     return;
   }
-  out << (r.dry_run ? "would stamp " : "stamped ") << r.output;
-  if (r.output != r.path) out << " (from " << r.path << ")";
+  out << (r.dry_run ? "would stamp " : "stamped ") << EscapeText(r.output);
+  if (r.output != r.path) out << " (from " << EscapeText(r.path) << ")";
   out << '\n';
   if (r.repaired) {
     out << (r.output != r.path ? "  found an interrupted stamp in the source (read as the original)\n"
@@ -51,7 +51,7 @@ void RenderText(const StampResult& r, std::ostream& out, bool repair_only) {
                                : "  repaired: undid an interrupted stamp first\n");
   }
   for (const StampAction& a : r.actions) {
-    out << "  " << a.action << ' ' << a.record;
+    out << "  " << a.action << ' ' << EscapeText(a.record);
     if (a.action == "replace") out << " (" << HumanBytes(a.old_size) << " -> " << HumanBytes(a.new_size) << ")";
     else if (a.action == "add") out << " (" << HumanBytes(a.new_size) << ")";
     out << '\n';

@@ -93,7 +93,11 @@ class MemorySource : public ByteSource {
 // Reads a stream to its end. The first byte is waited for with poll() and a
 // limit (a FIFO with no writer would block a read for ever); after that,
 // blocking reads until the writer closes it.
-std::string ReadStream(int fd) {
+Error TooLarge(uint64_t max_bytes, const std::string& hint = "--max-input-size sets it") {
+  return Error(ErrorKind::kIo, "input larger than the limit of " + std::to_string(max_bytes) + " bytes (" + hint + ")");
+}
+
+std::string ReadStream(int fd, uint64_t max_bytes, const std::string& hint) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
   struct Restore {  // standard input's flags are shared with the shell
@@ -111,7 +115,10 @@ std::string ReadStream(int fd) {
     if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
       throw Error(ErrorKind::kIo, std::string("read failed: ") + std::strerror(errno));
     }
-    if (got > 0) bytes.append(buf, static_cast<size_t>(got));
+    if (got > 0) {
+      if (static_cast<uint64_t>(got) > max_bytes - bytes.size()) throw TooLarge(max_bytes, hint);
+      bytes.append(buf, static_cast<size_t>(got));
+    }
     if (got > 0 || started) {
       if (got == 0) break;  // end of the stream
       if (!started && flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -152,8 +159,10 @@ void RequireRegularFile(const std::string& path, const std::string& who, const s
                                      (alternative.empty() ? "" : " " + alternative));
 }
 
-std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
-  if (path == "-") return std::make_unique<MemorySource>(ReadStream(STDIN_FILENO), "-");
+namespace {
+
+std::unique_ptr<ByteSource> OpenWithLimit(const std::string& path, uint64_t max_stream_bytes, const std::string& hint) {
+  if (path == "-") return std::make_unique<MemorySource>(ReadStream(STDIN_FILENO, max_stream_bytes, hint), "-");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO opens at once, writer or not
   if (fd < 0) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   struct stat st {};
@@ -169,7 +178,7 @@ std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
   if (IsStreamMode(st.st_mode)) {
     std::string bytes;
     try {
-      bytes = ReadStream(fd);
+      bytes = ReadStream(fd, max_stream_bytes, hint);
     } catch (...) {
       ::close(fd);
       throw;
@@ -178,6 +187,18 @@ std::unique_ptr<ByteSource> OpenFileSource(const std::string& path) {
     return std::make_unique<MemorySource>(std::move(bytes), path);
   }
   return std::make_unique<FileSource>(fd, static_cast<uint64_t>(st.st_size), path);
+}
+
+}  // namespace
+
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, uint64_t max_stream_bytes) {
+  return OpenWithLimit(path, max_stream_bytes, "--max-input-size sets it");
+}
+
+std::string ReadInputFile(const std::string& path, uint64_t max_bytes, const std::string& limit_hint) {
+  std::unique_ptr<ByteSource> src = OpenWithLimit(path, max_bytes, limit_hint);
+  if (src->Size() > max_bytes) throw TooLarge(max_bytes, limit_hint);
+  return src->ReadString(0, static_cast<size_t>(src->Size()));
 }
 
 std::unique_ptr<ByteSource> MakeMemorySource(std::string bytes, std::string name) {

@@ -55,6 +55,35 @@ void ApplyZip64Extra(const std::string& extra, ZipEntry& e, bool& disk_saturated
   }
 }
 
+// Well-formed end records before the one at `chosen` (an index into `tail`,
+// which starts at file offset `base`): single disk, a central directory that
+// ends before the record and starts with a central signature (or is empty).
+std::vector<uint64_t> OtherEndRecords(const std::string& tail, uint64_t base, uint64_t chosen) {
+  std::vector<uint64_t> out;
+  for (uint64_t i = 0; i < chosen && out.size() < 16; ++i) {
+    const char* p = tail.data() + i;
+    if (U32(p) != kEocdSig || U16(p + 4) != 0 || U16(p + 6) != 0 || U16(p + 8) != U16(p + 10)) continue;
+    const uint64_t at = base + i, count = U16(p + 10), cd_size = U32(p + 12), cd_off = U32(p + 16);
+    if (cd_off > at || cd_size > at - cd_off || cd_size < count * 46) continue;
+    // (A directory that starts before the window passes on the record's word.)
+    if (count > 0 && cd_off >= base && U32(tail.data() + (cd_off - base)) != kCentralSig) continue;
+    out.push_back(at);
+  }
+  return out;
+}
+
+// Where the local header at `h` (30 bytes) declares other facts than the
+// central directory: empty if none.
+std::string LocalMismatch(const char* h, const ZipEntry& e) {
+  if (U16(h + 8) != e.method) return "compression method";
+  if ((e.flags & 0x8) != 0 || (U16(h + 6) & 0x8) != 0) return {};  // sizes and CRC in a data descriptor
+  if (U32(h + 14) != e.crc32) return "CRC-32";
+  const uint32_t csize = U32(h + 18), usize = U32(h + 22);
+  if (csize != 0xFFFFFFFFu && csize != e.compressed_size) return "compressed size";
+  if (usize != 0xFFFFFFFFu && usize != e.uncompressed_size) return "size";
+  return {};
+}
+
 void ReadLocalHeader(const ByteSource& src, ZipEntry& e) {
   if (e.local_header_offset > src.Size() || src.Size() - e.local_header_offset < 30) {
     e.local_header_error = "local header lies past the end of the file";
@@ -80,6 +109,9 @@ void ReadLocalHeader(const ByteSource& src, ZipEntry& e) {
     e.local_header_error = "local header name differs from the central directory";
   } else if (e.compressed_size > src.Size() - data) {
     e.local_header_error = "record data runs past the end of the file (truncated)";
+  } else {
+    const std::string what = LocalMismatch(h, e);
+    if (!what.empty()) e.local_header_mismatch = "local header declares another " + what + " than the central directory";
   }
 }
 
@@ -108,18 +140,15 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   const uint64_t size = src.Size();
   if (size < kEocdSize) throw Bad("too small to be a ZIP archive (" + std::to_string(size) + " bytes)");
 
-  // Find the end-of-central-directory record: scan backwards over at most the
-  // largest possible comment.
+  // Find the end-of-central-directory record as miniz does: the last
+  // signature with room for a record after it, whatever comment it declares.
   uint64_t tail_len = std::min<uint64_t>(size, kEocdSize + kMaxComment);
   std::string tail = src.ReadString(size - tail_len, tail_len);
   int64_t found = -1;
   for (int64_t i = static_cast<int64_t>(tail_len - kEocdSize); i >= 0; --i) {
     if (U32(tail.data() + i) == kEocdSig) {
-      uint16_t comment_len = U16(tail.data() + i + 20);
-      if (static_cast<uint64_t>(i) + kEocdSize + comment_len <= tail_len) {
-        found = i;
-        break;
-      }
+      found = i;
+      break;
     }
   }
   if (found < 0) {
@@ -133,7 +162,12 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   uint64_t count = U16(eocd + 10);
   layout.central_directory_size = U32(eocd + 12);
   layout.central_directory_offset = U32(eocd + 16);
-  layout.comment = std::string(eocd + 22, U16(eocd + 20));
+  const uint64_t comment_room = tail_len - static_cast<uint64_t>(found) - kEocdSize;
+  const uint64_t comment_len = U16(eocd + 20);
+  layout.comment_truncated = comment_len > comment_room;
+  layout.comment = std::string(eocd + 22, std::min(comment_len, comment_room));
+  layout.trailing_bytes = comment_room - layout.comment.size();
+  layout.other_end_records = OtherEndRecords(tail, size - tail_len, static_cast<uint64_t>(found));
   layout.trailer_offset = layout.eocd_offset;
   if (U16(eocd + 4) != 0 || U16(eocd + 6) != 0) throw Bad("multi-disk ZIP archives are not supported");
 
