@@ -100,6 +100,12 @@ class Archive {
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };
 
+// Prefix and suffix tests on record names as LibTorch's lookup compares
+// them (miniz: ASCII case ignored), so that "CODE/X.PY" counts as code when
+// LibTorch would read it as "code/x.py".
+bool RecordNameStartsWith(std::string_view name, std::string_view prefix);
+bool RecordNameEndsWith(std::string_view name, std::string_view suffix);
+
 // How much code text tsctl reads from one archive (inspect's classes and
 // operators, code, validate's device scan): 64 MiB, far above any real
 // archive's and bounded for hostile ones (a thousand central-directory

@@ -154,12 +154,18 @@ Archive Archive::Open(std::unique_ptr<ByteSource> src) {
   return a;
 }
 
+bool RecordNameStartsWith(std::string_view name, std::string_view prefix) { return miniz::StartsWith(name, prefix); }
+
+bool RecordNameEndsWith(std::string_view name, std::string_view suffix) {
+  return name.size() >= suffix.size() && miniz::SameName(name.substr(name.size() - suffix.size()), suffix);
+}
+
 std::vector<std::string> CodeRecords(const Archive& archive, bool libs, uint64_t budget, size_t* skipped) {
   std::vector<std::string> out;
   size_t left_out = 0;
   for (const std::string& name : archive.Records()) {
-    const bool code = name.rfind("code/", 0) == 0 || (libs && name.rfind("libs/", 0) == 0);
-    if (!code || name.size() <= 3 || name.compare(name.size() - 3, 3, ".py") != 0) continue;
+    const bool code = RecordNameStartsWith(name, "code/") || (libs && RecordNameStartsWith(name, "libs/"));
+    if (!code || name.size() <= 3 || !RecordNameEndsWith(name, ".py")) continue;
     const uint64_t size = archive.Find(name)->uncompressed_size;
     if (size > budget) {
       ++left_out;

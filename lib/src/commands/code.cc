@@ -11,8 +11,8 @@ namespace tsctl {
 namespace {
 
 bool IsCodeRecord(const std::string& name) {
-  return (name.rfind("code/", 0) == 0 || name.rfind("libs/", 0) == 0) && name.size() > 3 &&
-         name.compare(name.size() - 3, 3, ".py") == 0;
+  return (RecordNameStartsWith(name, "code/") || RecordNameStartsWith(name, "libs/")) && name.size() > 3 &&
+         RecordNameEndsWith(name, ".py");
 }
 
 std::string ModuleName(const std::string& record) {

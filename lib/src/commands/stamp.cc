@@ -51,12 +51,13 @@ struct FdCloser {
   }
 };
 
-// Takes an exclusive OFD lock on the whole file behind `fd`, waiting up to
-// `wait_seconds`. The lock is released when the descriptor is closed.
-// Throws tsctl::Error (kIo) if another writer still holds it by then.
-void LockExclusive(int fd, double wait_seconds) {
+// Takes an OFD lock (`type`: F_WRLCK to write, F_RDLCK to read) on the
+// whole file behind `fd`, waiting up to `wait_seconds`. The lock is released
+// when the descriptor is closed. Throws tsctl::Error (kIo) if another stamp
+// still holds a conflicting one by then.
+void Lock(int fd, short type, double wait_seconds) {
   struct flock lock {};
-  lock.l_type = F_WRLCK;
+  lock.l_type = type;
   lock.l_whence = SEEK_SET;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(std::max(0.0, wait_seconds));
   while (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
@@ -161,7 +162,9 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   RequireRegularFile(path, "stamp reads and writes");  // read twice (check, then write): not a stream
   // An in-place write holds an exclusive lock from before the first read to
   // after the last write: a second stamp waits, then reads what the first
-  // wrote (never two writers at once). A dry run checks writability only.
+  // wrote (never two writers at once). A dry run of an in-place stamp (the
+  // check pass before every stamp) holds a shared lock while it reads, so it
+  // never reads a file that a stamp is changing.
   FdCloser fd{-1};
   if (in_place) {
     try {
@@ -171,13 +174,9 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
       throw;
     }
   }
-  if (in_place && options.dry_run) {
-    ::close(fd.fd);
-    fd.fd = -1;
-  }
-  if (fd.fd >= 0) LockExclusive(fd.fd, options.wait_seconds);
+  if (fd.fd >= 0) Lock(fd.fd, options.dry_run ? F_RDLCK : F_WRLCK, options.wait_seconds);
   bool repaired = false;
-  std::optional<Archive> opened = OpenRecovering(path, options, fd.fd, repaired);
+  std::optional<Archive> opened = OpenRecovering(path, options, options.dry_run ? -1 : fd.fd, repaired);
   result.repaired = repaired;
   if (!opened || options.repair) return result;
   Archive archive = std::move(*opened);
