@@ -64,6 +64,10 @@ int CheckCommandName(int argc, char** argv) {
   for (const Tool& t : kTools) names.push_back(t.name);
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--max-input-size") {  // the one global option with a value
+      ++i;
+      continue;
+    }
     if (arg.empty() || arg[0] == '-') continue;
     for (const auto& n : names) {
       if (arg == n) return tsctl::kExitOk;

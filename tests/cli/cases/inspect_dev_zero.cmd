@@ -1,0 +1,1 @@
+--max-input-size 1MiB inspect /dev/zero

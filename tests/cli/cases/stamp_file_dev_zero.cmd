@@ -1,0 +1,1 @@
+--max-input-size 1MiB stamp --dry-run --no-auto --file z=/dev/zero testdata/with_extra.pt

@@ -1,0 +1,1 @@
+stamp --dry-run --no-auto --file ÿþ=README.md testdata/with_extra.pt

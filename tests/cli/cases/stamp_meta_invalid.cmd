@@ -1,0 +1,1 @@
+stamp --dry-run --no-auto --meta tests/cli/data/meta_invalid.json testdata/with_extra.pt

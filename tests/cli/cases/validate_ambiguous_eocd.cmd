@@ -1,0 +1,1 @@
+validate --no-load tests/fuzz/regression/hostile/15_reader_differential/eocd_diff.pt
