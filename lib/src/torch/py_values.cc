@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "tsctl/archive.h"
@@ -173,12 +174,24 @@ at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
   while (pos < dims.size()) {
     size_t comma = dims.find(',', pos);
     std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (part.find_first_not_of(" ") != std::string::npos) shape.push_back(std::stoll(part));
+    const size_t first = part.find_first_not_of(" "), last = part.find_last_not_of(" ");
+    if (first != std::string::npos) {
+      // Each dimension is a plain integer: a nested or otherwise odd shape
+      // (a header of 40 000 '(') is named, not handed to stoll.
+      const std::string digits = part.substr(first, last - first + 1);
+      if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
+        Bad(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
+      }
+      shape.push_back(std::stoll(digits));
+    }
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
   int64_t numel = 1;
-  for (int64_t x : shape) numel *= x;
+  for (int64_t x : shape) {
+    if (x != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / x) Bad(what, "the .npy shape is too large");
+    numel *= x;
+  }
   size_t data = start + header_len;
   size_t need = static_cast<size_t>(numel) * c10::elementSize(t->second);
   if (bytes.size() - data < need) Bad(what, "the array data is shorter than its shape says");
