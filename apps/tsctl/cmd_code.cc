@@ -27,8 +27,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
     if (f.compiled) {
       code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries));
     } else {
-      Archive archive = Archive::Open(OpenFileSource(f.path));
-      RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
+      Archive archive = Archive::OpenSound(f.path);
       code = StoredCode(archive, f.query);
     }
     WriteOutput(f.output, f.format == "json" ? DumpJson(CodeToJson(f.path, f.compiled ? f.method : "", code)) + "\n" : code);

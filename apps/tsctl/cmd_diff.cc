@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/archive.h"
 #include "tsctl/diff.h"
 
@@ -77,7 +78,7 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
     DiffResult result = DiffArchives(*a, *b, f.options);
     if (!f.quiet) {
       if (f.format == "json") {
-        std::cout << ToJson(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        std::cout << DumpJson(ToJson(result)) << '\n';
       } else {
         std::ostringstream text;
         RenderDiffText(result, text);

@@ -22,8 +22,7 @@ struct InspectFlags {
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
-    Archive archive = Archive::Open(OpenFileSource(path));
-    RequireSoundStructure(archive.layout());  // one line, exit 4, as code, graph and stamp
+    Archive archive = Archive::OpenSound(path);
     InspectOptions options;
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);

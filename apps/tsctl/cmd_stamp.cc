@@ -71,8 +71,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   }
   if (f.show) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-      Archive archive = Archive::Open(OpenFileSource(path));
-      RequireSoundStructure(archive.layout());
+      Archive archive = Archive::OpenSound(path);
       ArchiveInfo info = Inspect(archive);
       if (f.format == "json") {
         std::cout << DumpJson(StampShowToJson(info)) << '\n';

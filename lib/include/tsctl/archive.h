@@ -43,6 +43,11 @@ class Archive {
   // Like Open, but also accepts other kinds (`kind()` says which) as long as
   // the ZIP layout can be read; used by validate to classify any file.
   static Archive OpenAny(std::unique_ptr<ByteSource> src);
+  // What every command that reads or loads one archive opens it with: the
+  // file at `path` ("-": standard input), a TorchScript archive whose ZIP
+  // structure is sound (RequireSoundStructure). One line (kIo, kFormat)
+  // otherwise, the same for inspect, code, stamp, graph, bench and trace.
+  static Archive OpenSound(const std::string& path);
 
   // Classifies bytes that are not a readable ZIP (for messages).
   static ArchiveKind Sniff(const ByteSource& src);

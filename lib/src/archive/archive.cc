@@ -1,4 +1,5 @@
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 
 #include <algorithm>
 
@@ -154,6 +155,12 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     a.kind_ = ArchiveKind::kOtherZip;
   }
   return a;
+}
+
+Archive Archive::OpenSound(const std::string& path) {
+  Archive archive = Open(OpenFileSource(path));
+  RequireSoundStructure(archive.layout());
+  return archive;
 }
 
 Archive Archive::Open(std::unique_ptr<ByteSource> src) {

@@ -9,11 +9,10 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "child.h"
-#include "isolate.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
+#include "torch_child.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -193,6 +192,9 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   // LibTorch work, in a child process.
   ModelCheckOptions m;
   m.path = path;
+  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
+  // the child), not whatever the path names by then.
+  if (int fd = archive->source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
   m.method = options.method;

@@ -9,6 +9,7 @@
 #include "tsctl/pickle.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
+#include "torch_child.h"
 
 namespace tsctl {
 
@@ -30,7 +31,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
 // into `reference_file`. Returns "" on success, else why nothing was recorded
 // (B failed to load or run, crashed, hung, or had no inputs). Throws
 // tsctl::Error for usage errors and an unavailable plugin, as CheckModelInChild.
-std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds);
+std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits);
 
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).
