@@ -71,7 +71,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   }
   if (f.show) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-      Archive archive = Archive::Open(OpenFileSource(path));
+      Archive archive = Archive::OpenModel(OpenFileSource(path));
       RequireSoundStructure(archive.layout());
       ArchiveInfo info = Inspect(archive);
       if (f.format == "json") {
