@@ -6,6 +6,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
 #include "tsctl/pt2.h"
+#include "tsctl/validate.h"
 #include "tsctl/zip_writer.h"
 
 using namespace tsctl;
@@ -167,4 +168,28 @@ TEST_CASE("pt2: malformed or hostile program JSON is one error, never a crash", 
     CHECK(e.kind() == ErrorKind::kUsage);
     CHECK(std::string(e.what()) == "no model 'nope' in the .pt2 archive (models: model)");
   }
+}
+
+TEST_CASE("pt2: validate --no-load checks every weight's file and size", "[pt2]") {
+  auto config = [](const std::string& sizes) {
+    return R"({"config": {"w": {"path_name": "weight_0", "is_param": true, "tensor_meta": {"dtype": 7, "sizes": [)" + sizes +
+           R"(], "strides": [{"as_int": 1}], "storage_offset": {"as_int": 0}, "device": {"type": "cpu"}}}}})";
+  };
+  auto status = [&](const std::string& sizes, const std::string& bytes) {
+    ValidateOptions options;
+    options.load = false;
+    ArchiveReport r = ValidateSource(Zip({{"m/archive_format", "pt2"}, {"m/archive_version", "0"},
+                                          {"m/models/model.json", kTinyProgram},
+                                          {"m/data/weights/model_weights_config.json", config(sizes)},
+                                          {"m/data/weights/weight_0", bytes}}),
+                                     "m.pt2", options);
+    for (const CheckResult& c : r.checks) {
+      if (c.id == "pt2.weights") return c.status;
+    }
+    return CheckStatus::kSkip;
+  };
+  CHECK(status(R"({"as_int": 2})", "12345678") == CheckStatus::kPass);
+  CHECK(status(R"({"as_int": 3})", "12345678") == CheckStatus::kFail);  // 12 bytes needed, 8 stored
+  // 2^62 elements of 4 bytes: the product wraps to 0 in 64 bits; must not pass.
+  CHECK(status(R"({"as_int": 4611686018427387904})", "12345678") == CheckStatus::kFail);
 }

@@ -135,9 +135,13 @@ void SetMeta(const TensorMeta& meta, Pt2Tensor& t) {
   t.storage_offset = meta.storage_offset;
   t.device = meta.device;
   t.requires_grad = meta.requires_grad;
+  // Sizes come from the archive: a product past 2^64 saturates (and can
+  // then match no file) instead of wrapping to a small number.
   t.numel = 1;
-  for (int64_t d : t.shape) t.numel *= d > 0 ? static_cast<uint64_t>(d) : 0;
-  t.bytes = t.numel * Pt2ElementSize(t.dtype);
+  for (int64_t d : t.shape) {
+    if (__builtin_mul_overflow(t.numel, d > 0 ? static_cast<uint64_t>(d) : 0, &t.numel)) t.numel = UINT64_MAX;
+  }
+  if (__builtin_mul_overflow(t.numel, Pt2ElementSize(t.dtype), &t.bytes)) t.bytes = UINT64_MAX;
 }
 
 Pt2Model ReadProgram(const Archive& a, const std::string& name, const std::string& record) {

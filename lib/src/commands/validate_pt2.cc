@@ -15,12 +15,26 @@ namespace {
 
 // Bytes a view needs from the start of its storage: (offset + the last
 // element's index + 1) * element size; 0 for an empty tensor.
+// Sizes, strides and offsets come from the archive: any overflow (or a
+// negative offset) saturates to UINT64_MAX, which no file satisfies.
 uint64_t NeededBytes(const Pt2Tensor& t) {
   if (t.numel == 0) return 0;
-  int64_t last = t.storage_offset;
-  for (size_t i = 0; i < t.shape.size() && i < t.stride.size(); ++i) last += (t.shape[i] - 1) * std::max<int64_t>(t.stride[i], 0);
-  if (t.stride.size() != t.shape.size()) last = t.storage_offset + static_cast<int64_t>(t.numel) - 1;
-  return static_cast<uint64_t>(last + 1) * Pt2ElementSize(t.dtype);
+  if (t.numel == UINT64_MAX || t.storage_offset < 0) return UINT64_MAX;
+  uint64_t last = static_cast<uint64_t>(t.storage_offset);  // index of the last element
+  bool overflow = false;
+  if (t.stride.size() != t.shape.size()) {
+    overflow |= __builtin_add_overflow(last, t.numel - 1, &last);
+  } else {
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      uint64_t step = 0;
+      overflow |= t.shape[i] < 1 || __builtin_mul_overflow(static_cast<uint64_t>(t.shape[i] - 1),
+                                                          static_cast<uint64_t>(std::max<int64_t>(t.stride[i], 0)), &step);
+      overflow |= __builtin_add_overflow(last, step, &last);
+    }
+  }
+  uint64_t bytes = 0;
+  overflow |= __builtin_add_overflow(last, uint64_t{1}, &last) || __builtin_mul_overflow(last, Pt2ElementSize(t.dtype), &bytes);
+  return overflow ? UINT64_MAX : bytes;
 }
 
 void CheckWeights(const Pt2Info& info, std::vector<CheckResult>& out) {
@@ -38,7 +52,7 @@ void CheckWeights(const Pt2Info& info, std::vector<CheckResult>& out) {
         bad.push_back(t.name + " (unknown dtype " + t.dtype + ")");
       } else if (t.file_size < needed) {
         bad.push_back(t.name + " (" + t.file + " holds " + std::to_string(t.file_size) + " bytes, its " + t.dtype +
-                      " view needs " + std::to_string(needed) + ")");
+                      " view needs " + (needed == UINT64_MAX ? std::string("more than 2^64") : std::to_string(needed)) + ")");
       }
     }
   }
