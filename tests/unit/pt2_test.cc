@@ -110,7 +110,16 @@ TEST_CASE("pt2: signature, symbols and weights from the JSON alone", "[pt2]") {
   CHECK(m.tensors[3].name == "scale");
   CHECK(m.tensors[3].role == "buffer");
   CHECK(m.nodes == 6);
-  CHECK(!m.sample_inputs.empty());
+  CHECK(m.sample_inputs == "data/sample_inputs/model.pt");
+  // The saved (args, kwargs), read with tsctl's own pickle reader.
+  CHECK(m.sample_inputs_error.empty());
+  REQUIRE(m.sample_tensors.size() == 2);
+  CHECK(m.sample_tensors[0].path == "args[0]");
+  CHECK(m.sample_tensors[0].dtype == "float32");
+  CHECK(m.sample_tensors[0].shape == std::vector<int64_t>{4, 6});
+  CHECK(m.sample_tensors[1].path == "args[1]");
+  CHECK(m.sample_tensors[1].dtype == "int64");
+  CHECK(m.sample_tensors[1].shape == std::vector<int64_t>{4});
   CHECK(info.warnings.empty());
 }
 

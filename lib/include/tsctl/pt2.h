@@ -57,6 +57,13 @@ struct Pt2Symbol {
   std::optional<int64_t> min, max;
 };
 
+// A tensor of the sample inputs: where it sits in (args, kwargs).
+struct Pt2SampleTensor {
+  std::string path;  // "args[0]", "kwargs['mask']"
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
 struct Pt2Model {
   std::string name;    // "model" for models/model.json
   std::string record;  // "models/model.json"
@@ -72,6 +79,8 @@ struct Pt2Model {
   std::string constants_config;
   std::string sample_inputs;    // "data/sample_inputs/model.pt", "" if none
   uint64_t sample_inputs_size = 0;
+  std::vector<Pt2SampleTensor> sample_tensors;  // read with tsctl's pickle reader
+  std::string sample_inputs_error;              // why they could not be read
 };
 
 struct Pt2AotiModel {

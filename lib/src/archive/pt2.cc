@@ -100,6 +100,7 @@ void ReadModels(const Archive& a, Pt2Info& info) {
     if (const ZipEntry* e = a.Find(sample)) {
       m.sample_inputs = sample;
       m.sample_inputs_size = e->uncompressed_size;
+      pt2_internal::ReadSampleInputs(a, m);
     }
     info.models.push_back(std::move(m));
   }

@@ -13,6 +13,10 @@ namespace tsctl::pt2_internal {
 // record is missing, malformed or not an exported program.
 Pt2Model ReadProgram(const Archive& a, const std::string& name, const std::string& record);
 
+// m.sample_tensors (or m.sample_inputs_error) from m.sample_inputs
+// (pt2_samples.cc).
+void ReadSampleInputs(const Archive& a, Pt2Model& m);
+
 // Sets dtype, shape, strides, device, numel and bytes of `t` from `meta`.
 void SetMeta(const pt2_json::TensorMeta& meta, Pt2Tensor& t);
 

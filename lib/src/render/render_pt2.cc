@@ -51,7 +51,14 @@ json ModelJson(const Pt2Model& m) {
   for (const OperatorUse& u : m.operators) {
     j["operators"].push_back({{"name", u.name}, {"namespace", OperatorNamespace(u.name)}, {"count", u.count}});
   }
-  j["sample_inputs"] = m.sample_inputs.empty() ? json(nullptr) : json{{"record", m.sample_inputs}, {"size", m.sample_inputs_size}};
+  if (m.sample_inputs.empty()) {
+    j["sample_inputs"] = nullptr;
+  } else {
+    json tensors = json::array();
+    for (const Pt2SampleTensor& t : m.sample_tensors) tensors.push_back({{"path", t.path}, {"dtype", t.dtype}, {"shape", t.shape}});
+    j["sample_inputs"] = {{"record", m.sample_inputs}, {"size", m.sample_inputs_size}, {"tensors", tensors},
+                          {"error", m.sample_inputs_error}};
+  }
   return j;
 }
 
@@ -113,7 +120,12 @@ void PrintModel(const Pt2Model& m, std::ostream& out) {
     }
   }
   PrintTensors(m, out);
-  if (!m.sample_inputs.empty()) out << "  sample inputs  " << E(m.sample_inputs) << " (" << HumanBytes(m.sample_inputs_size) << ")\n";
+  if (!m.sample_inputs.empty()) {
+    out << "  sample inputs  " << E(m.sample_inputs) << " (" << HumanBytes(m.sample_inputs_size) << ")";
+    if (!m.sample_inputs_error.empty()) out << ": " << E(m.sample_inputs_error);
+    out << '\n';
+    for (const Pt2SampleTensor& t : m.sample_tensors) out << "    " << E(t.path) << "  " << E(t.dtype) << ShapeText(t.shape) << '\n';
+  }
 }
 
 }  // namespace
