@@ -6,6 +6,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
 #include "tsctl/pt2.h"
+#include "tsctl/pt2_machine.h"
 #include "tsctl/validate.h"
 #include "tsctl/zip_writer.h"
 
@@ -201,4 +202,13 @@ TEST_CASE("pt2: validate --no-load checks every weight's file and size", "[pt2]"
   CHECK(status(R"({"as_int": 3})", "12345678") == CheckStatus::kFail);  // 12 bytes needed, 8 stored
   // 2^62 elements of 4 bytes: the product wraps to 0 in 64 bits; must not pass.
   CHECK(status(R"({"as_int": 4611686018427387904})", "12345678") == CheckStatus::kFail);
+}
+
+TEST_CASE("pt2: the instruction sets an AOTInductor package needs, against a CPU's flags", "[pt2]") {
+  const std::string isa = "AVX512 AVX512_VNNI AMX_TILE";
+  CHECK(Pt2MissingCpuFeatures(isa, "fpu avx2 avx512f avx512bw avx512vl avx512dq avx512_vnni amx_tile").empty());
+  CHECK(Pt2MissingCpuFeatures(isa, "fpu avx2 avx512f avx512bw avx512vl avx512dq") ==
+        std::vector<std::string>{"AVX512_VNNI", "AMX_TILE"});
+  CHECK(Pt2MissingCpuFeatures(isa, "fpu avx2") == std::vector<std::string>{"AVX512", "AVX512_VNNI", "AMX_TILE"});
+  CHECK(Pt2MissingCpuFeatures("VSX NEON", "fpu").empty());  // other architectures: not judged
 }

@@ -8,6 +8,7 @@
 #include "validate_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
+#include "tsctl/pt2_machine.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {
@@ -93,9 +94,21 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
                      "AOTInductor model " + m.name + ": " + not_elf[0] + " is not an ELF shared object (or is compressed)"});
       continue;
     }
-    std::string device;
+    std::string device, isa;
     for (const auto& [key, value] : m.metadata) {
       if (key == "AOTI_DEVICE_KEY") device = value;
+      if (key == "AOTI_CPU_ISA") isa = value;
+    }
+    // Code compiled for instruction sets this CPU lacks dies of SIGILL.
+    const std::string flags = device == "cpu" && !isa.empty() ? CpuFlags() : "";
+    const std::vector<std::string> lacking = flags.empty() ? std::vector<std::string>{} : Pt2MissingCpuFeatures(isa, flags);
+    if (!lacking.empty() && !m.metadata_record.empty() && so && not_elf.empty()) {
+      std::string names;
+      for (const std::string& n : lacking) names += (names.empty() ? "" : " ") + n;
+      out.push_back({"pt2.aoti", CheckStatus::kWarn,
+                     "AOTInductor model " + m.name + ": compiled for " + isa + "; this CPU lacks " + names +
+                         ": running it here would die of an illegal instruction"});
+      continue;
     }
     std::vector<std::string> missing;
     if (!so) missing.push_back("no compiled .so");
