@@ -65,12 +65,12 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
   if (status != kExitOk) return status;
   std::optional<Archive> a, b;
   status = Guarded("diff", f.a, global, [&] {
-    a.emplace(Archive::Open(OpenFileSource(f.a)));
+    a.emplace(Archive::OpenModel(OpenFileSource(f.a)));
     return kExitOk;
   });
   if (status != kExitOk) return status;
   status = Guarded("diff", f.b, global, [&] {
-    b.emplace(Archive::Open(OpenFileSource(f.b)));
+    b.emplace(Archive::OpenModel(OpenFileSource(f.b)));
     return kExitOk;
   });
   if (status != kExitOk) return status;

@@ -18,9 +18,17 @@ const char* ArchiveKindName(ArchiveKind kind) {
     case ArchiveKind::kPythonSource: return "python-source";
     case ArchiveKind::kEmpty: return "empty";
     case ArchiveKind::kTruncatedZip: return "truncated-zip";
+    case ArchiveKind::kPt2: return "pt2";
+    case ArchiveKind::kPt2Aoti: return "pt2-aoti";
+    case ArchiveKind::kPt2Early: return "pt2-early";
+    case ArchiveKind::kDamagedPt2: return "pt2-damaged";
     case ArchiveKind::kUnknown: return "unknown";
   }
   return "unknown";
+}
+
+bool IsPt2(ArchiveKind kind) {
+  return kind == ArchiveKind::kPt2 || kind == ArchiveKind::kPt2Aoti || kind == ArchiveKind::kPt2Early;
 }
 
 namespace {
@@ -28,7 +36,7 @@ namespace {
 // The root folder: where data.pkl (or model.json) sits, one level down. Records
 // outside it (a "../x" an attacker added, say) keep their full names.
 std::string FindRoot(const ZipLayout& layout) {
-  for (const char* marker : {"/data.pkl", "/model.json", "/version", "/.data/version"}) {
+  for (const char* marker : {"/data.pkl", "/model.json", "/archive_format", "/version", "/.data/version"}) {
     std::string best;
     bool found = false;
     for (const ZipEntry& e : layout.entries) {
@@ -41,6 +49,11 @@ std::string FindRoot(const ZipLayout& layout) {
       found = true;
     }
     if (found) return best;
+  }
+  // An AOTInductor package without archive_format (2025): the folder above data/aotinductor/.
+  for (const ZipEntry& e : layout.entries) {
+    size_t at = e.name.find("/data/aotinductor/");
+    if (at != std::string::npos && at > 0 && e.name.rfind('/', at - 1) == std::string::npos) return e.name.substr(0, at);
   }
   return {};
 }
@@ -68,11 +81,44 @@ std::string Describe(ArchiveKind kind) {
     case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
     case ArchiveKind::kEmpty: return "empty file, not a TorchScript archive";
     case ArchiveKind::kTruncatedZip: return "truncated ZIP archive: its central directory is missing";
+    case ArchiveKind::kPt2:
+      return "a .pt2 exported program (torch.export.save), not a TorchScript archive: running it needs a LibTorch 2.x build";
+    case ArchiveKind::kPt2Aoti:
+      return "a .pt2 AOTInductor package, not a TorchScript archive: running it needs a LibTorch 2.x build";
+    case ArchiveKind::kPt2Early:
+      return "an early .pt2 exported program (serialized_exported_program.json, PyTorch 2.1-2.2), not a TorchScript "
+             "archive: no LibTorch runs this layout";
+    case ArchiveKind::kDamagedPt2:
+      return "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/";
     default: return "not a ZIP archive, so not a TorchScript archive";
   }
 }
 
 }  // namespace
+
+// The .pt2 layouts (torch/export/pt2_archive/constants.py), or none.
+std::optional<ArchiveKind> Archive::SniffPt2(const Archive& a) {
+  bool models = false;
+  for (const std::string& n : a.RecordsUnder("models/")) {
+    models |= n.size() > 12 && n.compare(n.size() - 5, 5, ".json") == 0 && n.find('/', 7) == std::string::npos;
+  }
+  const bool aoti = a.HasRecordsUnder("data/aotinductor/");
+  if (a.Has("archive_format")) {
+    std::string format;
+    try {
+      format = a.Read("archive_format", 64);
+    } catch (const Error&) {
+      return ArchiveKind::kDamagedPt2;
+    }
+    if (format != "pt2") return std::nullopt;  // some other archive_format: another ZIP
+    if (models) return ArchiveKind::kPt2;
+    return aoti ? ArchiveKind::kPt2Aoti : ArchiveKind::kDamagedPt2;
+  }
+  if (a.Has("serialized_exported_program.json")) return ArchiveKind::kPt2Early;
+  if (aoti) return ArchiveKind::kPt2Aoti;
+  if (models && a.HasRecordsUnder("data/weights/")) return ArchiveKind::kPt2;
+  return std::nullopt;
+}
 
 ArchiveKind Archive::Sniff(const ByteSource& src) {
   if (src.Size() == 0) return ArchiveKind::kEmpty;
@@ -149,10 +195,20 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     a.kind_ = torchscript ? ArchiveKind::kTorchScript : ArchiveKind::kTorchSave;
   } else if (a.Has("model.json")) {
     a.kind_ = ArchiveKind::kTorchScriptLegacy;
+  } else if (std::optional<ArchiveKind> pt2 = SniffPt2(a)) {
+    a.kind_ = *pt2;
   } else if (a.Has("constants.pkl") || a.Has("version") || a.Has(".data/version")) {
     a.kind_ = ArchiveKind::kDamagedTorchScript;
   } else {
     a.kind_ = ArchiveKind::kOtherZip;
+  }
+  return a;
+}
+
+Archive Archive::OpenModel(std::unique_ptr<ByteSource> src) {
+  Archive a = OpenAny(std::move(src));
+  if (a.kind_ != ArchiveKind::kTorchScript && a.kind_ != ArchiveKind::kTorchScriptLegacy && !IsPt2(a.kind_)) {
+    throw Error(ErrorKind::kFormat, Describe(a.kind_));
   }
   return a;
 }
@@ -163,8 +219,16 @@ Archive Archive::OpenSound(const std::string& path) {
   return archive;
 }
 
+Archive Archive::OpenSoundModel(const std::string& path) {
+  Archive archive = OpenModel(OpenFileSource(path));
+  RequireSoundStructure(archive.layout());
+  return archive;
+}
+
 Archive Archive::Open(std::unique_ptr<ByteSource> src) {
   Archive a = OpenAny(std::move(src));
+  // A .pt2 is not damage: this command (or build) cannot run it (exit 6).
+  if (IsPt2(a.kind_)) throw Error(ErrorKind::kUnavailable, Describe(a.kind_));
   if (a.kind_ != ArchiveKind::kTorchScript && a.kind_ != ArchiveKind::kTorchScriptLegacy) {
     throw Error(ErrorKind::kFormat, Describe(a.kind_));
   }

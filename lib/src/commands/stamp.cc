@@ -91,6 +91,17 @@ class PrefixSource final : public ByteSource {
   uint64_t size_;
 };
 
+// Opens a TorchScript archive or a .pt2 (torch.export.load reads its extra/
+// records too); the early .pt2 layout has no extra/ folder to stamp.
+Archive OpenStampable(std::unique_ptr<ByteSource> src) {
+  Archive a = Archive::OpenModel(std::move(src));
+  if (a.kind() == ArchiveKind::kPt2Early) {
+    throw Error(ErrorKind::kUnavailable,
+                "an early .pt2 exported program (serialized_exported_program.json) has no extra/ records to stamp");
+  }
+  return a;
+}
+
 // Opens the archive. A file that a kill during the first write of an
 // in-place stamp left with a torn old view (stamp::FindTornView; it may not
 // open at all, its last end record being the torn view's) is put back first,
@@ -102,7 +113,7 @@ std::optional<Archive> OpenRollingBackTornView(const std::string& path, const St
   std::optional<Archive> archive;
   std::optional<stamp::Interrupted> view;
   try {
-    archive.emplace(Archive::Open(OpenFileSource(path)));
+    archive.emplace(OpenStampable(OpenFileSource(path)));
   } catch (const Error&) {
     view = stamp::FindTornView(*OpenFileSource(path));
     if (!view) throw;
@@ -118,14 +129,14 @@ std::optional<Archive> OpenRollingBackTornView(const std::string& path, const St
   torn = true;
   if (options.dry_run || !in_place) {
     if (options.repair) return std::nullopt;
-    return Archive::Open(std::make_unique<PrefixSource>(OpenFileSource(path), view->old_size));
+    return OpenStampable(std::make_unique<PrefixSource>(OpenFileSource(path), view->old_size));
   }
   {
     FdCloser fd{OpenWritable(path, options.read_only_hint)};
     stamp::RollBack(fd.fd, path, *view);
   }
   if (options.repair) return std::nullopt;
-  return Archive::Open(OpenFileSource(path));
+  return OpenStampable(OpenFileSource(path));
 }
 
 }  // namespace
@@ -170,7 +181,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   }
   if (interrupted) {
     stamp::RollBack(fd.fd, path, *interrupted);
-    archive = Archive::Open(OpenFileSource(path));
+    archive = OpenStampable(OpenFileSource(path));
     plan = stamp::MakePlan(archive, options);
     result.actions = plan.actions;
     result.producer = plan.producer;

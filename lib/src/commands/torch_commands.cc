@@ -17,6 +17,7 @@
 #include "tsctl/escape.h"
 #include "tsctl/find_inputs.h"
 #include "tsctl/inputs.h"
+#include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/zip_structure.h"
 
@@ -93,6 +94,17 @@ std::function<void(const std::string&)> BenchProgress(
 BuildInfo GetBuildInfo() { return LoadTorchPlugin().Info(); }
 
 std::string Graph(const GraphOptions& options) {
+  {
+    // A .pt2 program is printed from its JSON, without LibTorch.
+    Archive archive = Archive::OpenModel(OpenFileSource(options.path));
+    if (IsPt2(archive.kind())) {
+      RequireSoundStructure(archive.layout());
+      if (options.inlined || options.frozen || options.format == GraphOptions::Format::kDot) {
+        throw Error(ErrorKind::kUsage, "--inlined, --frozen and --format dot apply to TorchScript archives, not to a .pt2");
+      }
+      return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
+    }
+  }
   CheckArchive(options.path);
   return RunTorchChild(GraphRequest{.options = options}, {}).Take<std::string>("loading the archive and printing its graph");
 }

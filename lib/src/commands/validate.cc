@@ -153,9 +153,14 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     return report;
   }
   CheckZip(*archive, options, out);
+  if (IsPt2(archive->kind())) {
+    CheckPt2(*archive, options, report);
+    return report;
+  }
   if (archive->kind() != ArchiveKind::kTorchScript && archive->kind() != ArchiveKind::kTorchScriptLegacy) {
     std::string what = archive->kind() == ArchiveKind::kTorchSave ? "a torch.save checkpoint, not a TorchScript archive"
                        : archive->kind() == ArchiveKind::kDamagedTorchScript ? "damaged TorchScript archive: data.pkl is missing"
+                       : archive->kind() == ArchiveKind::kDamagedPt2 ? "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/"
                                                                             : "not a TorchScript archive (no data.pkl or model.json)";
     out.push_back({"ts.kind", CheckStatus::kFail, what});
     return report;

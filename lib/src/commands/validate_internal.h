@@ -20,6 +20,10 @@ void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std:
 
 void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
+// The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
+// list into report.ops, and (options.load) a torch.load SKIP: running a .pt2
+// needs the LibTorch 2.x build.
+void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
 // Loads and runs the archive at `path` in isolated children (one per method
 // checked) and appends the torch.* checks. Throws tsctl::Error of the
 // child's kind for usage errors and an unavailable plugin.
