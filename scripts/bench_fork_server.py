@@ -19,6 +19,10 @@ What it measures
                 the LibTorch plugin once). Since inputs are found or inferred
                 (the inputs issue), this also runs forward twice (the
                 determinism check) on most archives, which (a) does not.
+  (b1) jobs1    tsctl validate --jobs 1 ARCHIVES... (one archive after
+                another) and (b2) jobs2, --jobs 2 (two worker processes
+                forked from the warm parent): target jobs2 / jobs1 <= 0.6
+                on 2 cores. (b) is the default, --jobs = the number of cores.
   (b') load     tsctl validate --no-run ARCHIVES...: every check but the
                 runs, so the same LibTorch work as (a) (a load per archive)
                 plus tsctl's own checks (ZIP, CRC, pickles, operators): the
@@ -42,6 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_common as bc  # noqa: E402
 
 TARGET = 1.5
+JOBS_TARGET = 0.6
 
 
 def main():
@@ -67,6 +72,8 @@ def main():
     commands = {
         "python": [bc.PYTHON, "-c", loader] + archives,
         "validate": [tsctl, "validate"] + archives,
+        "jobs1": [tsctl, "validate", "--jobs", "1"] + archives,
+        "jobs2": [tsctl, "validate", "--jobs", "2"] + archives,
         "load": [tsctl, "validate", "--no-run"] + archives,
         "graph": [tsctl, "graph", small],
         "reference": [ref_bin, small, "--input", "1x3x32x32", "--iters", "1", "--warmup", "0"],
@@ -76,7 +83,7 @@ def main():
     for round_ in range(args.repeat + 1):
         for name, argv in commands.items():
             status, usage, out, err = bc.run_child(argv, capture_stdout=(name == "python"))
-            if status not in ((0, 1) if name in ("validate", "load") else (0,)):
+            if status not in ((0, 1) if name in ("validate", "load", "jobs1", "jobs2") else (0,)):
                 bc.die(f"{name} exited {status}: {err.strip().splitlines()[-1:] }")
             if name == "python":
                 loaded = out.strip()
@@ -91,8 +98,12 @@ def main():
     corpus_ratio = med["load"] / med["python"]
     full_ratio = med["validate"] / med["python"]
     single_ratio = med["graph"] / med["reference"]
-    ok = corpus_ratio <= TARGET
-    print(f"corpus: validate --no-run / python = {corpus_ratio:.2f} (target <= {TARGET}) {bc.verdict(ok)}")
+    jobs_ratio = med["jobs2"] / med["jobs1"]
+    jobs_ok = jobs_ratio <= JOBS_TARGET
+    ok = corpus_ratio <= TARGET and jobs_ok
+    print(f"corpus: validate --no-run / python = {corpus_ratio:.2f} (target <= {TARGET}) {bc.verdict(corpus_ratio <= TARGET)}")
+    print(f"corpus: validate --jobs 2 / --jobs 1 = {jobs_ratio:.2f} on {os.cpu_count()} cores "
+          f"(target <= {JOBS_TARGET}) {bc.verdict(jobs_ok)}")
     print(f"corpus: validate (loads and runs) / python (loads only) = {full_ratio:.2f} (information)")
     print(f"single: graph / bare LibTorch process = {single_ratio:.2f} (information)")
     return bc.exit_status(not ok, args.check)

@@ -4,7 +4,9 @@
 #include "tsctl/escape.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -34,6 +36,12 @@ int Guarded(const std::string& command, const std::string& subject, const Global
             const std::function<int()>& fn) {
   try {
     return fn();
+  } catch (const Interrupted& e) {
+    // Ctrl-C, a caller's TERM or HUP: the whole run stops, with a shell's
+    // status (128 + signal), never a timeout or a finding.
+    Report(command, subject, e, global);
+    std::cout << std::flush;
+    std::exit(128 + e.signal());
   } catch (const Error& e) {
     return Report(command, subject, e, global);
   } catch (const std::exception& e) {
@@ -53,6 +61,30 @@ int ForEachArchive(const std::string& command, const std::vector<std::string>& a
   }
   std::cout << std::flush;
   return status;
+}
+
+uint64_t ParseByteSize(const std::string& text, const std::string& flag) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  if (unit.size() == 3 && unit.substr(1) == "iB") unit = unit.substr(0, 1);
+  if (unit.size() == 2 && unit[1] == 'B') unit = unit.substr(0, 1);
+  const std::string units = "KMGT";
+  double scale = 1;
+  if (!unit.empty()) {
+    size_t k = unit.size() == 1 ? units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0])))) : std::string::npos;
+    scale = k == std::string::npos ? 0 : std::pow(1024.0, static_cast<double>(k + 1));
+  }
+  double bytes = v * scale;
+  if (used == 0 || scale == 0 || !(bytes >= 1 << 20) || bytes > 1e18) {
+    throw Error(ErrorKind::kUsage, flag + ": '" + text + "' is not a size of at least 1M (e.g. 512M, 8G)");
+  }
+  return static_cast<uint64_t>(bytes);
 }
 
 std::vector<double> ParseNumberList(const std::string& text, const std::string& flag, double min, double max,

@@ -26,6 +26,7 @@ enum Needs : unsigned {
   kNeedsArchive = 1,   // reads one or more archives
   kNeedsLibTorch = 2,  // loads archives into LibTorch (the plugin) for some or all of its work
   kNeedsPython = 4,    // may embed Python (--python)
+  kNeedsLibTorchForCompiled = 8,  // loads LibTorch only for --compiled (code)
 };
 
 // What a command's binder returns: the function main calls when that
@@ -78,6 +79,10 @@ std::vector<double> ParseNumberList(const std::string& text, const std::string& 
 // (`integer`: a whole number). The usage error names the allowed range:
 // "--iters: 0 is out of range: must be an integer of at least 1".
 // `range` describes it for that message ("an integer of at least 1").
+// A size such as 512M, 8G, 8GiB or 1000000 (bytes; K, M, G, T are powers
+// of 1024), for flag `flag`. Throws tsctl::Error (kUsage) naming the flag.
+uint64_t ParseByteSize(const std::string& text, const std::string& flag);
+
 CLI::Validator NumberIn(double min, double max, bool integer, const std::string& range);
 
 // Runs `fn`; a tsctl::Error (or any other exception) it throws becomes one

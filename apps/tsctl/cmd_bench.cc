@@ -21,8 +21,8 @@ struct BenchFlags {
   std::string percentiles = "50,90,99";
   std::string format;
   bool sweep = false;
-  double sweep_timeout = 600;
   std::vector<std::string> libraries;
+  std::string memory_limit;
 };
 
 std::optional<bool> OnOff(const std::string& v) {
@@ -41,9 +41,8 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
   return Guarded("bench", o.path, global, [&]() -> int {
     for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
     for (const auto& s : f.args) o.args.push_back(ParseArgSpec(s));
-    if ((!o.inputs.empty() || !o.args.empty()) && !o.load_inputs_path.empty()) {
-      throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
-    }
+    if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
+    RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
     o.load_libraries = OperatorLibraries(f.libraries);
@@ -60,7 +59,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     const bool json = f.format == "json";
     const bool tty = ::isatty(2) && !json;
     if (f.sweep) {
-      auto rows = Sweep(o, f.sweep_timeout, [&](size_t done, size_t total) {
+      auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) {
         if (tty) Progress("sweep", static_cast<int>(done), static_cast<int>(total));
       });
       if (tty) std::cerr << "\r\x1b[K" << std::flush;
@@ -135,6 +134,13 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--freeze", f->o.settings.freeze, "torch::jit::freeze the module first");
   sub->add_flag("--optimize-for-inference", f->o.settings.optimize_for_inference, "torch::jit::optimize_for_inference (implies --freeze)");
   sub->add_flag("--cache-cleaning", f->o.settings.cache_cleaning, "CUDA: empty the caching allocator after each call (Triton ENABLE_CACHE_CLEANING)");
+  sub->add_option("--timeout", f->o.timeout_seconds,
+                  "Seconds the benchmark (with --sweep: each combination) may take before its child is killed")
+      ->check(NumberIn(0.001, 1e7, false, "a number of seconds from 0.001 to 10000000"))
+      ->capture_default_str();
+  sub->add_option("--memory-limit", f->memory_limit,
+                  "How far the benchmark's child may grow past what it inherited, e.g. 4G (default: min(8G, half of this "
+                  "machine's memory); not with --device cuda)");
   sub->add_flag("--sweep", f->sweep, "Time every combination of the execution settings and print Triton's parameters for the fastest");
   sub->add_option("--percentiles", f->percentiles, "Percentiles to report, comma-separated")->capture_default_str();
   sub->add_flag("--profile", f->o.profile, "Per-operator calls, total and self time (global operator callbacks)");

@@ -27,8 +27,12 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
     if (f.compiled) {
       code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries));
     } else {
-      Archive archive = Archive::Open(OpenFileSource(f.path, global.max_input_bytes));
-      RequireSoundStructure(archive.layout());  // one line, exit 4, as inspect, graph and stamp
+      Archive archive = Archive::OpenSoundModel(f.path, global.max_input_bytes);
+      if (IsPt2(archive.kind())) {
+        throw Error(ErrorKind::kFormat, std::string("a .pt2 archive (") + ArchiveKindName(archive.kind()) +
+                                            ") holds no TorchScript code: `tsctl graph` prints its program, "
+                                            "`tsctl inspect` describes it");
+      }
       code = StoredCode(archive, f.query);
     }
     WriteOutput(f.output, f.format == "json" ? DumpJson(CodeToJson(f.path, f.compiled ? f.method : "", code)) + "\n" : code);

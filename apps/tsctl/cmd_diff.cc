@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/escape.h"
 #include "tsctl/archive.h"
 #include "tsctl/diff.h"
 
@@ -64,12 +65,12 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
   if (status != kExitOk) return status;
   std::optional<Archive> a, b;
   status = Guarded("diff", f.a, global, [&] {
-    a.emplace(Archive::Open(OpenFileSource(f.a, global.max_input_bytes)));
+    a.emplace(Archive::OpenModel(OpenFileSource(f.a, global.max_input_bytes)));
     return kExitOk;
   });
   if (status != kExitOk) return status;
   status = Guarded("diff", f.b, global, [&] {
-    b.emplace(Archive::Open(OpenFileSource(f.b, global.max_input_bytes)));
+    b.emplace(Archive::OpenModel(OpenFileSource(f.b, global.max_input_bytes)));
     return kExitOk;
   });
   if (status != kExitOk) return status;
@@ -77,7 +78,7 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
     DiffResult result = DiffArchives(*a, *b, f.options);
     if (!f.quiet) {
       if (f.format == "json") {
-        std::cout << ToJson(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        std::cout << DumpJson(ToJson(result)) << '\n';
       } else {
         std::ostringstream text;
         RenderDiffText(result, text);

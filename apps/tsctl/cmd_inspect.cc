@@ -22,8 +22,7 @@ struct InspectFlags {
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
-    Archive archive = Archive::Open(OpenFileSource(path, global.max_input_bytes));
-    RequireSoundStructure(archive.layout());  // one line, exit 4, as code, graph and stamp
+    Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);  // TorchScript or .pt2
     InspectOptions options;
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);
@@ -44,7 +43,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
 
 RunFn BindInspect(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<InspectFlags>();
-  sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...)")->required();
+  sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...) or .pt2 archives")->required();
   AddFormatOption(sub, flags->format, {"text", "json"});  // json: one document per archive and line
   sub->add_flag("--verify", flags->verify, "Also read tensor data records and check their CRC-32");
   sub->add_flag("--no-records", flags->no_records, "Text output: leave out the record table");

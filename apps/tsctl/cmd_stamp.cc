@@ -69,8 +69,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   }
   if (f.show) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
-      Archive archive = Archive::Open(OpenFileSource(path, global.max_input_bytes));
-      RequireSoundStructure(archive.layout());
+      Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);
       ArchiveInfo info = Inspect(archive);
       if (f.format == "json") {
         std::cout << DumpJson(StampShowToJson(info)) << '\n';
@@ -101,7 +100,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
 
 RunFn BindStamp(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<StampFlags>();
-  sub->add_option("archives", f->archives, "TorchScript archives to stamp (changed in place unless --output)")->required();
+  sub->add_option("archives", f->archives, "TorchScript or .pt2 archives to stamp (changed in place unless --output)")->required();
   auto* show = sub->add_flag("--show", f->show, "Print the extra/ records instead of changing anything");
   sub->add_option("--meta", f->meta_path, "JSON object file merged into extra/producer_info.json ('-': stdin)")->excludes(show);
   sub->add_option("--meta-name", f->options.meta_name, "Name of the producer record under extra/")->capture_default_str();

@@ -31,6 +31,9 @@ struct ValidateFlags {
   bool no_load = false;
   bool no_run = false;
   std::vector<std::string> libraries;
+  int jobs = 0;  // 0: DefaultValidateJobs()
+  std::string memory_limit;
+  std::string shard;
   ValidateOptions options;
 };
 
@@ -55,21 +58,6 @@ std::vector<std::string> ParseMetaKeys(const std::string& text) {
   return keys;
 }
 
-// `text` with control characters shown as \xNN, so that it fits on one line.
-std::string OneLine(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   ValidateOptions& o = f.options;
   try {
@@ -77,8 +65,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
     o.method_given = f.method_option && f.method_option->count() > 0;
     o.infer_inputs = !f.no_infer;
-    int sources = (!o.inputs.empty() || !o.args.empty()) + !o.load_inputs_path.empty();
-    if (sources > 1) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
+    RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
     o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
     o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
     if (f.require_meta_option->count() > 0) o.require_meta = ParseMetaKeys(f.require_meta);
@@ -88,6 +75,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     o.load = !f.no_load;
     o.run = !f.no_run;
+    if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
     o.load_libraries = OperatorLibraries(f.libraries);
     if (f.list_ops) o.run = false;  // with --no-load: the static list
     if (!o.reference_model_path.empty()) {
@@ -106,25 +94,57 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     // A reference model that cannot be read fails the command once, not each archive.
     try {
       RequireRegularFile(o.reference_model_path, "LibTorch loads");
-      RequireSoundStructure(Archive::Open(OpenFileSource(o.reference_model_path)).layout());
+      Archive::OpenSound(o.reference_model_path);
     } catch (const Error& e) {
       return Report("validate", o.reference_model_path, e, global);
     }
   }
   ValidationReport report;
   report.strict = f.strict;
-  int status = ForEachArchive("validate", f.archives, global, [&](const std::string& path) {
-    report.not_checked.push_back(path);  // until its report is in: ValidateArchive throws for what it cannot check
-    report.archives.push_back(ValidateArchive(path, o));
-    report.not_checked.pop_back();
-  });
+  std::vector<std::string> archives = f.archives;
+  ValidateBatchOptions batch;
+  try {
+    if (!f.shard.empty()) {
+      auto [k, n] = ParseShard(f.shard);
+      archives = ShardOf(archives, k, n);
+      if (archives.empty()) {
+        // More slices than archives: this one checks nothing, and says so
+        // instead of printing a report that passed.
+        std::cerr << "tsctl: validate: --shard " << f.shard << ": no archive falls in this slice (" << f.archives.size()
+                  << " given): nothing checked\n";
+        return kExitOk;
+      }
+    }
+    batch.jobs = f.jobs > 0 ? f.jobs : DefaultValidateJobs();
+  } catch (const Error& e) {
+    return Report("validate", "", e, global);
+  }
+  int status = kExitOk;
+  std::vector<BatchEntry> entries;
+  if (int code = Guarded("validate", "", global, [&] {
+        entries = ValidateBatch(archives, o, batch);
+        return kExitOk;
+      });
+      code != kExitOk) {
+    return code;
+  }
+  for (BatchEntry& e : entries) {
+    if (e.checked) {
+      report.archives.push_back(std::move(e.report));
+      continue;
+    }
+    // Each archive that could not be checked at all: one line, in order.
+    report.not_checked.push_back(e.path);
+    int code = Report("validate", e.path, Error(e.error_kind, e.error, e.error_detail), global);
+    if (status == kExitOk) status = code;
+  }
   try {
     if (f.list_ops) {
       // Like PyTorch's dump_operator_names: one operator per line.
       std::string text;
       for (const auto& a : report.archives) {
         // Several archives: a comment line names each (the output stays a valid --allow-ops file).
-        if (f.archives.size() > 1) text += "# " + OneLine(a.path) + "\n";
+        if (f.archives.size() > 1) text += "# " + EscapeText(a.path) + "\n";
         if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
           for (const auto& c : a.checks) {
             if (c.status == CheckStatus::kFail) {
@@ -198,6 +218,15 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--timeout", f->options.timeout_seconds, "Seconds LibTorch may take to load and run before it counts as hung")
       ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
       ->capture_default_str();
+  sub->add_option("-j,--jobs", f->jobs,
+                  "Archives checked at once, each in its own worker process (default: the number of cores; 1: one after "
+                  "another); reports are the same and in the same order whatever N is")
+      ->check(NumberIn(1, 1024, true, "a whole number from 1 to 1024"));
+  sub->add_option("--memory-limit", f->memory_limit,
+                  "How far each LibTorch child may grow past what it inherited, e.g. 4G (default: min(8G, half of this "
+                  "machine's memory)); an allocation beyond it fails the check, naming the limit");
+  sub->add_option("--shard", f->shard,
+                  "Check only the K-th of N slices of the archives given (every N-th from the K-th), e.g. 2/4 for CI matrices");
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
   AddLoadLibraryFlag(sub, f->libraries);

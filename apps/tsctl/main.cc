@@ -16,8 +16,8 @@ using namespace tsctl::cli;
 const Tool kTools[] = {
     {"inspect", "Show everything inside archives without loading them into LibTorch", kNeedsArchive, BindInspect},
     {"graph", "Print a method's TorchScript IR (loads the archive on the CPU)", kNeedsArchive | kNeedsLibTorch, BindGraph},
-    {"code", "Print the TorchScript source stored in an archive (--compiled: as LibTorch compiles it)", kNeedsArchive,
-     BindCode},
+    {"code", "Print the TorchScript source stored in an archive (--compiled: as LibTorch compiles it)",
+     kNeedsArchive | kNeedsLibTorchForCompiled, BindCode},
     {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",
      kNeedsArchive, BindDiff},
     {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
@@ -34,6 +34,7 @@ const Tool kTools[] = {
 std::string NeedsText(unsigned needs) {
   std::string text;
   if (needs & kNeedsLibTorch) text += "LibTorch";
+  if (needs & kNeedsLibTorchForCompiled) text += "LibTorch for --compiled";
   if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
   return text.empty() ? "no LibTorch" : text;
 }
@@ -123,8 +124,14 @@ int main(int argc, char** argv) {
     PrintVersion();
     return tsctl::kExitOk;
   }
-  for (const auto& [sub, run] : commands) {
-    if (sub->parsed()) return run();
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const auto& [sub, run] = commands[i];
+    if (!sub->parsed()) continue;
+    // The table decides what is loaded: a command that needs no LibTorch
+    // never loads the plugin (an attempt is an internal error, not a silent
+    // second of start-up).
+    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled))) tsctl::ForbidLibTorch(kTools[i].name);
+    return run();
   }
   std::cerr << app.help();
   return tsctl::kExitUsage;

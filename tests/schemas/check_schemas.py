@@ -48,7 +48,15 @@ cases = [
 ] + [
     ("diff", ["diff", "--format", "json", f"{td}/diff/base.pt", f"{td}/mobile.ptl"], {1}),
     ("diff", ["diff", "--format", "json", f"{td}/traced_cnn.pt", f"{td}/quantized.pt"], {1}),
+    # .pt2 archives (docs/manual/pt2.md)
+    ("inspect", ["inspect", "--json"] + [f"{td}/pt2/{n}.pt2" for n in ("cnn", "two_input", "transformer")], {0}),
+    ("graph", ["graph", "--format", "json", f"{td}/pt2/two_input.pt2"], {0}),
+    ("validate", ["validate", "--format", "json", "--no-load", f"{td}/pt2/cnn.pt2"], {0}),
+    ("diff", ["diff", "--format", "json", f"{td}/pt2/cnn.pt2", f"{td}/pt2/cnn_weight.pt2"], {1}),
 ]
+for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
+    if name.endswith(".pt2"):
+        cases.append(("inspect", ["inspect", "--json", os.path.join(corpus, name)], {0}))
 if os.path.isdir(corpus):
     for name in sorted(os.listdir(corpus))[:12]:
         path = os.path.join(corpus, name)

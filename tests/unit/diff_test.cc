@@ -8,6 +8,7 @@
 
 #include "test_util.h"
 #include "tsctl/diff.h"
+#include "tsctl/escape.h"
 #include "tsctl/error.h"
 #include "tsctl/record_reader.h"
 #include "tsctl/text_diff.h"
@@ -34,41 +35,9 @@ ValueStats Compare(const std::string& dtype, const std::string& a, const std::st
   return s;
 }
 
-// A minimal ZIP writer (as in validate_test.cc): stored or deflated records.
-struct RawRecord {
-  std::string name;
-  std::string data;  // what is stored (already compressed for method 8)
-  uint16_t method = 0;
-  uint32_t crc = 0;
-  uint64_t declared = 0;
-};
-
-void P16(std::string& s, uint32_t v) { s += static_cast<char>(v & 0xff); s += static_cast<char>((v >> 8) & 0xff); }
-void P32(std::string& s, uint32_t v) { P16(s, v & 0xffff); P16(s, v >> 16); }
-
-std::string MakeZip(const std::vector<RawRecord>& recs) {
-  std::string out, cd;
-  for (const auto& r : recs) {
-    uint32_t off = static_cast<uint32_t>(out.size());
-    P32(out, 0x04034b50); P16(out, 20); P16(out, 0); P16(out, r.method); P16(out, 0); P16(out, 0);
-    P32(out, r.crc); P32(out, static_cast<uint32_t>(r.data.size())); P32(out, static_cast<uint32_t>(r.declared));
-    P16(out, static_cast<uint32_t>(r.name.size())); P16(out, 0);
-    out += r.name + r.data;
-    P32(cd, 0x02014b50); P16(cd, 20); P16(cd, 20); P16(cd, 0); P16(cd, r.method); P16(cd, 0); P16(cd, 0);
-    P32(cd, r.crc); P32(cd, static_cast<uint32_t>(r.data.size())); P32(cd, static_cast<uint32_t>(r.declared));
-    P16(cd, static_cast<uint32_t>(r.name.size())); P16(cd, 0); P16(cd, 0); P16(cd, 0); P16(cd, 0); P32(cd, 0); P32(cd, off);
-    cd += r.name;
-  }
-  uint32_t cd_off = static_cast<uint32_t>(out.size());
-  out += cd;
-  P32(out, 0x06054b50); P16(out, 0); P16(out, 0); P16(out, static_cast<uint32_t>(recs.size())); P16(out, static_cast<uint32_t>(recs.size()));
-  P32(out, static_cast<uint32_t>(cd.size())); P32(out, cd_off); P16(out, 0);
-  return out;
-}
-
-RawRecord Stored(const std::string& name, const std::string& data) {
-  return {name, data, 0, Crc32(data.data(), data.size()), data.size()};
-}
+using test::MakeZip;
+using test::RawRecord;
+using test::Stored;
 
 RawRecord Deflated(const std::string& name, const std::string& data) {
   z_stream zs{};
@@ -428,8 +397,13 @@ TEST_CASE("diff: renderers escape archive strings and agree", "[diff]") {
   CHECK(j["sections"]["parameters"]["changes"][0]["values"]["differing"] == 1);
   CHECK(j["sections"]["operators"]["compared"] == true);
   CHECK(j["sections"]["operators"]["equal"] == true);
-  // Invalid UTF-8 does not make the JSON unwritable.
-  CHECK_NOTHROW(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  // Invalid UTF-8 is kept as \xNN, as inspect keeps it (one DumpJson for
+  // every command), never dropped or replaced by U+FFFD; the escape byte is
+  // JSON's \u001b.
+  const std::string dumped = DumpJson(j);
+  CHECK(dumped.find(R"("path":"evil\u001b[31m\\xff.pt")") != std::string::npos);
+  CHECK(dumped.find("\xef\xbf\xbd") == std::string::npos);
+  CHECK(nlohmann::json::parse(dumped)["b"]["path"] == "evil\x1b[31m\\xff.pt");
 }
 
 TEST_CASE("diff: section names", "[diff]") {

@@ -6,6 +6,10 @@
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/model_check.h"
+#include "torch_child_codec.h"
+
+#include <cmath>
+#include <limits>
 
 using tsctl::ArgSpec;
 using tsctl::InputSpec;
@@ -55,7 +59,8 @@ TEST_CASE("--arg splits NAME=VALUE from positional values", "[inputs]") {
   CHECK_THROWS_AS(tsctl::ParseArgSpec("x="), tsctl::Error);
 }
 
-TEST_CASE("the model-check result survives the wire, and a missing field is an error", "[inputs][wire]") {
+TEST_CASE("a LibTorch child's answer survives the codec, bytes and non-finite numbers kept; a missing field is an error",
+          "[inputs][wire]") {
   tsctl::ModelCheckResult r;
   r.loaded = true;
   r.methods = {"forward", "predict"};
@@ -64,34 +69,58 @@ TEST_CASE("the model-check result survives the wire, and a missing field is an e
   r.input_args = {{"x", "1x3x224x224:float32"}};
   r.outputs = {{"output", "float32[1, 10]", 0}};
   r.deterministic = false;
+  r.max_run_diff = std::numeric_limits<double>::infinity();  // an Inf on one run, a number on the other
+  r.run_error = std::string("bad byte \xff\xfe here");         // LibTorch's messages need not be UTF-8
   tsctl::ReferenceLeaf leaf;
   leaf.name = "outputs[1][\"scores\"]";
   leaf.is_tensor = true;
   leaf.max_abs = 0.25;
+  leaf.max_rel = std::numeric_limits<double>::quiet_NaN();
   r.reference = {leaf};
-  tsctl::ModelCheckResult back = tsctl::DeserializeModelCheck(tsctl::SerializeModelCheck(r));
-  CHECK(back.loaded);
-  CHECK(back.methods == r.methods);
-  CHECK(back.input_args.size() == 1);
-  CHECK(back.input_args[0].value == "1x3x224x224:float32");
-  CHECK(back.outputs[0].desc == "float32[1, 10]");
-  REQUIRE(back.deterministic.has_value());
-  CHECK(!*back.deterministic);
-  CHECK(back.reference[0].name == leaf.name);
-  CHECK(back.reference[0].max_abs == 0.25);
+  tsctl::ChildOutcome back;
+  tsctl::DecodeChildAnswer(tsctl::EncodeChildValue(r), back);
+  REQUIRE(back.Answered());
+  const auto& b = std::get<tsctl::ModelCheckResult>(back.value);
+  CHECK(b.loaded);
+  CHECK(b.methods == r.methods);
+  CHECK(b.input_args.size() == 1);
+  CHECK(b.input_args[0].value == "1x3x224x224:float32");
+  CHECK(b.outputs[0].desc == "float32[1, 10]");
+  REQUIRE(b.deterministic.has_value());
+  CHECK(!*b.deterministic);
+  CHECK(std::isinf(b.max_run_diff));
+  CHECK(b.run_error == r.run_error);
+  CHECK(b.reference[0].name == leaf.name);
+  CHECK(b.reference[0].max_abs == 0.25);
+  CHECK(std::isnan(b.reference[0].max_rel));
 
-  nlohmann::json j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
-  j.erase("ran");
+  auto encode = [](const nlohmann::json& j) {
+    std::vector<std::uint8_t> v = nlohmann::json::to_cbor(j);
+    return std::string(v.begin(), v.end());
+  };
+  nlohmann::json value = tsctl::ModelCheckToJson(r);
+  nlohmann::json whole = {{"codec", tsctl::kChildCodecVersion}, {"type", 1}, {"value", value}};
+  whole["value"].erase("ran");
+  tsctl::ChildOutcome missing;
   try {
-    tsctl::DeserializeModelCheck(j.dump());
+    tsctl::DecodeChildAnswer(encode(whole), missing);
     FAIL("a missing field was read as a default");
   } catch (const tsctl::Error& e) {
     CHECK(std::string(e.what()).find("'ran'") != std::string::npos);
   }
-  j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
-  j["wire_version"] = 0;
-  CHECK_THROWS_AS(tsctl::DeserializeModelCheck(j.dump()), tsctl::Error);
-  j = nlohmann::json::parse(tsctl::SerializeModelCheck(r));
-  j["loaded"] = "yes";
-  CHECK_THROWS_AS(tsctl::DeserializeModelCheck(j.dump()), tsctl::Error);
+  whole["value"] = value;
+  whole["codec"] = 0;
+  CHECK_THROWS_AS(tsctl::DecodeChildAnswer(encode(whole), missing), tsctl::Error);
+  whole["codec"] = tsctl::kChildCodecVersion;
+  whole["value"]["loaded"] = "yes";
+  CHECK_THROWS_AS(tsctl::DecodeChildAnswer(encode(whole), missing), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::DecodeChildAnswer("not cbor at all", missing), tsctl::Error);
+
+  // An error crosses with its kind and detail.
+  tsctl::ChildOutcome raised;
+  tsctl::DecodeChildAnswer(tsctl::EncodeChildError(tsctl::Error(tsctl::ErrorKind::kUsage, "no such argument 'k'", "trace")), raised);
+  CHECK(raised.end == tsctl::ChildEnd::kRaised);
+  CHECK(raised.error_kind == tsctl::ErrorKind::kUsage);
+  CHECK(raised.error == "no such argument 'k'");
+  CHECK(raised.error_detail == "trace");
 }

@@ -28,42 +28,9 @@ CheckStatus StatusOf(const ArchiveReport& r, const std::string& id) {
   return CheckStatus::kSkip;
 }
 
-// A minimal ZIP writer for hostile archives: stored or deflated records with
-// exactly the headers we ask for.
-struct RawRecord {
-  std::string name;
-  std::string data;       // what is stored (already compressed for method 8)
-  uint16_t method = 0;
-  uint32_t crc = 0;
-  uint64_t declared = 0;  // uncompressed size written in the headers
-};
-
-void P16(std::string& s, uint32_t v) { s += static_cast<char>(v & 0xff); s += static_cast<char>((v >> 8) & 0xff); }
-void P32(std::string& s, uint32_t v) { P16(s, v & 0xffff); P16(s, v >> 16); }
-
-std::string MakeZip(const std::vector<RawRecord>& recs) {
-  std::string out, cd;
-  for (const auto& r : recs) {
-    uint32_t off = static_cast<uint32_t>(out.size());
-    P32(out, 0x04034b50); P16(out, 20); P16(out, 0); P16(out, r.method); P16(out, 0); P16(out, 0);
-    P32(out, r.crc); P32(out, static_cast<uint32_t>(r.data.size())); P32(out, static_cast<uint32_t>(r.declared));
-    P16(out, static_cast<uint32_t>(r.name.size())); P16(out, 0);
-    out += r.name + r.data;
-    P32(cd, 0x02014b50); P16(cd, 20); P16(cd, 20); P16(cd, 0); P16(cd, r.method); P16(cd, 0); P16(cd, 0);
-    P32(cd, r.crc); P32(cd, static_cast<uint32_t>(r.data.size())); P32(cd, static_cast<uint32_t>(r.declared));
-    P16(cd, static_cast<uint32_t>(r.name.size())); P16(cd, 0); P16(cd, 0); P16(cd, 0); P16(cd, 0); P32(cd, 0); P32(cd, off);
-    cd += r.name;
-  }
-  uint32_t cd_off = static_cast<uint32_t>(out.size());
-  out += cd;
-  P32(out, 0x06054b50); P16(out, 0); P16(out, 0); P16(out, static_cast<uint32_t>(recs.size())); P16(out, static_cast<uint32_t>(recs.size()));
-  P32(out, static_cast<uint32_t>(cd.size())); P32(out, cd_off); P16(out, 0);
-  return out;
-}
-
-RawRecord Stored(const std::string& name, const std::string& data) {
-  return {name, data, 0, Crc32(data.data(), data.size()), data.size()};
-}
+using test::MakeZip;
+using test::RawRecord;
+using test::Stored;
 
 // The records of a real archive, re-packed by MakeZip (so tests can add hostile ones).
 std::vector<RawRecord> RecordsOf(const std::string& file) {

@@ -25,6 +25,10 @@ enum class ArchiveKind {
   kTorchScriptLegacy,  // PyTorch 1.0/1.1: model.json + tensors/
   kTorchSave,          // a torch.save checkpoint (ZIP with data.pkl, no code/)
   kDamagedTorchScript, // version/constants.pkl but no data.pkl
+  kPt2,                // torch.export.save: archive_format "pt2", models/<name>.json
+  kPt2Aoti,            // an AOTInductor package: data/aotinductor/<model>/, no models/
+  kPt2Early,           // early torch.export.save (2.1-2.2): serialized_exported_program.json
+  kDamagedPt2,         // archive_format "pt2" but neither models/*.json nor data/aotinductor/
   kOtherZip,           // some other ZIP archive
   kTorchSaveLegacy,    // pre-1.6 torch.save: a bare pickle stream
   kPythonSource,
@@ -35,14 +39,31 @@ enum class ArchiveKind {
 
 const char* ArchiveKindName(ArchiveKind kind);
 
+// True for the .pt2 kinds (kPt2, kPt2Aoti, kPt2Early), which `inspect`,
+// `graph`, `diff`, `stamp` and `validate --no-load` read without LibTorch.
+bool IsPt2(ArchiveKind kind);
+
 class Archive {
  public:
   // Opens and classifies `src`. Throws tsctl::Error (kFormat) if the bytes are
-  // not a TorchScript archive, with a message that says what they are.
+  // not a TorchScript archive, with a message that says what they are, and
+  // (kUnavailable) for a .pt2 archive, saying that running it needs a
+  // LibTorch 2.x build.
   static Archive Open(std::unique_ptr<ByteSource> src);
   // Like Open, but also accepts other kinds (`kind()` says which) as long as
   // the ZIP layout can be read; used by validate to classify any file.
   static Archive OpenAny(std::unique_ptr<ByteSource> src);
+  // Like Open, but also accepts the .pt2 kinds (IsPt2); used by the commands
+  // that handle both formats.
+  static Archive OpenModel(std::unique_ptr<ByteSource> src);
+  // What every command that reads or loads one archive opens it with: the
+  // file at `path` ("-": standard input), a TorchScript archive (or, with
+  // OpenSoundModel, also a .pt2) whose ZIP structure is sound
+  // (RequireSoundStructure). One line (kIo, kFormat) otherwise, the same for
+  // inspect, code, stamp, graph, bench and trace. A stream or special file
+  // longer than `max_stream_bytes` (--max-input-size) is refused (kIo).
+  static Archive OpenSound(const std::string& path, uint64_t max_stream_bytes = kDefaultMaxInputBytes);
+  static Archive OpenSoundModel(const std::string& path, uint64_t max_stream_bytes = kDefaultMaxInputBytes);
 
   // Classifies bytes that are not a readable ZIP (for messages).
   static ArchiveKind Sniff(const ByteSource& src);
@@ -91,6 +112,7 @@ class Archive {
 
  private:
   Archive() = default;
+  static std::optional<ArchiveKind> SniffPt2(const Archive& a);
   std::unique_ptr<ByteSource> src_;
   ZipLayout layout_;
   std::vector<uint32_t> sorted_;   // entry indices in miniz's order

@@ -60,6 +60,12 @@ struct BenchOptions {
   std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
   std::string quantized_engine;  // --quantized-engine: qnnpack, fbgemm, onednn, x86 (empty: LibTorch's default)
   std::string save_outputs_path;  // --save-outputs: one more (untimed) run's outputs, torch.save format
+  // The child that loads and times the model is killed after this many
+  // seconds (with --sweep: each combination's child); a one-line error.
+  double timeout_seconds = 600;
+  // How far the child may grow past what it inherited (RLIMIT_DATA; not with
+  // --device cuda); 0: min(8 GiB, half of the machine's memory).
+  uint64_t memory_limit_bytes = 0;
 };
 
 struct OpStat {

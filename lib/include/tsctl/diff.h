@@ -175,9 +175,6 @@ uint64_t DiffElementSize(const std::string& dtype);
 std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b);
 
 nlohmann::json ToJson(const DiffResult& result);
-// `s` as one safe line of text: control characters, backslashes and bytes
-// that are not UTF-8 become escapes (\n, \t, \\, \xNN).
-std::string EscapeText(const std::string& s);
 void RenderDiffText(const DiffResult& result, std::ostream& out);
 
 }  // namespace tsctl

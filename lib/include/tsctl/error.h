@@ -43,4 +43,18 @@ class Error : public std::runtime_error {
   std::string detail_;
 };
 
+// Thrown when this process got SIGINT, SIGTERM or SIGHUP while a LibTorch
+// child ran (the child's process group is killed first). The CLI says
+// "interrupted" and exits with 128 + signal, as a shell does (130 for
+// SIGINT, 143 for SIGTERM).
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(int signal);
+  ~Interrupted() override;
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
 }  // namespace tsctl

@@ -29,6 +29,11 @@ struct InputSpec {
 // optional fill after the dtype: ":zeros", ":ones", ":random",
 // ":randint:LOW:HIGH", ":fill:VALUE" ("1x16:int64:randint:0:1000",
 // "2x2:float32:fill:0.5"). Throws tsctl::Error (kUsage) naming what is wrong.
+// The one rule on where a run's arguments come from: given (--input/--arg)
+// or loaded from a file (--load-inputs), not both. Throws tsctl::Error
+// (kUsage) naming `given_flags` ("--input/--arg", or "--input" for trace).
+void RequireOneInputSource(bool given, const std::string& load_inputs_path, const std::string& given_flags = "--input/--arg");
+
 InputSpec ParseInputSpec(const std::string& text);
 
 // One method argument from the command line (`--arg`): "NAME=VALUE" binds an

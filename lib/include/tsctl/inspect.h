@@ -13,6 +13,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/code_classes.h"
 #include "tsctl/operators.h"
+#include "tsctl/pt2.h"
 
 namespace tsctl {
 
@@ -111,6 +112,9 @@ struct ArchiveInfo {
   uint64_t tensor_bytes = 0;   // sum over tensors (views counted per tensor)
   uint64_t storage_bytes = 0;  // sum of the tensor data records
   std::vector<std::string> warnings;
+  // A .pt2 archive (kind pt2, pt2-aoti, pt2-early): its programs, weights and
+  // AOTInductor models; `module`, `classes` and `code` stay empty.
+  std::optional<Pt2Info> pt2;
 };
 
 struct InspectOptions {

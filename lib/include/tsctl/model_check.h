@@ -1,8 +1,6 @@
-// The typed result of the LibTorch half of `tsctl validate` (TorchBackend::
-// CheckModel), and the one versioned wire format that carries it from the
-// isolated child to the parent. The writer and the reader are one piece of
-// code (model_check_wire.cc): a field missing on the wire is an error, never
-// a silent default.
+// The typed result of the LibTorch half of `tsctl validate` (the LibTorch
+// plugin's CheckModel, run in an isolated child; the codec that brings it
+// back is private to libtsctl).
 #pragma once
 
 #include <cstdint>
@@ -13,9 +11,6 @@
 #include "tsctl/inputs.h"
 
 namespace tsctl {
-
-// Bump when a field is added, removed or changes meaning.
-inline constexpr int kModelCheckWireVersion = 2;
 
 // One output leaf of a run.
 struct OutputSummary {
@@ -73,12 +68,5 @@ struct ModelCheckResult {
   std::optional<bool> mobile_loaded;
   std::string mobile_error;
 };
-
-// The wire format: a JSON document with "wire_version". Both ends of the
-// fork pipe use these two functions only.
-std::string SerializeModelCheck(const ModelCheckResult& result);
-// Throws tsctl::Error (kFormat) if the text is not a complete document of
-// this version (any field missing or of the wrong type).
-ModelCheckResult DeserializeModelCheck(const std::string& text);
 
 }  // namespace tsctl

@@ -19,6 +19,10 @@ class ByteSource {
   virtual void Read(uint64_t pos, void* buf, size_t n) const = 0;
   // A name for messages (the path, or "<memory>").
   virtual const std::string& Name() const = 0;
+  // The open file descriptor read from, for a regular file; -1 otherwise.
+  // A child forked later inherits it: LibTorch is then handed
+  // "/proc/self/fd/N", the very file tsctl checked, never the path again.
+  virtual int Descriptor() const { return -1; }
 
   std::string ReadString(uint64_t pos, size_t n) const;
 };

@@ -46,7 +46,11 @@ struct GraphOptions {
 };
 
 struct ModelCheckOptions {
-  std::string path;
+  std::string path;       // the archive, as named in messages
+  // What LibTorch opens, when not `path`: "/proc/self/fd/N" for the
+  // descriptor the parent opened and checked (the child inherits it), so
+  // the check and the load read the same file even if `path` changes.
+  std::string load_path;
   std::string method = "forward";
   std::vector<InputSpec> inputs;  // empty: take them from the reference, else do not run
   bool run = true;
@@ -73,9 +77,10 @@ struct ModelCheckOptions {
   bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
   double infer_budget_seconds = 60;  // stop trying candidates after this long
   std::string save_outputs_path;   // write this run's outputs here (torch.save format)
-  // The child writes "loading", then "loaded" once the archive loaded, then
-  // "trying FLAGS" before each inferred candidate it runs.
-  std::string progress_path;
+  // Told "loading", then "loaded" once the archive loaded, then "trying
+  // FLAGS" before each inferred candidate it runs (the child sends these to
+  // its parent as they happen).
+  std::function<void(const std::string&)> progress;
   std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
 };
 
@@ -212,6 +217,12 @@ std::string DivergenceMessage(const MakeResult& result, const std::string& mode)
 // JSON documents of graph and code output (schema_version, archive, text).
 nlohmann::json GraphToJson(const GraphOptions& options, const std::string& graph);
 nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_method, const std::string& code);
+
+// The command table's promise (apps/tsctl/main.cc): a command declared to
+// need no LibTorch never loads the plugin. After this call every attempt to
+// load it throws tsctl::Error (kUnavailable) naming `command`, instead of
+// paying LibTorch's start-up silently.
+void ForbidLibTorch(const std::string& command);
 
 // True if this tsctl was built with the embedded-Python plugin.
 bool PythonSupportBuilt();

@@ -2,13 +2,16 @@
 // reports each as data; nothing here throws for a failed check.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <utility>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/source.h"
 
@@ -62,6 +65,10 @@ struct ValidateOptions {
   bool method_given = false;      // --method was given ("all" checks every method)
   bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
+  int torch_threads = 0;  // LibTorch's intra-op threads in each child (0: its default)
+  // How far each LibTorch child may grow past what it inherited
+  // (RLIMIT_DATA); 0: min(8 GiB, half of the machine's memory).
+  uint64_t memory_limit_bytes = 0;
 };
 
 // Throws tsctl::Error (kIo) only if the file cannot be opened.
@@ -69,6 +76,42 @@ ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& op
 // The same over bytes from any source; with options.load, LibTorch reads
 // the file at `path` (so it must be the same bytes).
 ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options);
+
+// Several archives (tsctl validate A B C ...).
+struct ValidateBatchOptions {
+  // Archives checked at once, each in a worker process forked from this one
+  // (1: one after another, in this process; also whenever --save-outputs or
+  // --save-reference name one file for all). Each worker's LibTorch children
+  // then get cores / jobs intra-op threads.
+  int jobs = 1;
+  // Called after each archive is done (done of total), in this process.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+// One archive's outcome: its report, or the tsctl::Error that kept it from
+// being checked at all (a missing file, an --arg that does not fit).
+struct BatchEntry {
+  std::string path;
+  bool checked = false;
+  ArchiveReport report;
+  ErrorKind error_kind = ErrorKind::kIo;
+  std::string error, error_detail;
+};
+
+// ValidateArchive() for each path, `jobs` at a time; entries in the order of
+// `paths`, the same whatever `jobs` is. Throws tsctl::Interrupted (after
+// stopping every worker) if this process gets SIGINT, SIGTERM or SIGHUP.
+std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
+                                      const ValidateBatchOptions& batch);
+
+// The number of cores this process may use: validate's default --jobs.
+int DefaultValidateJobs();
+
+// --shard K/N: parses "K/N" (1 <= K <= N; tsctl::Error kUsage otherwise),
+// and picks the K-th of N slices of a list: every N-th item from the K-th,
+// in the order given (stable for the same list; the N slices cover it once).
+std::pair<int, int> ParseShard(const std::string& text);
+std::vector<std::string> ShardOf(const std::vector<std::string>& items, int k, int n);
 
 struct ValidationReport {
   std::vector<ArchiveReport> archives;

@@ -1,4 +1,5 @@
 #include "tsctl/archive.h"
+#include "tsctl/zip_structure.h"
 
 #include <algorithm>
 
@@ -18,9 +19,17 @@ const char* ArchiveKindName(ArchiveKind kind) {
     case ArchiveKind::kPythonSource: return "python-source";
     case ArchiveKind::kEmpty: return "empty";
     case ArchiveKind::kTruncatedZip: return "truncated-zip";
+    case ArchiveKind::kPt2: return "pt2";
+    case ArchiveKind::kPt2Aoti: return "pt2-aoti";
+    case ArchiveKind::kPt2Early: return "pt2-early";
+    case ArchiveKind::kDamagedPt2: return "pt2-damaged";
     case ArchiveKind::kUnknown: return "unknown";
   }
   return "unknown";
+}
+
+bool IsPt2(ArchiveKind kind) {
+  return kind == ArchiveKind::kPt2 || kind == ArchiveKind::kPt2Aoti || kind == ArchiveKind::kPt2Early;
 }
 
 namespace {
@@ -31,7 +40,19 @@ std::string FindRoot(const ZipLayout& layout) {
   if (layout.entries.empty()) return {};
   const std::string& first = layout.entries.front().name;
   const size_t slash = first.find('/');
-  return slash == std::string::npos ? std::string() : first.substr(0, slash);
+  if (slash == std::string::npos) return {};
+  std::string root = first.substr(0, slash);
+  // An AOTInductor package written without a top folder (2025) starts with
+  // data/aotinductor/...: its records sit at the top, not under "data/".
+  if (miniz::SameName(root, "data") && miniz::StartsWith(first, "data/aotinductor/")) {
+    const std::string plus = root + "/";
+    const bool own_records = std::any_of(layout.entries.begin(), layout.entries.end(), [&](const ZipEntry& e) {
+      return miniz::SameName(e.name, plus + "data.pkl") || miniz::SameName(e.name, plus + "archive_format") ||
+             miniz::SameName(e.name, plus + "model.json");
+    });
+    if (!own_records) return {};
+  }
+  return root;
 }
 
 bool LooksLikePythonSource(const std::string& head) {
@@ -57,11 +78,44 @@ std::string Describe(ArchiveKind kind) {
     case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
     case ArchiveKind::kEmpty: return "empty file, not a TorchScript archive";
     case ArchiveKind::kTruncatedZip: return "truncated ZIP archive: its central directory is missing";
+    case ArchiveKind::kPt2:
+      return "a .pt2 exported program (torch.export.save), not a TorchScript archive: running it needs a LibTorch 2.x build";
+    case ArchiveKind::kPt2Aoti:
+      return "a .pt2 AOTInductor package, not a TorchScript archive: running it needs a LibTorch 2.x build";
+    case ArchiveKind::kPt2Early:
+      return "an early .pt2 exported program (serialized_exported_program.json, PyTorch 2.1-2.2), not a TorchScript "
+             "archive: no LibTorch runs this layout";
+    case ArchiveKind::kDamagedPt2:
+      return "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/";
     default: return "not a ZIP archive, so not a TorchScript archive";
   }
 }
 
 }  // namespace
+
+// The .pt2 layouts (torch/export/pt2_archive/constants.py), or none.
+std::optional<ArchiveKind> Archive::SniffPt2(const Archive& a) {
+  bool models = false;
+  for (const std::string& n : a.RecordsUnder("models/")) {
+    models |= n.size() > 12 && n.compare(n.size() - 5, 5, ".json") == 0 && n.find('/', 7) == std::string::npos;
+  }
+  const bool aoti = a.HasRecordsUnder("data/aotinductor/");
+  if (a.Has("archive_format")) {
+    std::string format;
+    try {
+      format = a.Read("archive_format", 64);
+    } catch (const Error&) {
+      return ArchiveKind::kDamagedPt2;
+    }
+    if (format != "pt2") return std::nullopt;  // some other archive_format: another ZIP
+    if (models) return ArchiveKind::kPt2;
+    return aoti ? ArchiveKind::kPt2Aoti : ArchiveKind::kDamagedPt2;
+  }
+  if (a.Has("serialized_exported_program.json")) return ArchiveKind::kPt2Early;
+  if (aoti) return ArchiveKind::kPt2Aoti;
+  if (models && a.HasRecordsUnder("data/weights/")) return ArchiveKind::kPt2;
+  return std::nullopt;
+}
 
 ArchiveKind Archive::Sniff(const ByteSource& src) {
   if (src.Size() == 0) return ArchiveKind::kEmpty;
@@ -138,6 +192,8 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
     a.kind_ = torchscript ? ArchiveKind::kTorchScript : ArchiveKind::kTorchSave;
   } else if (a.Has("model.json")) {
     a.kind_ = ArchiveKind::kTorchScriptLegacy;
+  } else if (std::optional<ArchiveKind> pt2 = SniffPt2(a)) {
+    a.kind_ = *pt2;
   } else if (a.Has("constants.pkl") || a.Has("version") || a.Has(".data/version")) {
     a.kind_ = ArchiveKind::kDamagedTorchScript;
   } else {
@@ -146,8 +202,30 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
   return a;
 }
 
+Archive Archive::OpenModel(std::unique_ptr<ByteSource> src) {
+  Archive a = OpenAny(std::move(src));
+  if (a.kind_ != ArchiveKind::kTorchScript && a.kind_ != ArchiveKind::kTorchScriptLegacy && !IsPt2(a.kind_)) {
+    throw Error(ErrorKind::kFormat, Describe(a.kind_));
+  }
+  return a;
+}
+
+Archive Archive::OpenSound(const std::string& path, uint64_t max_stream_bytes) {
+  Archive archive = Open(OpenFileSource(path, max_stream_bytes));
+  RequireSoundStructure(archive.layout());
+  return archive;
+}
+
+Archive Archive::OpenSoundModel(const std::string& path, uint64_t max_stream_bytes) {
+  Archive archive = OpenModel(OpenFileSource(path, max_stream_bytes));
+  RequireSoundStructure(archive.layout());
+  return archive;
+}
+
 Archive Archive::Open(std::unique_ptr<ByteSource> src) {
   Archive a = OpenAny(std::move(src));
+  // A .pt2 is not damage: this command (or build) cannot run it (exit 6).
+  if (IsPt2(a.kind_)) throw Error(ErrorKind::kUnavailable, Describe(a.kind_));
   if (a.kind_ != ArchiveKind::kTorchScript && a.kind_ != ArchiveKind::kTorchScriptLegacy) {
     throw Error(ErrorKind::kFormat, Describe(a.kind_));
   }

@@ -81,6 +81,10 @@ uint64_t InputSpec::Bytes() const {
   return size;
 }
 
+void RequireOneInputSource(bool given, const std::string& load_inputs_path, const std::string& given_flags) {
+  if (given && !load_inputs_path.empty()) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with " + given_flags);
+}
+
 InputSpec ParseInputSpec(const std::string& text) {
   auto bad = [&](const std::string& why) -> Error {
     return Error(ErrorKind::kUsage, "bad input spec '" + text + "': " + why +

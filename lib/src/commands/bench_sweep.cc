@@ -2,7 +2,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/bench_sweep.h"
-#include "child.h"
+#include "torch_child.h"
 
 namespace tsctl {
 
@@ -27,20 +27,15 @@ std::vector<SweepRow> RunSweep(const BenchOptions& base, double timeout_seconds,
     // A child per combination: JIT settings are process-wide and a module's
     // executor keeps the mode it first ran with.
     try {
-      nlohmann::json j = RunInTorchChild<nlohmann::json>("benchmarking", timeout_seconds, [&](const TorchBackend& b) {
-        BenchResult r = b.Bench(o);
-        Stats s = ComputeStats(r, {90});
-        return nlohmann::json{{"first", r.first_ns}, {"mean", s.mean}, {"median", s.median},
-                              {"p90", s.percentiles.empty() ? 0.0 : s.percentiles[0].second},
-                              {"stddev", s.stddev}, {"n", r.latencies_ns.size()}};
-      });
+      BenchResult r = RunTorchChild(BenchRequest{.options = o}, {.timeout_seconds = timeout_seconds, .memory_bytes = base.memory_limit_bytes}).Take<BenchResult>("benchmarking");
+      Stats s = ComputeStats(r, {90});
       row.ok = true;
-      row.first_ns = j.at("first").get<uint64_t>();
-      row.mean_ns = j.at("mean").get<double>();
-      row.median_ns = j.at("median").get<double>();
-      row.p90_ns = j.at("p90").get<double>();
-      row.stddev_ns = j.at("stddev").get<double>();
-      row.iterations = j.at("n").get<uint64_t>();
+      row.first_ns = r.first_ns;
+      row.mean_ns = s.mean;
+      row.median_ns = s.median;
+      row.p90_ns = s.percentiles.empty() ? 0.0 : s.percentiles[0].second;
+      row.stddev_ns = s.stddev;
+      row.iterations = r.latencies_ns.size();
     } catch (const Error& e) {
       // Bad options or a missing device fail every combination alike: stop at the first.
       if (e.kind() == ErrorKind::kUsage || e.kind() == ErrorKind::kUnavailable) throw;

@@ -64,11 +64,16 @@ std::string CoveredBy(const std::string& name) {
   };
   if (name == "data.pkl" || name == "model.json" || name == "attributes.pkl") return "modules";
   if (name == "constants.pkl" || starts("constants/")) return "constants";
+  // .pt2: sample inputs and AOTInductor code are compared by no section.
+  if (starts("data/sample_inputs/") || starts("data/aotinductor/")) return "";
   if (starts("data/") || starts("tensors/")) return "parameters";
   if (starts("extra/")) return "extra";
   if ((starts("code/") || starts("libs/")) && (ends(".py") || ends(".debug_pkl"))) return "code";
   if (name == "bytecode.pkl" || ends(".debug_pkl")) return "code";
   if (name == "version" || name == ".data/version" || name == "byteorder") return "format";
+  // .pt2: the program JSON (its graph and signature), archive_format/version.
+  if (starts("models/") || name == "serialized_exported_program.json") return "code";
+  if (name == "archive_format" || name == "archive_version") return "format";
   if (name == ".data/serialization_id") return "none (a random id per save)";
   return "";
 }
@@ -233,6 +238,49 @@ void DiffConstants(const Side& a, const ArchiveInfo& ia, const Side& b, const Ar
   }
 }
 
+// The module, parameter, constant, code and operator sections of two
+// TorchScript archives.
+void DiffTorchScriptSections(const Archive& archive_a, const ArchiveInfo& ia, const Archive& archive_b,
+                             const ArchiveInfo& ib, const DiffOptions& options, DiffResult& r) {
+  Side a(archive_a), b(archive_b);
+  auto run = [&](DiffSection s, auto&& fn) {
+    if (options.Enabled(s)) fn();
+  };
+  run(DiffSection::kModules, [&] { DiffModules(ia, ib, options, r); });
+  run(DiffSection::kParameters, [&] {
+    std::vector<const TensorInfo*> ta, tb;
+    if (ia.module) Flatten(*ia.module, ta);
+    if (ib.module) Flatten(*ib.module, tb);
+    diff_internal::DiffTensorLists(a, ta, b, tb, options, r.parameters);
+  });
+  run(DiffSection::kConstants, [&] { DiffConstants(a, ia, b, ib, options, r); });
+  run(DiffSection::kCode, [&] { diff_internal::DiffCode(a, ia, b, ib, options, r); });
+  run(DiffSection::kOperators, [&] {
+    std::string reason;
+    SectionResult& s = r.sections[static_cast<int>(DiffSection::kOperators)];
+    if (!DiffOperators(archive_a, archive_b, r, reason)) {
+      s.compared = false;
+      s.not_compared_reason = reason;
+    }
+  });
+}
+
+// The same sections from the programs of .pt2 archives (diff_pt2.cc); a
+// .pt2 against a TorchScript archive compares what the .pt2 side has.
+void DiffPt2Sections(const Archive& archive_a, const ArchiveInfo& ia, const Archive& archive_b, const ArchiveInfo& ib,
+                     const DiffOptions& options, DiffResult& r) {
+  Side a(archive_a), b(archive_b);
+  auto run = [&](DiffSection s, auto&& fn) {
+    if (options.Enabled(s)) fn();
+  };
+  diff_internal::DiffPt2Format(ia, ib, r);
+  run(DiffSection::kModules, [&] { diff_internal::DiffPt2Signature(ia, ib, r); });
+  run(DiffSection::kParameters, [&] { diff_internal::DiffPt2Tensors(a, ia, b, ib, false, options, r.parameters); });
+  run(DiffSection::kConstants, [&] { diff_internal::DiffPt2Tensors(a, ia, b, ib, true, options, r.constants); });
+  run(DiffSection::kCode, [&] { diff_internal::DiffPt2Graphs(archive_a, archive_b, options, r); });
+  run(DiffSection::kOperators, [&] { diff_internal::DiffPt2Operators(ia, ib, r); });
+}
+
 ArchiveInfo InspectSide(const Archive& archive) {
   try {
     return Inspect(archive);
@@ -341,23 +389,11 @@ DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, cons
     if (options.Enabled(s)) fn();
   };
   run(DiffSection::kRecords, [&] { DiffRecords(a, b, options, r); });
-  run(DiffSection::kModules, [&] { DiffModules(ia, ib, options, r); });
-  run(DiffSection::kParameters, [&] {
-    std::vector<const TensorInfo*> ta, tb;
-    if (ia.module) Flatten(*ia.module, ta);
-    if (ib.module) Flatten(*ib.module, tb);
-    diff_internal::DiffTensorLists(a, ta, b, tb, options, r.parameters);
-  });
-  run(DiffSection::kConstants, [&] { DiffConstants(a, ia, b, ib, options, r); });
-  run(DiffSection::kCode, [&] { diff_internal::DiffCode(a, ia, b, ib, options, r); });
-  run(DiffSection::kOperators, [&] {
-    std::string reason;
-    SectionResult& s = r.sections[static_cast<int>(DiffSection::kOperators)];
-    if (!DiffOperators(archive_a, archive_b, r, reason)) {
-      s.compared = false;
-      s.not_compared_reason = reason;
-    }
-  });
+  if (ia.pt2 || ib.pt2) {
+    DiffPt2Sections(archive_a, ia, archive_b, ib, options, r);
+  } else {
+    DiffTorchScriptSections(archive_a, ia, archive_b, ib, options, r);
+  }
   run(DiffSection::kExtra, [&] { diff_internal::DiffExtra(a, b, options, r); });
   if (!options.Enabled(DiffSection::kFormat)) r.format.clear();
 

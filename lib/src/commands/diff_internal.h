@@ -45,5 +45,16 @@ void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffRes
 // tsctl::Error (kFormat) if either cannot be read.
 bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntry& y);
 
-
+// .pt2 archives (diff_pt2.cc): the sections filled from their programs.
+// modules: each program's user inputs/outputs and symbols.
+void DiffPt2Signature(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);
+// parameters and buffers (constants == false) or tensor constants, by value.
+void DiffPt2Tensors(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib, bool constants,
+                    const DiffOptions& options, std::vector<TensorChange>& out);
+// code: each program's printed graph (Pt2GraphText), as a unified diff.
+void DiffPt2Graphs(const Archive& a, const Archive& b, const DiffOptions& options, DiffResult& r);
+// operators: the graph targets of every program.
+void DiffPt2Operators(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);
+// format: layout, archive_version, schema and torch versions per program.
+void DiffPt2Format(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);
 }  // namespace tsctl::diff_internal

@@ -2,8 +2,7 @@
 
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
-#include "child.h"
-#include "isolate.h"
+#include "torch_child.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {
@@ -28,21 +27,14 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, const
   m.check_determinism = false;
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
-  TempFile progress;
-  m.progress_path = progress.path;
-  WarmUpTorch();  // once per process: every child is forked warm
-  IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, timeout_seconds);
-  if (iso.timed_out) {
-    f.why = "trying inferred inputs did not finish within " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
+  ChildOutcome child = RunTorchChild(CheckRequest{.options = m}, {.timeout_seconds = timeout_seconds});
+  if (child.Died()) {
+    // The guess crashed or hung LibTorch: not an answer, a reason to say.
+    const std::string tried = TriedCandidate(child.progress);
+    f.why = child.Failure(tried.empty() ? "trying inferred inputs" : "trying inferred inputs (" + tried + ")");
     return f;
   }
-  if (iso.signal || iso.exit_code) {
-    const std::string tried = TriedCandidate(progress.Read());
-    f.why = "LibTorch crashed while trying inferred inputs" + (tried.empty() ? std::string() : " (" + tried + ")");
-    return f;
-  }
-  if (!iso.ok) throw Error(iso.error_kind, iso.error);
-  ModelCheckResult r = DeserializeModelCheck(iso.output);
+  ModelCheckResult r = std::move(child).Take<ModelCheckResult>("trying inferred inputs");
   if (!r.loaded) throw Error(ErrorKind::kTorch, "LibTorch cannot load it: " + r.load_error);
   if (!r.method_found) return f;  // the caller reports the missing method with its own words
   if (!r.ran) {

@@ -33,6 +33,11 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
 
   inspect_internal::ReadRecords(a, options, info);
   inspect_internal::ReadFormat(a, info);
+  if (IsPt2(a.kind())) {
+    inspect_internal::ReadPt2Archive(a, info);
+    inspect_internal::ReadExtra(a, options, info);
+    return info;
+  }
   inspect_internal::ReadCode(a, info);
   inspect_internal::ReadModules(a, info);
 

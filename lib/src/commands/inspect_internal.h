@@ -38,6 +38,10 @@ void ReadLegacyModule(const Archive& a, ArchiveInfo& info);
 // options' limits (inspect_extra.cc).
 void ReadExtra(const Archive& a, const InspectOptions& options, ArchiveInfo& info);
 
+// info.pt2, and from it info.operators, info.totals, info.tensor_bytes and
+// info.storage_bytes, for a .pt2 archive (inspect_pt2.cc).
+void ReadPt2Archive(const Archive& a, ArchiveInfo& info);
+
 // Elements of a tensor of this shape (negative sizes count as 0).
 uint64_t Numel(const std::vector<int64_t>& shape);
 

@@ -105,6 +105,17 @@ void CheckExtraName(const std::string& name) {
 
 namespace {
 
+// Opens a TorchScript archive or a .pt2 (torch.export.load reads its extra/
+// records too); the early .pt2 layout has no extra/ folder to stamp.
+Archive OpenStampable(std::unique_ptr<ByteSource> src) {
+  Archive a = Archive::OpenModel(std::move(src));
+  if (a.kind() == ArchiveKind::kPt2Early) {
+    throw Error(ErrorKind::kUnavailable,
+                "an early .pt2 exported program (serialized_exported_program.json) has no extra/ records to stamp");
+  }
+  return a;
+}
+
 // Opens the archive, trusting a journal only when needed (see
 // FindInterrupted): a consistent archive is read as it stands, whatever tail
 // it carries. A file that an interrupted in-place stamp left (a proven
@@ -120,7 +131,7 @@ std::optional<Archive> OpenRecovering(const std::string& path, const StampOption
   std::optional<Archive> archive;
   std::optional<stamp::Interrupted> view;
   try {
-    archive.emplace(Archive::Open(OpenFileSource(path)));
+    archive.emplace(OpenStampable(OpenFileSource(path)));
   } catch (const Error&) {
     view = stamp::FindTornView(*OpenFileSource(path));
     if (!view) throw;
@@ -139,11 +150,11 @@ std::optional<Archive> OpenRecovering(const std::string& path, const StampOption
   repaired = true;
   if (options.dry_run || !in_place) {
     if (options.repair) return std::nullopt;
-    return Archive::Open(stamp::RolledBackSource(OpenFileSource(path), *view));
+    return OpenStampable(stamp::RolledBackSource(OpenFileSource(path), *view));
   }
   stamp::RollBack(fd, path, *view);
   if (options.repair) return std::nullopt;
-  return Archive::Open(OpenFileSource(path));
+  return OpenStampable(OpenFileSource(path));
 }
 
 }  // namespace
@@ -170,7 +181,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
     try {
       fd.fd = OpenWritable(path, options.read_only_hint);
     } catch (const Error&) {
-      (void)Archive::Open(OpenFileSource(path));  // not an archive at all: say that first
+      (void)OpenStampable(OpenFileSource(path));  // not an archive at all: say that first
       throw;
     }
   }

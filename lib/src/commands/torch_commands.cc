@@ -1,5 +1,5 @@
 // Entry points of the commands that need LibTorch (tsctl/torch_backend.h):
-// tsctl's own checks first, then the work in a warm child (plugin/child.h).
+// tsctl's own checks first, then the work in a warm child (plugin/torch_child.h, the one door).
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -8,8 +8,8 @@
 #include <optional>
 #include <sstream>
 
-#include "child.h"
 #include "plugin_abi.h"
+#include "torch_child.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/bench_sweep.h"
@@ -17,6 +17,7 @@
 #include "tsctl/escape.h"
 #include "tsctl/find_inputs.h"
 #include "tsctl/inputs.h"
+#include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/zip_structure.h"
 
@@ -46,9 +47,7 @@ void RequireClassName(const std::string& name) {
 // kFormat): clearer than LibTorch's messages, and LibTorch never sees them.
 Archive CheckArchive(const std::string& path) {
   RequireRegularFile(path, "LibTorch loads");  // by path, after tsctl has read it
-  Archive archive = Archive::Open(OpenFileSource(path));
-  RequireSoundStructure(archive.layout());
-  return archive;
+  return Archive::OpenSound(path);
 }
 
 // Inputs not given are taken from the archive. None stored is fine for a
@@ -56,9 +55,7 @@ Archive CheckArchive(const std::string& path) {
 // method's schema.
 void WithStoredInputs(BenchOptions& o) {
   Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
-  if ((!o.inputs.empty() || !o.args.empty()) && !o.load_inputs_path.empty()) {
-    throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input/--arg");
-  }
+  RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
   if (!o.inputs.empty() || !o.args.empty()) {
     if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
   } else if (!o.load_inputs_path.empty()) {
@@ -78,23 +75,45 @@ void WithStoredInputs(BenchOptions& o) {
   }
 }
 
+// The parent's side of bench's progress: the child sends "PHASE\tDONE\tTOTAL".
+std::function<void(const std::string&)> BenchProgress(
+    const std::function<void(const std::string& phase, int done, int total)>& callback) {
+  if (!callback) return {};
+  return [callback](const std::string& line) {
+    size_t a = line.find('\t'), b = line.rfind('\t');
+    if (a == std::string::npos || a == b) return;
+    try {
+      callback(line.substr(0, a), std::stoi(line.substr(a + 1, b - a - 1)), std::stoi(line.substr(b + 1)));
+    } catch (const std::exception&) {
+    }
+  };
+}
+
 }  // namespace
 
 BuildInfo GetBuildInfo() { return LoadTorchPlugin().Info(); }
 
 std::string Graph(const GraphOptions& options) {
+  {
+    // A .pt2 program is printed from its JSON, without LibTorch.
+    Archive archive = Archive::OpenModel(OpenFileSource(options.path));
+    if (IsPt2(archive.kind())) {
+      RequireSoundStructure(archive.layout());
+      if (options.inlined || options.frozen || options.format == GraphOptions::Format::kDot) {
+        throw Error(ErrorKind::kUsage, "--inlined, --frozen and --format dot apply to TorchScript archives, not to a .pt2");
+      }
+      return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
+    }
+  }
   CheckArchive(options.path);
-  return RunInTorchChild<std::string>("loading the archive and printing its graph", 0,
-                                      [&](const TorchBackend& b) { return b.Graph(options); });
+  return RunTorchChild(GraphRequest{.options = options}, {}).Take<std::string>("loading the archive and printing its graph");
 }
 
 std::string CompiledCode(const std::string& path, const std::string& method,
                          const std::vector<std::string>& load_libraries) {
   CheckArchive(path);
-  return RunInTorchChild<std::string>("loading the archive and printing its code", 0, [&](const TorchBackend& b) {
-    LoadOperatorLibraries(load_libraries);
-    return b.CompiledCode(path, method);
-  });
+  return RunTorchChild(CompiledCodeRequest{.path = path, .method = method, .load_libraries = load_libraries}, {})
+      .Take<std::string>("loading the archive and printing its code");
 }
 
 BenchResult Bench(BenchOptions options) {
@@ -104,7 +123,8 @@ BenchResult Bench(BenchOptions options) {
   const std::string save_to = options.save_outputs_path;
   std::optional<TempFile> saved;
   if (!save_to.empty()) options.save_outputs_path = saved.emplace().path;
-  BenchResult r = RunInTorchChild<BenchResult>("benchmarking", 0, [&](const TorchBackend& b) { return b.Bench(options); });
+  BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
+                                BenchProgress(options.progress)).Take<BenchResult>("benchmarking");
   if (saved) {
     WriteFileAtomically(save_to, saved->Read());
     r.saved_outputs = save_to;
@@ -121,12 +141,11 @@ std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
 
 MakeResult Trace(const TraceOptions& options) {
   CheckArchive(options.path);
-  return RunInTorchChild<MakeResult>("tracing", 0, [&](const TorchBackend& b) { return b.Trace(options); });
+  return RunTorchChild(TraceRequest{.options = options}, {}).Take<MakeResult>("tracing");
 }
 
 MakeResult Script(const ScriptOptions& options) {
-  return RunInTorchChild<MakeResult>("compiling the source", 0,
-                                     [&](const TorchBackend& b) { return b.ScriptSource(options); });
+  return RunTorchChild(ScriptRequest{.options = options}, {}).Take<MakeResult>("compiling the source");
 }
 
 MakeResult Make(const MakeRequest& r) {
@@ -156,9 +175,7 @@ MakeResult Make(const MakeRequest& r) {
     // save_outputs_path: a temporary file, set below.
     TraceOptions o{r.path, r.method, r.inputs,         r.check_inputs,     r.freeze, r.rtol,
                    r.atol, r.output, r.load_libraries, r.load_inputs_path, {}};
-    if (!r.inputs.empty() && !r.load_inputs_path.empty()) {
-      throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with --input");
-    }
+    RequireOneInputSource(!r.inputs.empty(), r.load_inputs_path, "--input");
     std::string note;
     if (o.inputs.empty() && o.load_inputs_path.empty() && !r.no_infer) {
       CheckArchive(r.path);

@@ -10,11 +10,10 @@
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/json_input.h"
-#include "child.h"
-#include "isolate.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
+#include "torch_child.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -155,9 +154,14 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     return report;
   }
   CheckZip(*archive, options, out);
+  if (IsPt2(archive->kind())) {
+    CheckPt2(*archive, options, report);
+    return report;
+  }
   if (archive->kind() != ArchiveKind::kTorchScript && archive->kind() != ArchiveKind::kTorchScriptLegacy) {
     std::string what = archive->kind() == ArchiveKind::kTorchSave ? "a torch.save checkpoint, not a TorchScript archive"
                        : archive->kind() == ArchiveKind::kDamagedTorchScript ? "damaged TorchScript archive: data.pkl is missing"
+                       : archive->kind() == ArchiveKind::kDamagedPt2 ? "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/"
                                                                             : "not a TorchScript archive (no data.pkl or model.json)";
     out.push_back({"ts.kind", CheckStatus::kFail, what});
     return report;
@@ -194,6 +198,9 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   // LibTorch work, in a child process.
   ModelCheckOptions m;
   m.path = path;
+  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
+  // the child), not whatever the path names by then.
+  if (int fd = archive->source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
   m.method = options.method;

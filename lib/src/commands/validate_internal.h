@@ -9,6 +9,7 @@
 #include "tsctl/pickle.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
+#include "torch_child.h"
 
 namespace tsctl {
 
@@ -19,6 +20,10 @@ void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std:
 
 void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
+// The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
+// list into report.ops, and (options.load) a torch.load SKIP: running a .pt2
+// needs the LibTorch 2.x build.
+void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
 // Loads and runs the archive at `path` in isolated children (one per method
 // checked) and appends the torch.* checks. Throws tsctl::Error of the
 // child's kind for usage errors and an unavailable plugin.
@@ -30,7 +35,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
 // into `reference_file`. Returns "" on success, else why nothing was recorded
 // (B failed to load or run, crashed, hung, or had no inputs). Throws
 // tsctl::Error for usage errors and an unavailable plugin, as CheckModelInChild.
-std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds);
+std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits);
 
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include "tsctl/atomic_file.h"
@@ -12,10 +13,11 @@
 #include "tsctl/inputs.h"
 #include "tsctl/operators.h"
 #include "tsctl/source.h"
-#include "child.h"
-#include "isolate.h"
 #include "tsctl/stamp.h"
+#include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
+#include "torch_child.h"
+#include "torch_child_codec.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -35,14 +37,19 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
-// Why an isolated model-check child ended without a result: it hung, crashed
-// or exited abnormally while `doing` ("loading", "running forward"); "" if it
-// returned normally (with a result or a tsctl::Error).
-std::string ChildFailure(const IsolatedResult& iso, const std::string& doing, double timeout_seconds) {
-  if (iso.timed_out) return "LibTorch did not finish " + doing + " within " + Fmt("%g", timeout_seconds) + " s (killed)";
-  if (iso.signal) return "LibTorch crashed with " + SignalName(iso.signal) + " while " + doing;
-  if (iso.exit_code) return "the LibTorch process exited with code " + std::to_string(iso.exit_code) + " while " + doing;
-  return "";
+// Each LibTorch child's limits, as validate's options set them.
+ChildLimits LimitsOf(const ValidateOptions& o) {
+  return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
+}
+
+// An allocation that failed under the child's memory cap says so, naming
+// the cap and the flag that moves it.
+void NameMemoryLimit(std::string& error, uint64_t cap) {
+  if (error.find("can't allocate memory") == std::string::npos && error.find("bad_alloc") == std::string::npos &&
+      error.find("not enough memory") == std::string::npos) {
+    return;
+  }
+  error += " (the LibTorch child may grow by at most " + HumanBytes(cap) + "; --memory-limit sets it)";
 }
 
 // True if the archive's code calls quantized:: operators.
@@ -160,20 +167,16 @@ std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods
 
 }  // namespace
 
-std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, double timeout_seconds) {
+std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits) {
   b.record_reference_path = reference_file;
   b.reference_path.clear();
   b.reference_from_archive = false;
   b.check_determinism = false;
   b.save_outputs_path.clear();
-  TempFile progress;
-  b.progress_path = progress.path;
-  WarmUpTorch();
-  IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(b)); }, timeout_seconds);
-  const std::string doing = Doing(progress.Read(), b.method);
-  if (std::string failure = ChildFailure(iso, doing, timeout_seconds); !failure.empty()) return failure;
-  if (!iso.ok) throw Error(iso.error_kind, iso.error);
-  ModelCheckResult r = DeserializeModelCheck(iso.output);
+  ChildOutcome child = RunTorchChild(CheckRequest{.options = b}, limits);
+  const std::string doing = Doing(child.progress, b.method);
+  if (child.Died()) return child.Failure(doing);
+  ModelCheckResult r = std::move(child).Take<ModelCheckResult>(doing);
   if (!r.loaded) return "LibTorch cannot load it: " + r.load_error;
   if (!r.method_found) return "no method '" + b.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")";
   if (!r.ran) return r.run_error.empty() ? "not run: " + r.run_skipped : r.run_error;
@@ -181,46 +184,90 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   return "";
 }
 
+// --reference-model B: B runs first, in its own child, on this archive's
+// inputs (given, loaded, or stored in it), else on its own (stored in it, or
+// inferred there); this archive then runs on exactly what it ran on (`m` is
+// pointed at B's recording, kept in the returned file). Nothing to compare
+// with is a FAIL, never a silent pass.
+std::unique_ptr<TempFile> RunReferenceModel(const ValidateOptions& options, ModelCheckOptions& m, ArchiveReport& report) {
+  auto& out = report.checks;
+  auto model_reference = std::make_unique<TempFile>();
+  const std::string& b_path = options.reference_model_path;
+  ModelCheckOptions b = m;
+  b.path = b_path;
+  b.load_path.clear();  // B by its path (m's descriptor is this archive's)
+  if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
+    try {
+      ArchiveInputs stored = InputsFromArchive(Archive::Open(OpenFileSource(b_path)), m.method);
+      if (!stored.inputs.empty()) {
+        b.inputs = stored.inputs;
+        b.input_source = stored.source + " of " + b_path;
+      }
+    } catch (const Error&) {
+    }
+  }
+  const std::string why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
+  report.details["reference_model"] = b_path;
+  if (!why.empty()) {
+    // Nothing to compare with: a FAIL (never a silent pass); this archive's
+    // own load and run checks still follow.
+    out.push_back({"torch.reference", CheckStatus::kFail, "reference model " + b_path + ": " + why});
+    model_reference.reset();
+  } else {
+    m.reference_path = model_reference->path;
+    m.reference_label = "reference model " + b_path;
+    m.reference_from_archive = false;
+    m.inputs.clear();
+    m.args.clear();
+    m.load_inputs_path.clear();
+    m.input_source.clear();
+  }
+  return model_reference;
+}
+
+// The files of a method's run: --save-reference, --record-reference (stamped
+// into the archive), --save-outputs; each said in a check when it could not
+// be written.
+void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
+                  const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
+                  std::vector<CheckResult>& out) {
+  std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
+  if (reference_tmp) {
+    if (!options.save_reference_path.empty() && !bytes.empty()) WriteFileAtomically(options.save_reference_path, bytes);
+    if (options.record_reference && !bytes.empty()) {
+      StampOptions s;
+      s.auto_fields = false;
+      s.files = {{kReferenceRecord, bytes}};
+      s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
+      try {
+        const StampResult stamped = Stamp(path, s);
+        out.push_back({"torch.reference", CheckStatus::kPass,
+                       std::string("recorded inputs and outputs in extra/") + kReferenceRecord +
+                           (stamped.repaired ? " (after undoing an interrupted stamp the archive carried)" : "")});
+      } catch (const Error& e) {
+        // The report still comes out: the recording failed, not validate.
+        out.push_back({"torch.reference", CheckStatus::kFail,
+                       std::string("cannot record in extra/") + kReferenceRecord + ": " + e.what()});
+      }
+    } else if (bytes.empty()) {
+      out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --arg or --input)"});
+    }
+  }
+  if (outputs_tmp) {
+    if (r.outputs_saved) {
+      WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
+    } else {
+      out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (the method did not run)"});
+    }
+  }
+}
+
 void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
                        ModelCheckOptions m, ArchiveReport& report) {
   auto& out = report.checks;
   const bool all = options.method == "all";
-  std::optional<TempFile> model_reference;
-  if (!options.reference_model_path.empty()) {
-    // The reference model runs first, in its own child, on this archive's
-    // inputs (given, loaded, or stored in it), else on its own (stored in it,
-    // or inferred there); this archive then runs on exactly what it ran on.
-    const std::string& b_path = options.reference_model_path;
-    ModelCheckOptions b = m;
-    b.path = b_path;
-    if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
-      try {
-        ArchiveInputs stored = InputsFromArchive(Archive::Open(OpenFileSource(b_path)), m.method);
-        if (!stored.inputs.empty()) {
-          b.inputs = stored.inputs;
-          b.input_source = stored.source + " of " + b_path;
-        }
-      } catch (const Error&) {
-      }
-    }
-    model_reference.emplace();
-    const std::string why = RecordReferenceModel(b, model_reference->path, options.timeout_seconds);
-    report.details["reference_model"] = b_path;
-    if (!why.empty()) {
-      // Nothing to compare with: a FAIL (never a silent pass); this archive's
-      // own load and run checks still follow.
-      out.push_back({"torch.reference", CheckStatus::kFail, "reference model " + b_path + ": " + why});
-      model_reference.reset();
-    } else {
-      m.reference_path = model_reference->path;
-      m.reference_label = "reference model " + b_path;
-      m.reference_from_archive = false;
-      m.inputs.clear();
-      m.args.clear();
-      m.load_inputs_path.clear();
-      m.input_source.clear();
-    }
-  }
+  std::unique_ptr<TempFile> model_reference;  // B's recording, while this archive runs
+  if (!options.reference_model_path.empty()) model_reference = RunReferenceModel(options, m, report);
   std::optional<TempFile> reference_tmp, outputs_tmp;
   if (options.record_reference || !options.save_reference_path.empty()) {
     reference_tmp.emplace();
@@ -239,30 +286,33 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
   for (size_t k = 0; k < methods.size(); ++k) {
     m.method = methods[k];
     const std::string prefix = multi ? m.method + ": " : "";
-    TempFile progress;
-    m.progress_path = progress.path;
-    WarmUpTorch();  // once per process: every child is forked warm
-    IsolatedResult iso = RunIsolated([&] { return SerializeModelCheck(LoadTorchPlugin().CheckModel(m)); }, options.timeout_seconds);
-    seconds += iso.seconds;
-    const std::string doing = Doing(progress.Read(), m.method);
+    ChildOutcome child = RunTorchChild(CheckRequest{.options = m}, LimitsOf(options));
+    seconds += child.seconds;
+    const std::string doing = Doing(child.progress, m.method);
     const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
-    if (std::string failure = ChildFailure(iso, doing, options.timeout_seconds); !failure.empty()) {
-      if (iso.signal && stage == "torch.run" && options.quantized_engine.empty() && UsesQuantizedOperators(archive)) {
+    if (child.Died()) {
+      std::string failure = child.Failure(doing);
+      if (child.end == ChildEnd::kCrashed && stage == "torch.run" && options.quantized_engine.empty() &&
+          UsesQuantizedOperators(archive)) {
         // Debian's LibTorch 1.13 aborts in its default engine (onednn) on
         // d2go's qnnpack-prepared model, as Python does; qnnpack runs it.
         failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
                    "try --quantized-engine qnnpack)";
       }
+      if (first && stage == "torch.run") {
+        // It loaded before it died: that check stands.
+        out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
+        first = false;
+      }
       out.push_back({stage, CheckStatus::kFail, prefix + failure});
       continue;
     }
-    if (!iso.ok) {
-      // A usage error (arguments that do not fit) or an unavailable plugin:
-      // the caller's or this machine's problem, not the archive's.
-      throw Error(iso.error_kind, iso.error);
-    }
-    ModelCheckResult r = DeserializeModelCheck(iso.output);
-    details.push_back(nlohmann::json::parse(SerializeModelCheck(r)));
+    // A usage error (arguments that do not fit) or an unavailable plugin is
+    // the caller's or this machine's problem, not the archive's: rethrown.
+    ModelCheckResult r = std::move(child).Take<ModelCheckResult>(doing);
+    NameMemoryLimit(r.load_error, child.memory_bytes);
+    NameMemoryLimit(r.run_error, child.memory_bytes);
+    details.push_back(ModelCheckToJson(r));
     if (first && r.mobile_loaded.has_value()) {
       out.push_back({"torch.mobile", *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
                      *r.mobile_loaded ? "the lite interpreter (_load_for_mobile) loads it"
@@ -315,42 +365,13 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     RunChecks(r, p, out);
     if (k == 0 || !m.record_reference_path.empty()) {
       // Files of the first method run only.
-      std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
-      if (reference_tmp) {
-        if (!options.save_reference_path.empty() && !bytes.empty()) WriteFileAtomically(options.save_reference_path, bytes);
-        if (options.record_reference && !bytes.empty()) {
-          StampOptions s;
-          s.auto_fields = false;
-          s.files = {{kReferenceRecord, bytes}};
-          s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
-          try {
-            const StampResult stamped = Stamp(path, s);
-            out.push_back({"torch.reference", CheckStatus::kPass,
-                           std::string("recorded inputs and outputs in extra/") + kReferenceRecord +
-                               (stamped.repaired ? " (after undoing an interrupted stamp the archive carried)" : "")});
-          } catch (const Error& e) {
-            // The report still comes out: the recording failed, not validate.
-            out.push_back({"torch.reference", CheckStatus::kFail,
-                           std::string("cannot record in extra/") + kReferenceRecord + ": " + e.what()});
-          }
-        } else if (bytes.empty()) {
-          out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --arg or --input)"});
-        }
-      }
-      if (outputs_tmp) {
-        if (r.outputs_saved) {
-          WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
-        } else {
-          out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (the method did not run)"});
-        }
-      }
+      KeepRunFiles(options, path, r, reference_tmp, outputs_tmp, out);
       m.record_reference_path.clear();
       m.save_outputs_path.clear();
       reference_tmp.reset();
       outputs_tmp.reset();
     }
   }
-  (void)archive;
   report.details["torch_seconds"] = seconds;
   report.details["model"] = details.size() == 1 ? details[0] : details;
 }

@@ -15,7 +15,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 6;
+inline constexpr int kTorchPluginAbi = 7;
 inline constexpr int kPythonPluginAbi = 2;
 
 class TorchBackend {
@@ -28,6 +28,9 @@ class TorchBackend {
   // them. Starts no threads and runs no operators; never throws (a table it
   // could not build is built by the child as before).
   virtual void PrepareForFork() const = 0;
+  // Sets LibTorch's intra-op threads of this process (at::set_num_threads),
+  // for children that run side by side; called in the child before its work.
+  virtual void LimitThreads(int intra_op_threads) const = 0;
   // See Graph() in tsctl/torch_backend.h; runs in the calling process.
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;

@@ -58,10 +58,18 @@ const T* LoadPlugin(const std::string& path, const char* abi_symbol, int abi, co
 
 // Set once LoadTorchPlugin has loaded the plugin.
 const TorchBackend* loaded_torch_backend = nullptr;
+// Set by ForbidLibTorch: the command that declared it needs no LibTorch.
+std::string forbidden_by;
 
 }  // namespace
 
+void ForbidLibTorch(const std::string& command) { forbidden_by = command; }
+
 const TorchBackend& LoadTorchPlugin() {
+  if (!forbidden_by.empty()) {
+    throw Error(ErrorKind::kUnavailable, "internal error: tsctl " + forbidden_by +
+                                             " is declared not to load LibTorch, yet tried to (please report it)");
+  }
 #if TSCTL_WITH_TORCH
   static std::string failure;
   static const TorchBackend* backend =

@@ -54,11 +54,19 @@ class IoError(Exception):
 
 
 def _make_input(torch, spec, gen):
-    shape, dtype, channels_last = spec
+    shape, dtype, channels_last, fill, low, high, value, _text = spec
     dt = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
           "uint8": torch.uint8, "bool": torch.bool}[dtype]
-    if dt.is_floating_point:
+    if fill == "zeros":
+        t = torch.zeros(shape, dtype=dt)
+    elif fill == "ones":
+        t = torch.ones(shape, dtype=dt)
+    elif fill == "fill":
+        t = torch.full(shape, value).to(dt)
+    elif fill == "randint":
+        t = torch.randint(int(low), int(high), shape, generator=gen).to(dt)
+    elif dt.is_floating_point:
         t = torch.randn(shape, generator=gen).to(dt)
     elif dt == torch.bool:
         t = torch.randint(0, 2, shape, generator=gen).to(torch.bool)
@@ -165,6 +173,5 @@ def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
 
 
 def spec_text(s):
-    shape, dtype, channels_last = s
-    text = "x".join(str(d) for d in shape) if shape else "scalar"
-    return text + ":" + dtype + (":channels_last" if channels_last else "")
+    # The spec as tsctl prints it (InputSpec::ToString), fill included.
+    return s[7]

@@ -41,7 +41,13 @@ class Backend final : public PythonBackend {
     for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());
     auto spec_list = [](const std::vector<InputSpec>& specs) {
       py::list l;
-      for (const auto& s : specs) l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last));
+      // The whole typed spec, fill included: Python makes the same values the
+      // spec describes (zeros, ones, randint LOW..HIGH, a constant).
+      static const char* const kFill[] = {"random", "zeros", "ones", "randint", "fill"};
+      for (const auto& s : specs) {
+        l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last, kFill[static_cast<int>(s.fill)], s.low, s.high,
+                                s.value, s.ToString()));
+      }
       return l;
     };
     try {
@@ -52,14 +58,15 @@ class Backend final : public PythonBackend {
       py::dict out = embed_.attr("make")(r.file, r.name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
       result.diverged = out["diverged"].cast<bool>();
       for (const auto& w : out["warnings"]) result.warnings.push_back(w.cast<std::string>());
+      size_t k = 0;
       for (const auto& c : out["checks"]) {
         CheckReport rep;
         std::string text;
-        for (const auto& s : c["inputs"]) {
-          auto t = s.cast<py::tuple>();
-          InputSpec spec{t[0].cast<std::vector<int64_t>>(), t[1].cast<std::string>(), t[2].cast<bool>()};
-          text += (text.empty() ? "" : ", ") + spec.ToString();
+        // The check sets come back in the order given: their specs as typed.
+        if (k < r.check_inputs.size()) {
+          for (const InputSpec& spec : r.check_inputs[k]) text += (text.empty() ? "" : ", ") + spec.ToString();
         }
+        ++k;
         rep.inputs = text;
         rep.matched = c["matched"].cast<bool>();
         rep.max_abs = c["max_abs"].cast<double>();

@@ -3,57 +3,13 @@
 #include <cstdio>
 
 #include "tsctl/diff.h"
+#include "tsctl/escape.h"
 #include "tsctl/text_diff.h"
 
 namespace tsctl {
 namespace {
 
 using nlohmann::json;
-
-// Archive strings are untrusted: control characters and bytes that are not
-// UTF-8 become \xNN (\n, \t as such), so nothing reaches the terminal raw.
-std::string Safe(const std::string& s) {
-  std::string out;
-  size_t i = 0;
-  auto hex = [&](unsigned char c) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\x%02x", c);
-    out += buf;
-  };
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\t') {
-        out += "\\t";
-      } else if (c < 0x20 || c == 0x7f || c == '\\') {
-        if (c == '\\') {
-          out += "\\\\";
-        } else {
-          hex(c);
-        }
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    int n = (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : -1;
-    bool ok = n > 0 && i + static_cast<size_t>(n) < s.size();
-    for (int k = 1; ok && k <= n; ++k) ok = (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) >> 6) == 0x2;
-    // C1 controls (U+0080..U+009F) are escapes on some terminals.
-    if (ok && n == 1 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) ok = false;
-    if (!ok) {
-      hex(c);
-      ++i;
-      continue;
-    }
-    out.append(s, i, static_cast<size_t>(n) + 1);
-    i += static_cast<size_t>(n) + 1;
-  }
-  return out;
-}
 
 std::string Number(double v) {
   if (std::isinf(v)) return "inf";
@@ -78,10 +34,10 @@ std::string Fields(const std::vector<FieldChange>& fields) {
     if (!s.empty()) s += ", ";
     s += f.field + " ";
     if (f.b.empty()) {
-      s += Safe(f.a);  // removed: only A's value
+      s += EscapeText(f.a);  // removed: only A's value
     } else {
-      if (!f.a.empty()) s += Safe(f.a) + " -> ";
-      s += Safe(f.b);
+      if (!f.a.empty()) s += EscapeText(f.a) + " -> ";
+      s += EscapeText(f.b);
     }
   }
   return s;
@@ -108,27 +64,25 @@ json TensorJson(const TensorChange& t) {
 }
 
 std::string TensorText(const TensorChange& t) {
-  std::string s = std::string(1, Mark(t.kind)) + " " + Safe(t.name) + " (" + t.role + ")";
-  if (t.kind == ChangeKind::kAdded) return s + " " + Safe(t.dtype_b) + " " + Shape(t.shape_b) + (t.note.empty() ? "" : ": " + Safe(t.note));
-  if (t.kind == ChangeKind::kRemoved) return s + " " + Safe(t.dtype_a) + " " + Shape(t.shape_a) + (t.note.empty() ? "" : ": " + Safe(t.note));
-  s += " " + Safe(t.dtype_a) + " " + Shape(t.shape_a) + ":";
+  std::string s = std::string(1, Mark(t.kind)) + " " + EscapeText(t.name) + " (" + t.role + ")";
+  if (t.kind == ChangeKind::kAdded) return s + " " + EscapeText(t.dtype_b) + " " + Shape(t.shape_b) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
+  if (t.kind == ChangeKind::kRemoved) return s + " " + EscapeText(t.dtype_a) + " " + Shape(t.shape_a) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
+  s += " " + EscapeText(t.dtype_a) + " " + Shape(t.shape_a) + ":";
   if (t.values_compared && (t.values.differing > 0 || t.values.nan_mismatch)) {
     s += " " + std::to_string(t.values.differing) + " of " + std::to_string(t.values.numel) +
          " elements differ, max abs " + Number(t.values.max_abs) + ", max rel " + Number(t.values.max_rel);
     if (t.values.nan_mismatch) s += ", NaN on one side";
     if (!t.note.empty()) s += ";";
   }
-  if (!t.note.empty()) s += " " + Safe(t.note);
+  if (!t.note.empty()) s += " " + EscapeText(t.note);
   return s;
 }
 
 void Indented(std::ostream& out, const std::string& diff) {
-  for (std::string_view line : SplitLines(diff)) out << "      " << Safe(std::string(line)) << '\n';
+  for (std::string_view line : SplitLines(diff)) out << "      " << EscapeText(std::string(line)) << '\n';
 }
 
 }  // namespace
-
-std::string EscapeText(const std::string& s) { return Safe(s); }
 
 nlohmann::json ToJson(const DiffResult& r) {
   json j = {{"schema_version", kDiffSchemaVersion},
@@ -194,8 +148,8 @@ nlohmann::json ToJson(const DiffResult& r) {
 }
 
 void RenderDiffText(const DiffResult& r, std::ostream& out) {
-  out << "A: " << Safe(r.path_a) << " (" << r.kind_a << ")\n";
-  out << "B: " << Safe(r.path_b) << " (" << r.kind_b << ")\n";
+  out << "A: " << EscapeText(r.path_a) << " (" << r.kind_a << ")\n";
+  out << "B: " << EscapeText(r.path_b) << " (" << r.kind_b << ")\n";
   if (r.formats_differ) out << "the two archives have different formats\n";
   std::vector<std::string> different;
   for (const SectionResult& s : r.sections) {
@@ -208,11 +162,11 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
     if (!s.equal) different.push_back(name);
     switch (s.section) {
       case DiffSection::kFormat:
-        for (const FieldChange& f : r.format) out << "  ~ " << f.field << ": " << Safe(f.a) << " -> " << Safe(f.b) << '\n';
+        for (const FieldChange& f : r.format) out << "  ~ " << f.field << ": " << EscapeText(f.a) << " -> " << EscapeText(f.b) << '\n';
         break;
       case DiffSection::kRecords:
         for (const RecordChange& c : r.records) {
-          out << "  " << Mark(c.kind) << ' ' << Safe(c.name);
+          out << "  " << Mark(c.kind) << ' ' << EscapeText(c.name);
           if (!c.fields.empty()) out << ": " << Fields(c.fields);
           if (!c.counts) out << " (contents: see " << c.covered_by << ")";
           out << '\n';
@@ -220,7 +174,7 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
         break;
       case DiffSection::kModules:
         for (const ModuleChange& c : r.modules) {
-          out << "  " << Mark(c.kind) << ' ' << c.what << ' ' << (c.path.empty() ? "(root)" : Safe(c.path)) << ": "
+          out << "  " << Mark(c.kind) << ' ' << c.what << ' ' << (c.path.empty() ? "(root)" : EscapeText(c.path)) << ": "
               << Fields(c.fields) << '\n';
         }
         break;
@@ -232,26 +186,26 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
         break;
       case DiffSection::kCode:
         for (const CodeChange& c : r.code) {
-          out << "  " << Mark(c.kind) << ' ' << (c.method.empty() ? "class " : "") << Safe(c.class_name);
-          if (!c.method.empty()) out << (c.method[0] == '(' ? " " : ".") << Safe(c.method);
+          out << "  " << Mark(c.kind) << ' ' << (c.method.empty() ? "class " : "") << EscapeText(c.class_name);
+          if (!c.method.empty()) out << (c.method[0] == '(' ? " " : ".") << EscapeText(c.method);
           out << '\n';
           Indented(out, c.unified_diff);
         }
         break;
       case DiffSection::kOperators:
-        for (const std::string& op : r.operators_added) out << "  + " << Safe(op) << '\n';
-        for (const std::string& op : r.operators_removed) out << "  - " << Safe(op) << '\n';
+        for (const std::string& op : r.operators_added) out << "  + " << EscapeText(op) << '\n';
+        for (const std::string& op : r.operators_removed) out << "  - " << EscapeText(op) << '\n';
         break;
       case DiffSection::kExtra:
         for (const ExtraChange& c : r.extra) {
-          out << "  " << Mark(c.kind) << " extra/" << Safe(c.name);
+          out << "  " << Mark(c.kind) << " extra/" << EscapeText(c.name);
           if (c.kind == ChangeKind::kChanged) out << " (" << c.content_type << ")";
           if (!c.fields.empty()) out << ": " << Fields(c.fields);
           out << '\n';
           for (const JsonChange& k : c.json_changes) {
-            out << "      " << Mark(k.kind) << ' ' << (k.pointer.empty() ? "(root)" : Safe(k.pointer)) << ": ";
-            if (k.kind == ChangeKind::kChanged) out << Safe(k.a) << " -> " << Safe(k.b);
-            else out << Safe(k.kind == ChangeKind::kAdded ? k.b : k.a);
+            out << "      " << Mark(k.kind) << ' ' << (k.pointer.empty() ? "(root)" : EscapeText(k.pointer)) << ": ";
+            if (k.kind == ChangeKind::kChanged) out << EscapeText(k.a) << " -> " << EscapeText(k.b);
+            else out << EscapeText(k.kind == ChangeKind::kAdded ? k.b : k.a);
             out << '\n';
           }
           Indented(out, c.unified_diff);

@@ -7,6 +7,8 @@
 
 #include "tsctl/escape.h"
 #include "tsctl/text_util.h"
+#include "render_pt2.h"
+#include "table.h"
 
 namespace tsctl {
 namespace {
@@ -51,38 +53,6 @@ std::string Grouped(uint64_t n) {
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
 }
-
-// A simple aligned table: columns padded to their widest cell.
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Columns listed in `right` are right-aligned.
-  void Print(std::ostream& out, const std::string& indent, const std::vector<size_t>& right = {}) const {
-    std::vector<size_t> width;
-    for (const auto& r : rows_) {
-      if (width.size() < r.size()) width.resize(r.size(), 0);
-      for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-    }
-    for (const auto& r : rows_) {
-      std::string line = indent;
-      for (size_t i = 0; i < r.size(); ++i) {
-        bool is_right = std::find(right.begin(), right.end(), i) != right.end();
-        std::string pad(width[i] - r[i].size(), ' ');
-        if (i + 1 == r.size() && !is_right) {
-          line += r[i];
-        } else {
-          line += is_right ? pad + r[i] : r[i] + pad;
-        }
-        if (i + 1 < r.size()) line += "  ";
-      }
-      out << line << '\n';
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
 
 void PrintModule(const ModuleInfo& m, std::ostream& out, const std::string& indent) {
   out << indent << (m.name.empty() ? "(root)" : m.name) << "  " << m.type << '\n';
@@ -285,6 +255,7 @@ json ToJson(const ArchiveInfo& info) {
   j["tensor_bytes"] = info.tensor_bytes;
   j["storage_bytes"] = info.storage_bytes;
   j["warnings"] = info.warnings;
+  if (info.pt2) j["pt2"] = Pt2ToJson(*info.pt2);
   // Archive strings that are not UTF-8 get "\xdd" escapes (see escape.h).
   MakeJsonUtf8(j);
   return j;
@@ -322,6 +293,7 @@ void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& op
     }
     t.Print(out, "  ", {1, 2});
   }
+  if (raw.pt2) RenderPt2Text(*raw.pt2, out);
   if (info.module) {
     out << "\nModules\n";
     PrintModule(*info.module, out, "  ");

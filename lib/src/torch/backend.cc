@@ -1,4 +1,5 @@
 // The plugin's entry point: the one object that implements TorchBackend.
+#include <ATen/Parallel.h>
 #include <caffe2/serialize/versions.h>
 #include <dlfcn.h>
 #include <torch/cuda.h>
@@ -40,6 +41,9 @@ class Backend final : public TorchBackend {
       torch::jit::populate_upgraders_graph_map();
     } catch (const std::exception&) {
     }
+  }
+  void LimitThreads(int intra_op_threads) const override {
+    if (intra_op_threads > 0) at::set_num_threads(intra_op_threads);
   }
   BuildInfo Info() const override {
     BuildInfo info;

@@ -115,11 +115,11 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   LoadOperatorLibraries(o.load_libraries);
   UseQuantizedEngine(o.quantized_engine);  // kUsage goes to the caller
   ModelCheckResult r;
-  if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loading";
+  if (o.progress) o.progress("loading");
   if (o.check_mobile) {
     // What an Android/iOS app's LiteModuleLoader does with the file.
     try {
-      torch::jit::_load_for_mobile(o.path, torch::Device(torch::kCPU));
+      torch::jit::_load_for_mobile(o.load_path.empty() ? o.path : o.load_path, torch::Device(torch::kCPU));
       r.mobile_loaded = true;
     } catch (const std::exception& e) {
       r.mobile_loaded = false;
@@ -131,13 +131,13 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   if (o.reference_from_archive) extra["tsctl_reference.pt"] = "";
   auto t0 = Clock::now();
   try {
-    module = torch::jit::load(o.path, torch::Device(torch::kCPU), extra);
+    module = torch::jit::load(o.load_path.empty() ? o.path : o.load_path, torch::Device(torch::kCPU), extra);
   } catch (const std::exception& e) {
     r.load_error = FromLoadFailure(e, o.path).what();
     return r;
   }
   module.eval();
-  if (!o.progress_path.empty()) std::ofstream(o.progress_path, std::ios::trunc) << "loaded";
+  if (o.progress) o.progress("loaded");
   r.loaded = true;
   r.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   for (const auto& m : module.get_methods()) r.methods.push_back(m.name());
@@ -289,10 +289,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
       if (bytes > (uint64_t{1} << 30)) continue;
       ++r.candidates_tried;
       // If this candidate crashes the child, the parent names it.
-      if (!o.progress_path.empty()) {
-        std::ofstream(o.progress_path, std::ios::trunc)
-            << "trying " << pin_flags(c.args);  // TriedCandidate() reads it
-      }
+      if (o.progress) o.progress("trying " + pin_flags(c.args));  // TriedCandidate() reads it
       try {
         std::vector<c10::IValue> values = BuildArguments(schema, c.args, gen);
         out1 = Run(*method, values);

@@ -50,6 +50,7 @@ class FileSource : public ByteSource {
 
   uint64_t Size() const override { return size_; }
   const std::string& Name() const override { return path_; }
+  int Descriptor() const override { return fd_; }
 
   void Read(uint64_t pos, void* buf, size_t n) const override {
     CheckRange(*this, pos, n);

@@ -1,4 +1,5 @@
-// The globals torch.jit.save writes into data.pkl and constants.pkl
+// TorchScript's policy on pickles (declared in tsctl/pickle.h beside the
+// reader it judges): the globals torch.jit.save writes into data.pkl and constants.pkl
 // (torch/csrc/jit/serialization/pickler.cpp), checked against the archives in
 // testdata/ and ../shared/corpus: everything else is foreign to TorchScript.
 #include <array>

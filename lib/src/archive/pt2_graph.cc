@@ -1,0 +1,309 @@
+// `tsctl graph` of a .pt2: the program's graph as Python's
+// `print(torch.export.load(path).graph)` prints it, rebuilt from the program
+// JSON the way torch/_export/serde/serialize.py deserializes it (placeholders,
+// call_function nodes with positional and keyword arguments, getitem nodes for
+// multiple outputs, one output node) and printed as torch/fx/node.py's
+// format_node does.
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "pt2_json.h"
+#include "tsctl/error.h"
+#include "tsctl/pt2.h"
+
+namespace tsctl {
+namespace {
+
+using namespace pt2_json;
+
+// An argument as FX holds it: a literal (its str()), a node, or a container.
+struct Arg {
+  enum Kind { kText, kNode, kList, kTuple, kDict } kind = kText;
+  std::string text;  // kText: str(value); kNode: the node's name
+  std::vector<std::pair<std::string, Arg>> items;  // containers; keys for kDict only
+};
+
+Arg Text(std::string s) { return {Arg::kText, std::move(s), {}}; }
+Arg NodeRef(std::string name) { return {Arg::kNode, std::move(name), {}}; }
+
+// Python's repr of a float: the shortest digits that read back, fixed
+// notation for exponents -4..15, else d.ddde+XX.
+std::string PyFloat(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  if (ec != std::errc()) return "nan";
+  std::string sci(buf, end);  // "-1.2345e-05"
+  size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  int exponent = std::stoi(sci.substr(e + 1));
+  bool negative = mantissa[0] == '-';
+  std::string digits;
+  for (char c : mantissa) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  std::string out = negative ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char exp[16];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out + exp;
+  }
+  if (exponent < 0) return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  size_t point = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= point) return out + digits + std::string(point - digits.size(), '0') + ".0";
+  return out + digits.substr(0, point) + "." + digits.substr(point);
+}
+
+std::string Scalar(const json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number_float()) return PyFloat(v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "None";
+  return v.dump();
+}
+
+Arg SymArg(const json& v) {
+  auto [kind, value] = Union(v);
+  if (kind == "as_name" && value->is_string()) return NodeRef(value->get<std::string>());
+  return Text(value ? Scalar(*value) : "None");
+}
+
+Arg List(const json& values, Arg (*each)(const json&), Arg::Kind kind = Arg::kList) {
+  Arg a{kind, "", {}};
+  if (values.is_array()) {
+    for (const json& v : values) a.items.emplace_back("", each(v));
+  }
+  return a;
+}
+
+Arg ScalarArg(const json& v) { return Text(Scalar(v)); }
+Arg TensorRef(const json& v) { return NodeRef(Str(v, "name", "?")); }
+Arg OptionalTensor(const json& v) {
+  auto [kind, value] = Union(v);
+  return kind == "as_tensor" ? TensorRef(*value) : Text("None");
+}
+
+// deserialize_input: one Argument union as FX holds it.
+Arg Deserialize(const json& arg) {
+  auto [kind, value] = Union(arg);
+  if (!value || kind == "as_none") return Text("None");
+  const json& v = *value;
+  if (kind == "as_tensor" || kind == "as_custom_obj" || kind == "as_graph") return NodeRef(Str(v, "name", "?"));
+  if (kind == "as_scalar_type") return Text("torch." + DtypeName(v.is_number_integer() ? v.get<int64_t>() : 0));
+  if (kind == "as_memory_format") return Text(MemoryFormatName(v.is_number_integer() ? v.get<int64_t>() : -1));
+  if (kind == "as_layout") return Text(LayoutName(v.is_number_integer() ? v.get<int64_t>() : -1));
+  if (kind == "as_device") return Text(DeviceText(v));
+  if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") return SymArg(v);
+  if (kind == "as_tensors") return List(v, TensorRef);
+  if (kind == "as_optional_tensors") return List(v, OptionalTensor);
+  if (kind == "as_optional_tensor") return OptionalTensor(v);
+  if (kind == "as_sym_ints" || kind == "as_sym_floats" || kind == "as_sym_bools") return List(v, SymArg);
+  if (kind == "as_int_lists") return List(v, [](const json& x) { return List(x, ScalarArg, Arg::kTuple); });
+  if (kind == "as_float_lists") return List(v, [](const json& x) { return List(x, ScalarArg); });
+  if (kind == "as_nested_tensors") return List(v, [](const json& x) { return List(x, TensorRef); });
+  if (kind == "as_string_to_argument") {
+    Arg d{Arg::kDict, "", {}};
+    if (v.is_object()) {
+      for (const auto& [k, x] : v.items()) d.items.emplace_back(k, Deserialize(x));
+    }
+    return d;
+  }
+  if (kind == "as_complex") {
+    auto part = [&](const char* key) {
+      const json* x = Field(v, key);
+      return x && x->is_number() ? PyFloat(x->get<double>()) : std::string("nan");
+    };
+    return Text("(" + part("real") + "+" + part("imag") + "j)");
+  }
+  if (v.is_array()) return List(v, ScalarArg);  // as_ints, as_floats, as_bools, as_strings
+  return Text(Scalar(v));                       // as_int, as_float, as_bool, as_string, as_operator
+}
+
+// torch/fx/node.py _format_arg.
+std::string Format(const Arg& a) {
+  switch (a.kind) {
+    case Arg::kText: return a.text;
+    case Arg::kNode: return "%" + a.text;
+    default: break;
+  }
+  std::string s;
+  for (const auto& [key, item] : a.items) s += (s.empty() ? "" : ", ") + (a.kind == Arg::kDict ? key + ": " : "") + Format(item);
+  if (a.kind == Arg::kDict) return "{" + s + "}";
+  if (a.kind == Arg::kTuple) return "(" + s + (a.items.size() == 1 ? "," : "") + ")";
+  return "[" + s + "]";
+}
+
+// Python's str() of the output node's argument: repr of each element.
+std::string Repr(const Arg& a) {
+  if (a.kind == Arg::kText || a.kind == Arg::kNode) return a.text;
+  std::string s;
+  for (const auto& [key, item] : a.items) s += (s.empty() ? "" : ", ") + (a.kind == Arg::kDict ? "'" + key + "': " : "") + Repr(item);
+  if (a.kind == Arg::kDict) return "{" + s + "}";
+  if (a.kind == Arg::kTuple) return "(" + s + (a.items.size() == 1 ? "," : "") + ")";
+  return "[" + s + "]";
+}
+
+struct FxNode {
+  std::string name, op, target;
+  Arg args{Arg::kTuple, "", {}};
+  Arg kwargs{Arg::kDict, "", {}};
+};
+
+void Uses(const Arg& a, std::set<std::string>& out) {
+  if (a.kind == Arg::kNode) out.insert(a.text);
+  for (const auto& [key, item] : a.items) Uses(item, out);
+}
+
+class GraphBuilder {
+ public:
+  std::vector<FxNode> nodes;
+
+  // A name FX would generate for `base`: base, base_1, base_2, ...
+  std::string Fresh(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+    used_.insert(name);
+    return name;
+  }
+  void Add(FxNode n) {
+    used_.insert(n.name);
+    nodes.push_back(std::move(n));
+  }
+
+  void AddCall(const json& node) {
+    FxNode n;
+    n.op = "call_function";
+    std::string target = Str(node, "target", "?");
+    n.target = target.rfind("_operator.", 0) == 0 ? "operator." + target.substr(10) : target;
+    for (const json& input : Array(node, "inputs")) {
+      std::string name = Str(input, "name");
+      Arg value = Deserialize(Object(input, "arg"));
+      if (Int(input, "kind", 1) == 2) {
+        n.kwargs.items.emplace_back(name, std::move(value));
+      } else {
+        n.args.items.emplace_back("", std::move(value));
+      }
+    }
+    const json& outputs = Array(node, "outputs");
+    auto [kind, value] = outputs.size() == 1 ? Union(outputs[0]) : std::pair<std::string, const json*>{"", nullptr};
+    const bool single = kind == "as_tensor" || kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool";
+    std::string out_name = !single ? "" : kind == "as_tensor" ? Str(*value, "name") : Str(*value, "as_name");
+    n.name = !out_name.empty() ? out_name : !Str(node, "name").empty() ? Str(node, "name") : Fresh(BaseName(n.target));
+    if (kind == "as_none") n.name = Fresh(BaseName(n.target) + "_unused");
+    const std::string call = n.name;
+    Add(std::move(n));
+    if (single || kind == "as_none" || outputs.empty()) return;
+    // Several outputs: one getitem node per element (generate_getitems).
+    Getitems(call, outputs.size() == 1 && kind == "as_tensors" ? *value : outputs, kind == "as_tensors" && outputs.size() == 1);
+  }
+
+ private:
+  static std::string BaseName(const std::string& target) {
+    std::string t = target.rfind("torch.ops.", 0) == 0 ? target.substr(10) : target;
+    size_t first = t.find('.');
+    if (first != std::string::npos) t = t.substr(first + 1);
+    size_t dot = t.find('.');
+    return dot == std::string::npos ? t : t.substr(0, dot);
+  }
+
+  void Getitem(const std::string& of, size_t index, const std::string& name) {
+    FxNode g;
+    g.op = "call_function";
+    g.target = "operator.getitem";
+    g.name = name.empty() ? Fresh("getitem") : name;
+    g.args.items.emplace_back("", NodeRef(of));
+    g.args.items.emplace_back("", Text(std::to_string(index)));
+    Add(std::move(g));
+  }
+
+  void Getitems(const std::string& of, const json& list, bool bare_tensors) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (bare_tensors) {
+        Getitem(of, i, Str(list[i], "name"));
+        continue;
+      }
+      auto [kind, value] = Union(list[i]);
+      if (kind == "as_tensor") {
+        Getitem(of, i, Str(*value, "name"));
+      } else if (kind == "as_sym_int" || kind == "as_sym_float") {
+        Getitem(of, i, Str(*value, "as_name"));
+      } else if (kind == "as_none") {
+        Getitem(of, i, Fresh("as_none"));
+      } else if (value && value->is_array()) {
+        Getitem(of, i, "");
+        const std::string inner = nodes.back().name;
+        Getitems(inner, *value, kind == "as_tensors");
+      }
+    }
+  }
+
+  std::set<std::string> used_;
+};
+
+// The program JSON of `model` and its record name.
+std::pair<json, std::string> LoadProgram(const Archive& a, const std::string& model) {
+  auto records = Pt2ProgramRecords(a);
+  if (records.empty()) {
+    if (a.kind() == ArchiveKind::kPt2Aoti) {
+      throw Error(ErrorKind::kUnavailable,
+                  "a .pt2 AOTInductor package holds compiled code and no exported program: there is no graph to print");
+    }
+    throw Error(ErrorKind::kFormat, "the .pt2 archive holds no models/*.json program");
+  }
+  for (const auto& [name, record] : records) {
+    if (model.empty() || model == name) return {ReadJson(a, record), record};
+  }
+  std::string names;
+  for (const auto& r : records) names += (names.empty() ? "" : ", ") + r.first;
+  throw Error(ErrorKind::kUsage, "no model '" + model + "' in the .pt2 archive (models: " + names + ")");
+}
+
+}  // namespace
+
+std::string Pt2GraphText(const Archive& a, const std::string& model) {
+  auto [ep, record] = LoadProgram(a, model);
+  const json& graph = Object(Object(ep, "graph_module"), "graph");
+  if (graph.empty()) throw Error(ErrorKind::kFormat, record + ": no graph_module.graph");
+  GraphBuilder b;
+  for (const json& input : Array(graph, "inputs")) {
+    auto [kind, value] = Union(input);
+    std::string name = !value ? "" : kind == "as_sym_int" ? Str(*value, "as_name") : Str(*value, "name");
+    if (name.empty()) name = b.Fresh("arg" + std::to_string(b.nodes.size()));
+    b.Add({name, "placeholder", name, {Arg::kTuple, "", {}}, {Arg::kDict, "", {}}});
+  }
+  for (const json& node : Array(graph, "nodes")) b.AddCall(node);
+  FxNode out{"output", "output", "output", {Arg::kTuple, "", {}}, {Arg::kDict, "", {}}};
+  Arg results{Arg::kTuple, "", {}};
+  for (const json& o : Array(graph, "outputs")) results.items.emplace_back("", Deserialize(o));
+  const bool single = Bool(graph, "is_single_tensor_return") && results.items.size() == 1;
+  out.args.items.emplace_back("", single ? results.items[0].second : results);
+  b.nodes.push_back(out);
+
+  std::map<std::string, std::set<std::string>> users;  // node -> the nodes that use it
+  for (const FxNode& n : b.nodes) {
+    std::set<std::string> used;
+    Uses(n.args, used);
+    Uses(n.kwargs, used);
+    for (const std::string& u : used) users[u].insert(n.name);
+  }
+  std::string s = "graph():";
+  for (const FxNode& n : b.nodes) {
+    const std::string head = "\n    %" + n.name + " : [num_users=" + std::to_string(users[n.name].size()) + "] = " + n.op;
+    if (n.op == "placeholder") {
+      s += head + "[target=" + n.target + "]";
+    } else if (n.op == "output") {
+      s += "\n    return " + Repr(n.args.items[0].second);
+    } else {
+      s += head + "[target=" + n.target + "](args = " + Format(n.args) + ", kwargs = " + Format(n.kwargs) + ")";
+    }
+  }
+  return s + "\n";
+}
+
+}  // namespace tsctl

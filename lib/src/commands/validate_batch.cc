@@ -1,0 +1,239 @@
+// tsctl validate over several archives: --shard K/N picks a slice of them,
+// --jobs N checks N at once, each in a worker process forked from this warm
+// parent (the LibTorch plugin loaded and its tables built once here, never
+// an archive). A worker runs ValidateArchive() as the one-by-one path does
+// and sends the report back whole (CBOR: names that are not UTF-8 and
+// non-finite numbers kept), so reports come out in input order and the same
+// as with --jobs 1.
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "torch_child.h"
+#include "tsctl/error.h"
+#include "tsctl/validate.h"
+
+namespace tsctl {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kReportFrame = 'R';
+constexpr char kErrorFrame = 'E';
+
+std::string ToBytes(const json& j) {
+  std::vector<std::uint8_t> v = json::to_cbor(j);
+  return std::string(v.begin(), v.end());
+}
+
+std::string EncodeReport(const ArchiveReport& r) {
+  json checks = json::array();
+  for (const CheckResult& c : r.checks) checks.push_back({c.id, static_cast<int>(c.status), c.message});
+  return ToBytes({{"path", r.path}, {"checks", checks}, {"schema", r.schema}, {"ops", r.ops}, {"details", r.details}});
+}
+
+ArchiveReport DecodeReport(const std::string& bytes) {
+  json j = json::from_cbor(bytes, true, false);
+  if (j.is_discarded()) throw Error(ErrorKind::kIo, "a validate worker answered in an unknown format");
+  try {
+    ArchiveReport r;
+    r.path = j.at("path").get<std::string>();
+    for (const json& c : j.at("checks")) {
+      r.checks.push_back({c.at(0).get<std::string>(), static_cast<CheckStatus>(c.at(1).get<int>()), c.at(2).get<std::string>()});
+    }
+    r.schema = j.at("schema").get<std::string>();
+    r.ops = j.at("ops").get<std::vector<std::string>>();
+    r.details = j.at("details");
+    return r;
+  } catch (const json::exception& e) {
+    throw Error(ErrorKind::kIo, std::string("a validate worker's report is incomplete: ") + e.what());
+  }
+}
+
+// One archive's check, as the one-by-one path makes it.
+BatchEntry CheckOne(const std::string& path, const ValidateOptions& options) {
+  BatchEntry e;
+  e.path = path;
+  try {
+    e.report = ValidateArchive(path, options);
+    e.checked = true;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const Error& err) {
+    e.error_kind = err.kind();
+    e.error = err.what();
+    e.error_detail = err.detail();
+  } catch (const std::exception& err) {
+    e.error_kind = ErrorKind::kIo;
+    e.error = std::string("unexpected error: ") + err.what();
+  }
+  return e;
+}
+
+// The worker's side: check, send the report or the error.
+void WorkerMain(const std::string& path, const ValidateOptions& options, int fd) {
+  BatchEntry e;
+  try {
+    e = CheckOne(path, options);
+  } catch (const Interrupted&) {
+    ::_exit(125);
+  }
+  if (e.checked) {
+    WriteFrame(fd, kReportFrame, EncodeReport(e.report));
+  } else {
+    WriteFrame(fd, kErrorFrame, ToBytes({{"kind", static_cast<int>(e.error_kind)}, {"message", e.error}, {"detail", e.error_detail}}));
+  }
+}
+
+struct Worker {
+  size_t index = 0;
+  int fd = -1;
+  std::string buffer;
+  bool answered = false;
+};
+
+// Turns what a worker sent (or how it died) into its entry.
+void Finish(Worker& w, pid_t pid, BatchEntry& e) {
+  ::close(w.fd);
+  const int status = Reap(pid);
+  try {
+  TakeFrames(w.buffer, [&](char type, std::string payload) {
+    if (type == kReportFrame) {
+      e.report = DecodeReport(payload);
+      e.checked = true;
+      w.answered = true;
+    } else if (type == kErrorFrame) {
+      json j = json::from_cbor(payload, true, false);
+      e.error_kind = static_cast<ErrorKind>(j.value("kind", static_cast<int>(ErrorKind::kIo)));
+      e.error = j.value("message", std::string());
+      e.error_detail = j.value("detail", std::string());
+      w.answered = true;
+    }
+  });
+  } catch (const Error& err) {
+    e.checked = false;
+    e.error_kind = err.kind();
+    e.error = err.what();
+    w.answered = true;
+  }
+  if (!w.answered) {
+    e.error_kind = ErrorKind::kIo;
+    e.error = WIFSIGNALED(status) ? "the worker checking it crashed with " + SignalName(WTERMSIG(status))
+                                  : "the worker checking it ended without a report";
+  }
+}
+
+}  // namespace
+
+int DefaultValidateJobs() {
+  long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? static_cast<int>(cores) : 1;
+}
+
+std::pair<int, int> ParseShard(const std::string& text) {
+  size_t slash = text.find('/');
+  int k = 0, n = 0;
+  try {
+    size_t used_k = 0, used_n = 0;
+    if (slash == std::string::npos) throw std::invalid_argument(text);
+    k = std::stoi(text.substr(0, slash), &used_k);
+    n = std::stoi(text.substr(slash + 1), &used_n);
+    if (used_k != slash || used_n != text.size() - slash - 1) throw std::invalid_argument(text);
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::kUsage, "--shard wants K/N (the K-th of N slices, 1 <= K <= N), got '" + text + "'");
+  }
+  if (n < 1 || k < 1 || k > n) {
+    throw Error(ErrorKind::kUsage, "--shard wants K/N with 1 <= K <= N, got '" + text + "'");
+  }
+  return {k, n};
+}
+
+std::vector<std::string> ShardOf(const std::vector<std::string>& items, int k, int n) {
+  std::vector<std::string> out;
+  for (size_t i = static_cast<size_t>(k - 1); i < items.size(); i += static_cast<size_t>(n)) out.push_back(items[i]);
+  return out;
+}
+
+std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
+                                      const ValidateBatchOptions& batch) {
+  std::vector<BatchEntry> entries(paths.size());
+  size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
+  // One file that every archive's run writes: one after another, the last wins.
+  if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
+  if (jobs <= 1) {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      entries[i] = CheckOne(paths[i], options);
+      if (batch.progress) batch.progress(i + 1, paths.size());
+    }
+    return entries;
+  }
+  // Children side by side share the cores: LibTorch's threads split them.
+  options.torch_threads = std::max(1, DefaultValidateJobs() / static_cast<int>(jobs));
+  if (options.load) {
+    try {
+      WarmUpTorch();  // before the first fork, so every worker inherits it
+    } catch (const Error&) {
+    }
+  }
+  SignalCatcher signals;
+  std::map<pid_t, Worker> running;
+  size_t next = 0, done = 0;
+  auto stop_all = [&] {
+    for (auto& [pid, w] : running) {
+      KillGroup(pid);
+      Reap(pid);
+      ::close(w.fd);
+    }
+  };
+  while (done < paths.size()) {
+    while (running.size() < jobs && next < paths.size()) {
+      Worker w;
+      w.index = next;
+      const std::string& path = paths[next];
+      pid_t pid = ForkChild(&w.fd, [&](int fd) { WorkerMain(path, options, fd); });
+      running.emplace(pid, std::move(w));
+      ++next;
+    }
+    std::vector<pollfd> fds = {{signals.fd(), POLLIN, 0}};
+    std::vector<pid_t> pids;
+    for (auto& [pid, w] : running) {
+      fds.push_back({w.fd, POLLIN, 0});
+      pids.push_back(pid);
+    }
+    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
+    if (fds[0].revents & POLLIN) {
+      if (int sig = signals.Caught()) {
+        stop_all();
+        throw Interrupted(sig);
+      }
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Worker& w = running.at(pids[i - 1]);
+      char chunk[65536];
+      ssize_t n = ::read(w.fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        w.buffer.append(chunk, static_cast<size_t>(n));
+        continue;
+      }
+      Finish(w, pids[i - 1], entries[w.index]);  // EOF: the worker is done
+      entries[w.index].path = paths[w.index];
+      running.erase(pids[i - 1]);
+      ++done;
+      if (batch.progress) batch.progress(done, paths.size());
+    }
+  }
+  return entries;
+}
+
+}  // namespace tsctl

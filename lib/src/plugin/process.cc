@@ -1,0 +1,137 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+
+#include "tsctl/error.h"
+
+namespace tsctl {
+namespace {
+
+constexpr size_t kFrameHeader = 5;
+constexpr int kCaughtSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void WriteAll(int fd, const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+int g_signal_pipe = -1;
+
+void OnSignal(int sig) {
+  const int saved = errno;
+  const char c = static_cast<char>(sig);
+  if (g_signal_pipe >= 0) (void)!::write(g_signal_pipe, &c, 1);
+  errno = saved;
+}
+
+}  // namespace
+
+void WriteFrame(int fd, char type, const std::string& payload) {
+  char header[kFrameHeader] = {type};
+  const uint32_t n = static_cast<uint32_t>(payload.size());
+  for (int i = 0; i < 4; ++i) header[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  WriteAll(fd, header, sizeof header);
+  WriteAll(fd, payload.data(), payload.size());
+}
+
+void TakeFrames(std::string& buffer, const std::function<void(char type, std::string payload)>& on_frame) {
+  size_t pos = 0;
+  while (buffer.size() - pos >= kFrameHeader) {
+    uint32_t n = 0;
+    for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<unsigned char>(buffer[pos + 1 + i])) << (8 * i);
+    if (buffer.size() - pos - kFrameHeader < n) break;
+    on_frame(buffer[pos], buffer.substr(pos + kFrameHeader, n));
+    pos += kFrameHeader + n;
+  }
+  buffer.erase(0, pos);
+}
+
+pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(ErrorKind::kIo, std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // Dies with its parent, whatever kills that; a parent already gone
+    // means nobody waits for the answer.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(125);
+    // Its own process group: the parent kills the whole group (anything the
+    // model started too); a terminal's Ctrl-C reaches the parent, which
+    // passes it on.
+    ::setpgid(0, 0);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+    g_signal_pipe = -1;
+    body(fds[1]);
+    ::close(fds[1]);
+    ::_exit(0);
+  }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first
+  ::close(fds[1]);
+  *read_fd = fds[0];
+  return pid;
+}
+
+void KillGroup(pid_t pid) {
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+}
+
+int Reap(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+struct SignalCatcher::Saved {
+  struct sigaction old[std::size(kCaughtSignals)];
+  int pipe = -1;  // an outer catcher's
+};
+
+SignalCatcher::SignalCatcher() : saved_(new Saved{}) {
+  if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    delete saved_;
+    throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  }
+  saved_->pipe = g_signal_pipe;
+  g_signal_pipe = fds_[1];
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < std::size(kCaughtSignals); ++i) ::sigaction(kCaughtSignals[i], &sa, &saved_->old[i]);
+}
+
+SignalCatcher::~SignalCatcher() {
+  for (size_t i = 0; i < std::size(kCaughtSignals); ++i) ::sigaction(kCaughtSignals[i], &saved_->old[i], nullptr);
+  g_signal_pipe = saved_->pipe;
+  ::close(fds_[0]);
+  ::close(fds_[1]);
+  delete saved_;
+}
+
+int SignalCatcher::Caught() const {
+  char c = 0;
+  return ::read(fds_[0], &c, 1) == 1 ? c : 0;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,55 @@
+// Child processes of tsctl: forked from this (single-threaded) process,
+// answering through a pipe of frames, dying with their parent, in a process
+// group of their own; and the parent's catching of SIGINT/SIGTERM/SIGHUP
+// while it waits for them. The LibTorch door (torch_child.h) and validate's
+// parallel workers (--jobs) are built on these.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+
+namespace tsctl {
+
+// A frame: one type byte, a 4-byte little-endian length, the payload.
+void WriteFrame(int fd, char type, const std::string& payload);
+
+// Takes every complete frame off the front of `buffer`, calling
+// on_frame(type, payload) for each; an incomplete one stays.
+void TakeFrames(std::string& buffer, const std::function<void(char type, std::string payload)>& on_frame);
+
+// Forks a child that runs body(write_fd) and then _exit(0)s (no static
+// destructors: LibTorch's can hang at exit). The child dies with this
+// process (PR_SET_PDEATHSIG), leads a process group of its own, and has
+// the default dispositions of SIGINT, SIGTERM, SIGHUP and SIGPIPE. Returns
+// its pid; *read_fd is the pipe's end to read (close-on-exec). Throws
+// tsctl::Error (kIo) if no pipe or process can be made.
+pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body);
+
+// Kills the child's process group (and the child), SIGKILL.
+void KillGroup(pid_t pid);
+
+// Waits for the child (EINTR retried); its wait status.
+int Reap(pid_t pid);
+
+// While it lives, SIGINT, SIGTERM and SIGHUP are caught and written to a
+// pipe that a poll loop watches beside its children's pipes; the previous
+// handlers are put back after.
+class SignalCatcher {
+ public:
+  SignalCatcher();
+  ~SignalCatcher();
+  SignalCatcher(const SignalCatcher&) = delete;
+  SignalCatcher& operator=(const SignalCatcher&) = delete;
+  int fd() const { return fds_[0]; }
+  // The signal caught, or 0.
+  int Caught() const;
+
+ private:
+  int fds_[2] = {-1, -1};
+  struct Saved;
+  Saved* saved_;
+};
+
+}  // namespace tsctl

@@ -1,0 +1,236 @@
+#include "torch_child.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "plugin_abi.h"
+#include "process.h"
+#include "torch_child_codec.h"
+
+namespace tsctl {
+namespace {
+
+// The frames a LibTorch child sends (process.h): 'P' a progress line, 'A'
+// its answer (the codec's).
+constexpr char kProgressFrame = 'P';
+constexpr char kAnswerFrame = 'A';
+
+// The data size (heap, anonymous mappings) of this process; 0 if unknown.
+uint64_t DataBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
+  if (!(statm >> size >> resident >> shared >> text >> lib >> data)) return 0;
+  return data * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+}
+
+// In the child: what it inherited plus `cap` is all it may grow to
+// (RLIMIT_DATA, soft limit: LibTorch's allocations fail with its
+// "can't allocate memory" error instead of the kernel's OOM killer ending
+// the child, or something else on the machine).
+void CapMemory(uint64_t cap) {
+  uint64_t now = DataBytes();
+  rlimit limit{};
+  if (now == 0 || ::getrlimit(RLIMIT_DATA, &limit) != 0) return;
+  rlim_t want = static_cast<rlim_t>(now + cap);
+  if (limit.rlim_max != RLIM_INFINITY && want > limit.rlim_max) want = limit.rlim_max;
+  if (limit.rlim_cur != RLIM_INFINITY && want > limit.rlim_cur) return;
+  limit.rlim_cur = want;
+  ::setrlimit(RLIMIT_DATA, &limit);
+}
+
+// The child's work: one call of the backend per request.
+ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) {
+  auto progress = [fd](const std::string& line) { WriteFrame(fd, kProgressFrame, line); };
+  struct Visitor {
+    const TorchBackend& b;
+    const std::function<void(const std::string&)>& progress;
+    ChildValue operator()(const GraphRequest& r) const { return b.Graph(r.options); }
+    ChildValue operator()(const CompiledCodeRequest& r) const {
+      LoadOperatorLibraries(r.load_libraries);
+      return b.CompiledCode(r.path, r.method);
+    }
+    ChildValue operator()(const CheckRequest& r) const {
+      ModelCheckOptions o = r.options;
+      o.progress = progress;
+      return b.CheckModel(o);
+    }
+    ChildValue operator()(const BenchRequest& r) const {
+      BenchOptions o = r.options;
+      if (o.progress) o.progress = [this](const std::string& phase, int done, int total) {
+        progress(phase + '\t' + std::to_string(done) + '\t' + std::to_string(total));  // BenchProgress reads it
+      };
+      return b.Bench(o);
+    }
+    ChildValue operator()(const TraceRequest& r) const { return b.Trace(r.options); }
+    ChildValue operator()(const ScriptRequest& r) const { return b.ScriptSource(r.options); }
+  };
+  std::function<void(const std::string&)> send = progress;
+  return std::visit(Visitor{b, send}, request);
+}
+
+bool UsesCuda(const ChildRequest& request) {
+  const auto* bench = std::get_if<BenchRequest>(&request);
+  return bench && bench->options.device.rfind("cuda", 0) == 0;
+}
+
+// The child's side: limits first, then the work, then the answer.
+void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
+  // The CUDA driver reserves address space that RLIMIT_DATA would count.
+  if (!UsesCuda(request)) CapMemory(limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit());
+  std::string answer;
+  try {
+    const TorchBackend& backend = LoadTorchPlugin();
+    if (limits.threads > 0) backend.LimitThreads(limits.threads);
+    answer = EncodeChildValue(Dispatch(backend, request, fd));
+  } catch (const Error& e) {
+    answer = EncodeChildError(e);
+  } catch (const std::exception& e) {
+    answer = EncodeChildError(Error(ErrorKind::kTorch, e.what()));
+  }
+  WriteFrame(fd, kAnswerFrame, answer);
+}
+
+// How the child ended, from its wait status (kExited until its answer is read).
+void SetEnd(ChildOutcome& out, int status) {
+  if (WIFSIGNALED(status)) {
+    out.end = ChildEnd::kCrashed;
+    out.signal = WTERMSIG(status);
+    return;
+  }
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  out.end = ChildEnd::kExited;
+}
+
+}  // namespace
+
+uint64_t DefaultChildMemoryLimit() {
+  const uint64_t machine = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  return std::min<uint64_t>(machine / 2, uint64_t{8} << 30);
+}
+
+Interrupted::Interrupted(int signal)
+    : Error(ErrorKind::kIo, "interrupted by " + SignalName(signal)), signal_(signal) {}
+Interrupted::~Interrupted() = default;
+
+ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
+                           const std::function<void(const std::string&)>& on_progress) {
+  WarmUpTorch();
+  ChildOutcome out;
+  out.timeout_seconds = limits.timeout_seconds;
+  out.memory_bytes = limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit();
+  SignalCatcher signals;
+  const auto start = std::chrono::steady_clock::now();
+  int fd = -1;
+  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, limits, write_fd); });
+  std::string buffer, answer;
+  bool answered = false;
+  const double timeout = limits.timeout_seconds > 0 ? limits.timeout_seconds : 1e9;
+  const auto deadline = start + std::chrono::duration<double>(timeout);
+  char chunk[65536];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      out.end = ChildEnd::kTimedOut;
+      KillGroup(pid);
+      break;
+    }
+    pollfd p[2] = {{fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r <= 0) continue;  // EINTR (a caught signal shows on its pipe) or a tick
+    if (p[1].revents & POLLIN) {
+      if (int sig = signals.Caught()) {
+        KillGroup(pid);
+        Reap(pid);
+        ::close(fd);
+        throw Interrupted(sig);
+      }
+    }
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child closed the pipe (finished or died)
+    buffer.append(chunk, static_cast<size_t>(n));
+    TakeFrames(buffer, [&](char type, std::string payload) {
+      if (type == kProgressFrame) {
+        out.progress = payload;
+        if (on_progress) on_progress(payload);
+      } else if (type == kAnswerFrame) {
+        answer = std::move(payload);
+        answered = true;
+      }
+    });
+  }
+  ::close(fd);
+  const int status = Reap(pid);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (out.end == ChildEnd::kTimedOut) return out;
+  SetEnd(out, status);
+  if (out.end == ChildEnd::kExited && out.exit_code == 0 && answered) DecodeChildAnswer(answer, out);
+  return out;
+}
+
+std::string ChildOutcome::Failure(const std::string& doing) const {
+  switch (end) {
+    case ChildEnd::kTimedOut: {
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%g", timeout_seconds);
+      return "LibTorch did not finish " + doing + " within " + secs + " s (killed)";
+    }
+    case ChildEnd::kCrashed:
+      return "LibTorch crashed with " + SignalName(signal) + " (" + strsignal(signal) + ") while " + doing;
+    case ChildEnd::kExited:
+      return exit_code == 0 ? "the LibTorch child ended without an answer while " + doing
+                            : "the LibTorch child exited with status " + std::to_string(exit_code) + " while " + doing;
+    case ChildEnd::kRaised:
+      return error;
+    case ChildEnd::kAnswered:
+      break;
+  }
+  return "";
+}
+
+void WarmUpTorch() {
+  static const bool prepared = [] {
+    LoadTorchPlugin().PrepareForFork();
+    return true;
+  }();
+  (void)prepared;
+}
+
+std::string SignalName(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
+}
+
+std::string TriedCandidate(const std::string& progress) {
+  const std::string marker = "trying ";
+  return progress.rfind(marker, 0) == 0 ? progress.substr(marker.size()) : std::string();
+}
+
+TempFile::TempFile() {
+  char tmpl[] = "/tmp/tsctl-child-XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file in /tmp");
+  ::close(fd);
+  path = tmpl;
+}
+
+TempFile::~TempFile() { ::unlink(path.c_str()); }
+
+std::string TempFile::Read() const {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace tsctl

@@ -1,0 +1,144 @@
+// The one door from libtsctl to the LibTorch plugin: every piece of LibTorch
+// work runs in a child process forked from this one (a warm fork server:
+// the parent loaded the plugin and built LibTorch's lazily built tables once,
+// TorchBackend::PrepareForFork, and never loads an archive or runs a model
+// itself), so that a crash, hang or runaway allocation inside LibTorch on a
+// hostile archive becomes data instead of taking tsctl down.
+//
+// One typed request in (a variant of the commands' requests), one typed
+// outcome back (the value, the tsctl::Error the child threw, or how it
+// died), over one codec with one version check (torch_child_codec.h). The
+// limits every child gets live here once: a timeout, a memory cap, death
+// with its parent, and the caller's interrupt (SIGINT/SIGTERM/SIGHUP) passed
+// on to it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tsctl/bench.h"
+#include "tsctl/error.h"
+#include "tsctl/model_check.h"
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+
+// The requests, one per kind of work. Build them with designated
+// initializers (`GraphRequest{.options = o}`), so a reordered field is a
+// compile error rather than a silent swap.
+struct GraphRequest {
+  GraphOptions options;
+};
+struct CompiledCodeRequest {
+  std::string path;
+  std::string method;
+  std::vector<std::string> load_libraries;
+};
+struct CheckRequest {
+  ModelCheckOptions options;
+};
+struct BenchRequest {
+  BenchOptions options;
+};
+struct TraceRequest {
+  TraceOptions options;
+};
+struct ScriptRequest {
+  ScriptOptions options;
+};
+using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest>;
+
+// What each request answers with, in the same order.
+using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult>;
+
+struct ChildLimits {
+  double timeout_seconds = 0;  // 0: none
+  // The child's address-space growth past what it inherited (RLIMIT_DATA);
+  // 0: DefaultChildMemoryLimit().
+  uint64_t memory_bytes = 0;
+  // LibTorch's intra-op threads in the child (0: LibTorch's default), so that
+  // children running side by side do not oversubscribe the cores.
+  int threads = 0;
+};
+
+// min(8 GiB, half of this machine's memory).
+uint64_t DefaultChildMemoryLimit();
+
+// How a child ended.
+enum class ChildEnd {
+  kAnswered,  // it sent its value
+  kRaised,    // it sent the tsctl::Error it threw
+  kCrashed,   // a signal ended it
+  kTimedOut,  // killed after ChildLimits::timeout_seconds
+  kExited,    // it exited (non-zero, or zero without an answer)
+};
+
+struct ChildOutcome {
+  ChildEnd end = ChildEnd::kExited;
+  ChildValue value;                 // kAnswered
+  ErrorKind error_kind = ErrorKind::kTorch;  // kRaised: the error, kind and detail kept
+  std::string error, error_detail;
+  int signal = 0;     // kCrashed
+  int exit_code = 0;  // kExited
+  double seconds = 0;
+  double timeout_seconds = 0;
+  uint64_t memory_bytes = 0;  // the cap it ran under
+  std::string progress;       // the last progress line it sent ("loading", "loaded", "trying FLAGS", ...)
+
+  bool Answered() const { return end == ChildEnd::kAnswered; }
+  // True if it died (crash, timeout, exit) rather than answering or raising.
+  bool Died() const { return end != ChildEnd::kAnswered && end != ChildEnd::kRaised; }
+  // The one sentence for a child that died while `doing` ("loading",
+  // "running forward"): "LibTorch crashed with SIGSEGV (Segmentation fault)
+  // while loading", "LibTorch did not finish loading within 300 s (killed)",
+  // "the LibTorch child exited with status 3 while loading".
+  std::string Failure(const std::string& doing) const;
+  // The value, else throws: the child's own tsctl::Error again, or kTorch
+  // with Failure(doing).
+  template <typename T>
+  T Take(const std::string& doing) && {
+    if (end == ChildEnd::kRaised) throw Error(error_kind, error, error_detail);
+    if (!Answered()) throw Error(ErrorKind::kTorch, Failure(doing));
+    if (auto* v = std::get_if<T>(&value)) return std::move(*v);
+    throw Error(ErrorKind::kIo, "a LibTorch child answered with another type than was asked for");
+  }
+};
+
+// Runs the request in a warm child and waits for it. `on_progress` (may be
+// empty) sees each progress line the child sends, as it comes. Throws
+// tsctl::Error (kUnavailable) if the LibTorch plugin cannot be loaded, (kIo)
+// if no process can be made, tsctl::Interrupted (tsctl/error.h) if this
+// process got SIGINT, SIGTERM or SIGHUP meanwhile (the child's process group
+// is killed first); everything the child
+// does is in the outcome.
+ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
+                           const std::function<void(const std::string&)>& on_progress = {});
+
+// Loads the LibTorch plugin into this process and builds LibTorch's lazily
+// built tables, once, so that children forked later inherit both. Throws
+// tsctl::Error (kUnavailable) as LoadTorchPlugin().
+void WarmUpTorch();
+
+// "SIGSEGV" for SIGSEGV; "signal N" for a number without a name.
+std::string SignalName(int sig);
+
+// The flags of the inferred candidate a model-check child was running when it
+// ended ("--arg 'x=1x3x224x224:float32'"), from its last progress line, which
+// it sets to "trying FLAGS" before each candidate; "" if it was not trying one.
+std::string TriedCandidate(const std::string& progress);
+
+// A temporary file in /tmp that a child writes (its outputs, a reference)
+// and the parent reads; removed with this object. Throws tsctl::Error (kIo).
+struct TempFile {
+  std::string path;
+  TempFile();
+  ~TempFile();
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  std::string Read() const;
+};
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+bench testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+code testdata/pt2/cnn.pt2

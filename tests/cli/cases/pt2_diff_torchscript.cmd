@@ -1,0 +1,1 @@
+diff testdata/traced_cnn.pt testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+diff --json testdata/pt2/cnn.pt2 testdata/pt2/cnn_weight.pt2

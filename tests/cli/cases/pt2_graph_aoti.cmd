@@ -1,0 +1,1 @@
+graph testdata/pt2/cnn_aoti_stub.pt2

@@ -1,0 +1,1 @@
+graph testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+graph --format dot testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+graph -m other testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+graph testdata/pt2/transformer.pt2

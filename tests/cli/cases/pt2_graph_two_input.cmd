@@ -1,0 +1,1 @@
+graph testdata/pt2/two_input.pt2

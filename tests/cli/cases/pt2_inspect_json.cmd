@@ -1,0 +1,1 @@
+inspect --json testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+inspect --no-records testdata/pt2/transformer.pt2

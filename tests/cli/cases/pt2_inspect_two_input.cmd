@@ -1,0 +1,1 @@
+inspect testdata/pt2/two_input.pt2

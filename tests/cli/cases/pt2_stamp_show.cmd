@@ -1,0 +1,1 @@
+stamp --show testdata/pt2/cnn.pt2

@@ -1,0 +1,1 @@
+validate --no-load testdata/pt2/cnn_aoti_stub.pt2

@@ -1,0 +1,1 @@
+validate testdata/pt2/cnn.pt2

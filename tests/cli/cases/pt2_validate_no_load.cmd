@@ -1,0 +1,1 @@
+validate --no-load testdata/pt2/two_input.pt2
