@@ -94,6 +94,24 @@ def all_args_inputs():
             [{"p": [1, 2]}, {"q": [3]}], {1: 0.5, 2: 0.25})
 
 
+class Pair(torch.nn.Module):
+    """Two tensor arguments whose order matters: an .npz names them."""
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x - 2 * y
+
+
+def gen_pair():
+    """pair.inputs.npz holds y before x (np.savez keeps keyword order): bound
+    by name it gives pair.expected.pt, by position it does not."""
+    pair = torch.jit.script(Pair().eval())
+    pair.save(os.path.join(OUT, "pair.pt"))
+    g = torch.Generator().manual_seed(2)
+    x, y = torch.randn(2, 3, generator=g), torch.randn(2, 3, generator=g)
+    np.savez(os.path.join(OUT, "pair.inputs.npz"), y=y.numpy(), x=x.numpy())
+    torch.save(pair(x, y), os.path.join(OUT, "pair.expected.pt"))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     torch.manual_seed(0)
@@ -121,6 +139,7 @@ def main():
     num.save(os.path.join(OUT, "returns_number.pt"))
     x = torch.ones(2)
     torch.save({"inputs": (x,), "outputs": 999.0}, os.path.join(OUT, "returns_number.reference.pt"))
+    gen_pair()
     print("wrote", OUT)
 
 

@@ -21,7 +21,7 @@ import struct
 import sys
 import tempfile
 import warnings
-from typing import List
+from typing import List, Tuple
 import zipfile
 
 # TorchScript iterates Python sets of attribute names (e.g. a module's
@@ -660,6 +660,8 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
 | `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
 | `cuda_pinned.pt` | scripted module whose forward creates `torch.zeros([2, 3], device=torch.device("cuda:0"))`, as a model traced on a GPU does: validate's `ts.device` warns that it needs CUDA, and a run without CUDA is reported as unavailable. |
+| `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and `x + calls` with a buffer it increments (two runs always differ, by 1): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
+| `hooks/setstate_reads_file.pt`, `hooks/submodule_setstate.pt`, `hooks/forward_reads_file.pt` | a `__setstate__` that reads `/etc/passwd` with `torch.from_file` while `torch.jit.load` unpickles it (at the top, and one submodule down), and a `forward` that reads it behind a flag argument: validate's `ts.hooks` fails them before LibTorch loads anything. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
 | `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
@@ -739,6 +741,93 @@ def gen_greedy_alloc(out):
     torch.jit.save(torch.jit.script(GreedyAlloc()), os.path.join(out, "greedy_alloc.pt"))
 
 
+class GuessLog(torch.nn.Module):
+    """log(x): NaN for every negative element, so random (guessed) inputs give
+    NaN while real, positive inputs give numbers."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.log(x)
+
+
+class GuessNoisy(torch.nn.Module):
+    """Adds how often it was called (a buffer it updates in place, as a
+    stateful model does): two runs on the same inputs differ by exactly 1,
+    given or guessed."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("calls", torch.zeros(1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls.add_(1)
+        return x + self.calls
+
+
+def gen_guess_verdicts(out):
+    """For verdict truth: on inferred inputs, NaN outputs and runs that differ
+    are the guess's fault (a WARN); on given inputs, the archive's (a FAIL)."""
+    d = os.path.join(out, "verdict")
+    os.makedirs(d, exist_ok=True)
+    for cls, name in ((GuessLog, "guess_log.pt"), (GuessNoisy, "guess_noisy.pt")):
+        cls.__module__ = "__main__"
+        torch.jit.save(torch.jit.script(cls()), os.path.join(d, name))
+
+
+class LoadHook(torch.nn.Module):
+    """A state hook: torch.jit.load runs __setstate__ while it unpickles
+    data.pkl, and this one reads a file of the machine that loads it."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.ones(4)
+        self.leak = torch.zeros(1)
+
+    @torch.jit.export
+    def __getstate__(self) -> Tuple[torch.Tensor, bool]:
+        return (self.w, self.training)
+
+    @torch.jit.export
+    def __setstate__(self, state: Tuple[torch.Tensor, bool]) -> None:
+        self.w = state[0]
+        self.training = state[1]
+        self.leak = torch.from_file("/etc/passwd", False, 4, dtype=torch.uint8)
+
+    def forward(self, x):
+        return x * self.w
+
+
+class LoadHookInside(torch.nn.Module):
+    """The same hook, one submodule down."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = LoadHook()
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+class FileBehindFlag(torch.nn.Module):
+    """Reads a file only when a flag argument asks: no run with the default
+    would show it, the code does."""
+
+    def forward(self, x, flag: bool = False):
+        if flag:
+            return torch.from_file("/etc/passwd", False, 16, dtype=torch.uint8).float()
+        return x + 1
+
+
+def gen_load_hooks(out):
+    """For ts.hooks (Elastic ml-cpp's rules for untrusted TorchScript): code
+    that acts while the archive loads, or that reads files."""
+    d = os.path.join(out, "hooks")
+    os.makedirs(d, exist_ok=True)
+    for cls, name in ((LoadHook, "setstate_reads_file.pt"), (LoadHookInside, "submodule_setstate.pt"),
+                      (FileBehindFlag, "forward_reads_file.pt")):
+        cls.__module__ = "__main__"
+        torch.jit.save(torch.jit.script(cls()), os.path.join(d, name))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata"))
@@ -770,6 +859,8 @@ def main(argv=None):
         gen_branchy(out)
         gen_cuda_pinned(out)
         gen_greedy_alloc(out)
+        gen_guess_verdicts(out)
+        gen_load_hooks(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

@@ -4,7 +4,9 @@ checks every argument type end to end against Python.
 
 1. Over a corpus (default ../shared/corpus): which archives /usr/bin/python3's
    torch loads, and of those, on how many `tsctl validate` (no flags) ran
-   `forward`, by input source. Goal: at least 75 %.
+   `forward`, by input source (goal: 95 %); how many runs on inferred inputs
+   FAILed (goal: 0: a guess never fails an archive) or WARNed about a guess;
+   LibTorch time per archive.
 2. Over testdata/args (scripts/gen_args_testdata.py): validate --load-inputs,
    --reference (matching and perturbed), --save-outputs and bench
    --load-inputs, with outputs compared to Python's.
@@ -57,6 +59,19 @@ def forward_run(report):
     return "NONE", "", fail["id"] + ": " + fail["message"] if fail else "no torch.run check"
 
 
+def guess_verdicts(report):
+    """(a FAIL among the run checks on inferred inputs, a WARN that names a
+    guess set aside, LibTorch seconds) of one archive's report."""
+    a = report["archives"][0]
+    model = a["details"].get("model")
+    models = model if isinstance(model, list) else [model] if isinstance(model, dict) else []
+    inferred = any(m.get("input_source") == "inferred" for m in models)
+    run_ids = ("torch.run", "torch.finite", "torch.deterministic")
+    fail = inferred and any(c["id"] in run_ids and c["status"] == "FAIL" for c in a["checks"])
+    warn = any(c["id"] == "torch.run" and c["status"] == "WARN" and "guessed" in c["message"] for c in a["checks"])
+    return fail, warn, float(a["details"].get("torch_seconds", 0.0))
+
+
 def corpus_report(tsctl, corpus, jobs):
     files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus)
                    if os.path.isfile(os.path.join(corpus, f)) and not f.endswith(".md"))
@@ -64,10 +79,13 @@ def corpus_report(tsctl, corpus, jobs):
         loads = dict(zip(files, ex.map(torch_loads, files)))
     loadable = [f for f in files if loads[f]]
 
+    verdicts = {}
+
     def one(path):
         report, r = validate(tsctl, path)
         if report is None:
             return path, ("ERROR", "", (r.stderr or "").strip()[:200])
+        verdicts[path] = guess_verdicts(report)
         return path, forward_run(report)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
@@ -90,6 +108,16 @@ def corpus_report(tsctl, corpus, jobs):
     print(f"forward run by `tsctl validate` with no flags: {ran} of {len(loadable)} loadable archives ({pct:.1f} %; goal 75 %)")
     for source, n in by_source.most_common():
         print(f"  input source {source}: {n}")
+    guess_fails = [os.path.basename(p) for p, v in verdicts.items() if v[0]]
+    guess_warns = [os.path.basename(p) for p, v in verdicts.items() if v[1]]
+    print(f"FAILs of a run on inferred inputs (a guess blamed on the archive; goal 0): {len(guess_fails)}"
+          + (": " + ", ".join(guess_fails) if guess_fails else ""))
+    print(f"WARNs naming a guess set aside (crashed, NaN/Inf or runs that differ): {len(guess_warns)}"
+          + (": " + ", ".join(guess_warns) if guess_warns else ""))
+    seconds = sorted(v[2] for v in verdicts.values())
+    if seconds:
+        print(f"LibTorch time per archive (load, inference, runs): median {seconds[len(seconds) // 2]:.2f} s, "
+              f"worst {seconds[-1]:.2f} s")
     return pct
 
 

@@ -19,6 +19,7 @@ struct ValidateFlags {
   std::vector<std::string> args;
   CLI::Option* method_option = nullptr;
   bool no_infer = false;
+  bool allow_load_hooks = false;
   std::string rtol = "1e-5";
   std::string atol = "1e-8";
   std::string allow_ops;
@@ -65,6 +66,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
     o.method_given = f.method_option && f.method_option->count() > 0;
     o.infer_inputs = !f.no_infer;
+    o.allow_load_hooks = f.allow_load_hooks;
     RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
     o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
     o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
@@ -199,6 +201,9 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--quantized-engine", f->options.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
+  sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
+                "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "
+                "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away)");
   sub->add_option("--reference", f->options.reference_path,
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
   sub->add_option("--reference-model", f->options.reference_model_path,

@@ -7,6 +7,7 @@
 #include "tsctl/inputs.h"
 #include "tsctl/model_check.h"
 #include "torch_child_codec.h"
+#include "torch_child.h"
 
 #include <cmath>
 #include <limits>
@@ -77,6 +78,8 @@ TEST_CASE("a LibTorch child's answer survives the codec, bytes and non-finite nu
   leaf.max_abs = 0.25;
   leaf.max_rel = std::numeric_limits<double>::quiet_NaN();
   r.reference = {leaf};
+  r.candidates = {{"--arg x=1x3:float32", "raised: bad \xff"}, {"--arg x=1x8:float32", "3 NaN/Inf in output"}};
+  r.guess_suspect = "3 NaN/Inf in output";
   tsctl::ChildOutcome back;
   tsctl::DecodeChildAnswer(tsctl::EncodeChildValue(r), back);
   REQUIRE(back.Answered());
@@ -93,6 +96,10 @@ TEST_CASE("a LibTorch child's answer survives the codec, bytes and non-finite nu
   CHECK(b.reference[0].name == leaf.name);
   CHECK(b.reference[0].max_abs == 0.25);
   CHECK(std::isnan(b.reference[0].max_rel));
+  REQUIRE(b.candidates.size() == 2);
+  CHECK(b.candidates[0].outcome == "raised: bad \xff");
+  CHECK(b.candidates[1].flags == "--arg x=1x8:float32");
+  CHECK(b.guess_suspect == r.guess_suspect);
 
   auto encode = [](const nlohmann::json& j) {
     std::vector<std::uint8_t> v = nlohmann::json::to_cbor(j);
@@ -123,4 +130,17 @@ TEST_CASE("a LibTorch child's answer survives the codec, bytes and non-finite nu
   CHECK(raised.error_kind == tsctl::ErrorKind::kUsage);
   CHECK(raised.error == "no such argument 'k'");
   CHECK(raised.error_detail == "trace");
+}
+
+TEST_CASE("a model-check child's progress names the candidate it tried, by index and flags", "[inputs]") {
+  using tsctl::CandidateIndex;
+  using tsctl::TriedCandidate;
+  CHECK(TriedCandidate("trying 3 --arg x=1x3:float32") == "--arg x=1x3:float32");
+  CHECK(CandidateIndex("trying 3 --arg x=1x3:float32") == 3);
+  CHECK(CandidateIndex("trying 0 --method f --arg 'x=1'") == 0);
+  CHECK(TriedCandidate("loaded").empty());
+  CHECK(CandidateIndex("loaded") == -1);
+  CHECK(CandidateIndex("method forward(Tensor x) -> Tensor") == -1);
+  CHECK(CandidateIndex("trying x --arg y") == -1);
+  CHECK(CandidateIndex("trying ") == -1);
 }

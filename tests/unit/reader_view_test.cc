@@ -191,3 +191,25 @@ TEST_CASE("reader view: the hostile differentials of round two", "[view][hostile
   Archive root = Archive::Open(MakeMemorySource(HostileFile("15_reader_differential/root_diff.pt")));
   CHECK(root.Read("code/__torch__.py").find("torch.sin") != std::string::npos);
 }
+
+TEST_CASE("reader view: a name of 512 bytes or more is ambiguous (LibTorch's record list cuts it)", "[view]") {
+  Records r = Model("m", "benign");
+  r.push_back({"m/extra/" + std::string(600, 'a'), "x"});
+  Archive a = Archive::Open(MakeMemorySource(Zip(r)));
+  CHECK(Mentions(a, "cuts to 511"));
+  Records fine = Model("m", "benign");
+  fine.push_back({"m/extra/" + std::string(400, 'a'), "x"});
+  CHECK(Archive::Open(MakeMemorySource(Zip(fine))).Ambiguities().empty());
+}
+
+TEST_CASE("reader view: an AOTInductor package without a top folder has its records at the top", "[view]") {
+  Records r = {{"data/aotinductor/model/model.wrapper.so", "x"}, {"data/aotinductor/model/model_metadata.json", "{}"}};
+  Archive a = Archive::OpenModel(MakeMemorySource(Zip(r)));
+  CHECK(a.root().empty());
+  CHECK(a.kind() == ArchiveKind::kPt2Aoti);
+  CHECK(a.Has("data/aotinductor/model/model_metadata.json"));
+  CHECK(a.Ambiguities().empty());
+  // An archive whose root folder is called "data" keeps it.
+  Records d = Model("data", "benign");
+  CHECK(Archive::Open(MakeMemorySource(Zip(d))).root() == "data");
+}

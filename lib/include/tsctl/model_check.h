@@ -28,8 +28,14 @@ struct ReferenceLeaf {
   double rtol = 0, atol = 0;
   double max_abs = 0, mean_abs = 0, max_rel = 0, mean_rel = 0;
   bool has_min_tolerance = false;  // min_atol/min_rtol set (a failed tensor)
-  double min_atol = 0, min_rtol = 0;
+  double min_atol = 0, min_rtol = 0;  // min_rtol -1: no rtol passes (the reference is 0 where they differ)
   std::string error;  // why it failed when not a tolerance miss ("shape ...", "7 vs 999")
+};
+
+// An inferred candidate that was tried and not kept, and why.
+struct CandidateTry {
+  std::string flags;    // the flags that pin it ("--arg x=1x3x224x224:float32")
+  std::string outcome;  // "raised: ...", "NaN/Inf in output", "two runs differ at output", "crashed LibTorch (...)"
 };
 
 struct ModelCheckResult {
@@ -57,6 +63,13 @@ struct ModelCheckResult {
   std::string determinism_note;       // why not, or where the runs differ
   double max_run_diff = 0;
   int candidates_tried = 0;           // inferred candidates run before one worked
+  // Inferred candidates tried and not kept, in order, each with why.
+  std::vector<CandidateTry> candidates;
+  std::string candidates_stop;        // why trying stopped early ("the 60 s budget"), if it did
+  // Inputs were inferred and no candidate ran cleanly: the one kept ran, but
+  // this was wrong with it ("NaN/Inf in output", "two runs differ at ...").
+  // A guess's fault, not the archive's: validate warns, never fails.
+  std::string guess_suspect;
   bool outputs_saved = false;         // save_outputs_path was written
   // Reference comparison.
   bool reference_compared = false;

@@ -76,9 +76,14 @@ struct ModelCheckOptions {
   std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
   bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
   double infer_budget_seconds = 60;  // stop trying candidates after this long
+  size_t max_candidates = 12;        // try at most this many inferred candidates
+  // Skip the first N inferred candidates: an earlier child crashed on the
+  // N-th (validate tries the rest in a fresh child).
+  size_t skip_candidates = 0;
   std::string save_outputs_path;   // write this run's outputs here (torch.save format)
-  // Told "loading", then "loaded" once the archive loaded, then "trying
-  // FLAGS" before each inferred candidate it runs (the child sends these to
+  // Told "loading", then "loaded" once the archive loaded, "method SCHEMA"
+  // once it found the method, then "trying K FLAGS" before the K-th (from
+  // 0) inferred candidate it runs (the child sends these to
   // its parent as they happen).
   std::function<void(const std::string&)> progress;
   std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)

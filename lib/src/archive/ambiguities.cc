@@ -51,6 +51,8 @@ void CaseGroups(const ZipLayout& layout, const std::vector<uint32_t>& sorted, st
 void OutsideRoot(const ZipLayout& layout, const std::string& root, std::vector<std::string>& out) {
   if (layout.entries.empty()) return;
   if (root.empty()) {
+    // An AOTInductor package without a top folder (FindRoot) starts in data/.
+    if (layout.entries.front().name.find('/') != std::string::npos) return;
     out.push_back("the first entry " + Quoted(layout.entries.front().name) +
                   " is in no folder: LibTorch refuses the archive, other readers open it");
     return;
@@ -107,6 +109,20 @@ void LocalHeaders(const ZipLayout& layout, std::vector<std::string>& out) {
   out.push_back(s);
 }
 
+// PyTorchStreamReader::getAllRecords copies each name into a buffer of
+// MZ_ZIP_MAX_ARCHIVE_FILENAME_SIZE (512) bytes: a longer name comes back cut
+// to 511 bytes, so the record list LibTorch gives names another record, or
+// none, while every other reader sees the whole name.
+void LongNames(const ZipLayout& layout, std::vector<std::string>& out) {
+  constexpr size_t kMinizNameBuffer = 512;
+  std::vector<std::string> long_names;
+  for (const ZipEntry& e : layout.entries) {
+    if (e.name.size() >= kMinizNameBuffer) long_names.push_back(e.name.substr(0, 60) + "... (" + std::to_string(e.name.size()) + " bytes)");
+  }
+  if (long_names.empty()) return;
+  out.push_back("record names of 512 bytes or more, which LibTorch's record list cuts to 511: " + ListNames(long_names));
+}
+
 }  // namespace
 
 std::vector<std::string> Ambiguities(const ZipLayout& layout, const std::string& root,
@@ -116,6 +132,7 @@ std::vector<std::string> Ambiguities(const ZipLayout& layout, const std::string&
   OutsideRoot(layout, root, out);
   EndRecords(layout, out);
   LocalHeaders(layout, out);
+  LongNames(layout, out);
   return out;
 }
 

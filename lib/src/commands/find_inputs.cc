@@ -27,11 +27,14 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, const
   m.check_determinism = false;
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
-  ChildOutcome child = RunTorchChild(CheckRequest{.options = m}, {.timeout_seconds = timeout_seconds});
+  std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried
+  double seconds = 0;
+  ChildOutcome child = RunModelCheck(m, {.timeout_seconds = timeout_seconds}, crashed, seconds);
   if (child.Died()) {
-    // The guess crashed or hung LibTorch: not an answer, a reason to say.
+    // The guesses crashed or hung LibTorch: not an answer, a reason to say.
     const std::string tried = TriedCandidate(child.progress);
     f.why = child.Failure(tried.empty() ? "trying inferred inputs" : "trying inferred inputs (" + tried + ")");
+    if (crashed.size() > 1) f.why += " (and " + std::to_string(crashed.size() - 1) + " candidates before it)";
     return f;
   }
   ModelCheckResult r = std::move(child).Take<ModelCheckResult>("trying inferred inputs");

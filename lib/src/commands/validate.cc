@@ -167,6 +167,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     return report;
   }
   CheckStructure(*archive, out);
+  const bool loadable = CheckLoadHooks(*archive, options, out);
   CheckMeta(*archive, options.require_meta, out);
   if (LooksMobile(*archive, path)) CheckMobile(*archive, path, out);
   if (!options.load) {
@@ -188,6 +189,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
       refused.push_back(c.id);
     }
   }
+  if (!loadable) refused.push_back("ts.hooks");
   if (!refused.empty()) {
     std::string ids;
     for (const auto& r : refused) ids += (ids.empty() ? "" : ", ") + r;

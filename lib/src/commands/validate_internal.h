@@ -20,6 +20,11 @@ void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std:
 
 void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
+// ts.hooks: custom __setstate__ hooks (run while LibTorch loads) and
+// operators that read or write files or unchecked memory, in any method,
+// from the code (or bytecode) without LibTorch. False when the archive must
+// not be loaded (a FAIL; with options.allow_load_hooks a WARN, and true).
+bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 // The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
 // list into report.ops, and (options.load) a torch.load SKIP: running a .pt2
 // needs the LibTorch 2.x build.

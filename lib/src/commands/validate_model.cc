@@ -2,6 +2,7 @@
 // checked, its typed result (ModelCheckResult) turned into checks.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -37,6 +38,14 @@ std::string Fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
+// `x` rounded up to 3 significant digits: a tolerance printed with %.3g
+// that still passes.
+double CeilSignificant(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 2);
+  return std::ceil(x / unit * (1 - 1e-12)) * unit;
+}
+
 // Each LibTorch child's limits, as validate's options set them.
 ChildLimits LimitsOf(const ValidateOptions& o) {
   return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
@@ -67,7 +76,7 @@ bool UsesQuantizedOperators(const Archive& archive) {
 // file: "loading", "running forward", or "running forward on inferred inputs
 // (--arg ...)" while it tried a candidate.
 std::string Doing(const std::string& progress, const std::string& method) {
-  if (progress == "loaded") return "running " + method;
+  if (progress == "loaded" || progress.rfind("method ", 0) == 0) return "running " + method;
   if (std::string tried = TriedCandidate(progress); !tried.empty()) {
     return "running " + method + " on inferred inputs (" + tried + ")";
   }
@@ -99,8 +108,21 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   if (r.input_source == "no arguments") {
     how = "ran without inputs";
   } else if (r.input_source == "inferred") {
-    how = "ran with inputs inferred: " + r.inputs_desc + " (" + r.inputs_note + "; tried " +
+    std::string about = r.inputs_note.empty() ? std::string() : r.inputs_note + "; ";
+    how = "ran with inputs inferred: " + r.inputs_desc + " (" + about + "tried " +
           std::to_string(r.candidates_tried) + "; pin them with " + r.inputs_flags + ")";
+    if (!r.guess_suspect.empty()) {
+      // No candidate ran cleanly: the guess, not the archive, may be at
+      // fault. A warning, never a failure; given inputs decide.
+      std::string shapes_out;
+      for (const auto& o : r.outputs) shapes_out += (shapes_out.empty() ? "" : ", ") + o.name + " " + o.desc;
+      out.push_back({"torch.run", CheckStatus::kWarn,
+                     prefix + how + ": " + shapes_out + "; but " + r.guess_suspect + ", and no inferred candidate ran cleanly (" +
+                         std::to_string(r.candidates.size()) +
+                         " set aside): the inputs were guessed, so this says nothing against the archive: give real "
+                         "inputs (--arg, --input, --load-inputs) to check the outputs"});
+      return;
+    }
   } else {
     how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
   }
@@ -137,7 +159,12 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
           part += " equal";
         }
         if (!o.pass) part += " FAILED";
-        if (!o.pass && o.has_min_tolerance) part += Fmt(" (would pass with --atol %.3g or --rtol %.3g)", o.min_atol, o.min_rtol);
+        if (!o.pass && o.has_min_tolerance) {
+          // Rounded up, so that the value printed passes.
+          part += Fmt(" (would pass with --atol %.3g", CeilSignificant(o.min_atol));
+          part += o.min_rtol < 0 ? std::string(" (no --rtol can: the reference is 0 where they differ))")
+                                 : Fmt(" or --rtol %.3g)", CeilSignificant(o.min_rtol));
+        }
         if (!o.error.empty()) part += ": " + o.error;
       }
       msg += (msg.empty() ? "" : "; ") + part;
@@ -232,8 +259,24 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
                   const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
                   std::vector<CheckResult>& out) {
   std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
-  if (reference_tmp) {
-    if (!options.save_reference_path.empty() && !bytes.empty()) WriteFileAtomically(options.save_reference_path, bytes);
+  // A reference is what later runs must match: never one from a run that
+  // failed its own checks.
+  std::string unsound;
+  for (const OutputSummary& o : r.outputs) {
+    if (o.nonfinite > 0 && unsound.empty()) unsound = o.name + " holds NaN/Inf";
+  }
+  if (r.deterministic == false) unsound = "two runs differ at " + r.determinism_note;
+  if (!r.guess_suspect.empty()) unsound = "the guessed inputs gave " + r.guess_suspect;
+  if (reference_tmp && !bytes.empty() && !unsound.empty()) {
+    out.push_back({"torch.reference", CheckStatus::kFail,
+                   "not recorded: " + unsound + "; a reference must come from a sound run"});
+    bytes.clear();
+  } else if (reference_tmp) {
+    if (!options.save_reference_path.empty() && !bytes.empty()) {
+      WriteFileAtomically(options.save_reference_path, bytes);
+      out.push_back({"torch.reference", CheckStatus::kPass,
+                     "saved inputs and outputs to " + options.save_reference_path + " (--reference FILE compares with them)"});
+    }
     if (options.record_reference && !bytes.empty()) {
       StampOptions s;
       s.auto_fields = false;
@@ -286,10 +329,42 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
   for (size_t k = 0; k < methods.size(); ++k) {
     m.method = methods[k];
     const std::string prefix = multi ? m.method + ": " : "";
-    ChildOutcome child = RunTorchChild(CheckRequest{.options = m}, LimitsOf(options));
-    seconds += child.seconds;
+    std::vector<CandidateTry> crashed;  // inferred candidates that killed a child
+    std::string schema;                 // the method's, once a child found it
+    ChildOutcome child = RunModelCheck(m, LimitsOf(options), crashed, seconds, &schema);
     const std::string doing = Doing(child.progress, m.method);
     const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
+    // A child that died while running: what it had already checked stands.
+    auto keep_checks_made = [&] {
+      if (first) {
+        out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
+        first = false;
+      }
+      if (!schema.empty()) {
+        if (report.schema.empty()) report.schema = schema;
+        out.push_back({"torch.method", CheckStatus::kPass, schema});
+      }
+    };
+    if (child.Died() && CandidateIndex(child.progress) >= 0) {
+      // It died on a guess: the inputs were inferred, so this says nothing
+      // against the archive. A warning naming each guess, never a failure.
+      keep_checks_made();
+      constexpr size_t kListed = 2;
+      std::string tried;
+      for (size_t i = 0; i < crashed.size() && i < kListed; ++i) {
+        tried += (i ? "; " : "") + crashed[i].flags + ": " + crashed[i].outcome;
+      }
+      if (crashed.size() > kListed) tried += "; and " + std::to_string(crashed.size() - kListed) + " more (the JSON report lists each)";
+      out.push_back({"torch.run", CheckStatus::kWarn,
+                     prefix + "not run: " + std::to_string(crashed.size()) + " inferred candidate" +
+                         (crashed.size() == 1 ? "" : "s") + " crashed or stopped LibTorch (" + tried +
+                         "); they were guessed, so this says nothing against the archive: give real inputs (--arg, "
+                         "--input, --load-inputs) to check it"});
+      nlohmann::json candidates = nlohmann::json::array();
+      for (const CandidateTry& c : crashed) candidates.push_back({{"flags", c.flags}, {"outcome", c.outcome}});
+      details.push_back({{"loaded", true}, {"ran", false}, {"candidates", candidates}});
+      continue;
+    }
     if (child.Died()) {
       std::string failure = child.Failure(doing);
       if (child.end == ChildEnd::kCrashed && stage == "torch.run" && options.quantized_engine.empty() &&
@@ -299,17 +374,17 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
         failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
                    "try --quantized-engine qnnpack)";
       }
-      if (first && stage == "torch.run") {
-        // It loaded before it died: that check stands.
-        out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
-        first = false;
-      }
+      if (stage == "torch.run") keep_checks_made();
       out.push_back({stage, CheckStatus::kFail, prefix + failure});
       continue;
     }
     // A usage error (arguments that do not fit) or an unavailable plugin is
     // the caller's or this machine's problem, not the archive's: rethrown.
     ModelCheckResult r = std::move(child).Take<ModelCheckResult>(doing);
+    if (!crashed.empty()) {
+      r.candidates.insert(r.candidates.begin(), crashed.begin(), crashed.end());
+      r.candidates_tried += static_cast<int>(crashed.size());
+    }
     NameMemoryLimit(r.load_error, child.memory_bytes);
     NameMemoryLimit(r.run_error, child.memory_bytes);
     details.push_back(ModelCheckToJson(r));

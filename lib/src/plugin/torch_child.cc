@@ -213,9 +213,51 @@ std::string SignalName(int sig) {
   return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
 
-std::string TriedCandidate(const std::string& progress) {
+namespace {
+
+// "trying K FLAGS": K and where FLAGS start, or npos.
+size_t CandidateAt(const std::string& progress, long& index) {
   const std::string marker = "trying ";
-  return progress.rfind(marker, 0) == 0 ? progress.substr(marker.size()) : std::string();
+  if (progress.rfind(marker, 0) != 0) return std::string::npos;
+  const size_t space = progress.find(' ', marker.size());
+  if (space == std::string::npos || space == marker.size()) return std::string::npos;
+  index = 0;
+  for (size_t i = marker.size(); i < space; ++i) {
+    if (progress[i] < '0' || progress[i] > '9' || index > 1000000) return std::string::npos;
+    index = index * 10 + (progress[i] - '0');
+  }
+  return space + 1;
+}
+
+}  // namespace
+
+std::string TriedCandidate(const std::string& progress) {
+  long index = -1;
+  const size_t at = CandidateAt(progress, index);
+  return at == std::string::npos ? std::string() : progress.substr(at);
+}
+
+long CandidateIndex(const std::string& progress) {
+  long index = -1;
+  return CandidateAt(progress, index) == std::string::npos ? -1 : index;
+}
+
+ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
+                           double& seconds, std::string* schema) {
+  constexpr int kFreshChildren = 3;
+  auto on_progress = [schema](const std::string& line) {
+    if (schema && line.rfind("method ", 0) == 0) *schema = line.substr(7);
+  };
+  for (int fresh = 0;; ++fresh) {
+    ChildOutcome child = RunTorchChild(CheckRequest{.options = options}, limits, on_progress);
+    seconds += child.seconds;
+    const long index = CandidateIndex(child.progress);
+    if (!child.Died() || index < 0) return child;
+    const std::string flags = TriedCandidate(child.progress);
+    crashed.push_back({flags, child.Failure("running " + options.method)});
+    if (fresh == kFreshChildren || child.end == ChildEnd::kTimedOut) return child;
+    options.skip_candidates = static_cast<size_t>(index) + 1;
+  }
 }
 
 TempFile::TempFile() {

@@ -117,6 +117,18 @@ struct ChildOutcome {
 ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
                            const std::function<void(const std::string&)>& on_progress = {});
 
+// Runs a model check (CheckRequest) in a child. A child that dies (crash,
+// memory cap, time limit) while it runs an inferred candidate died on a guess:
+// XNNPACK's prepacked convolutions, for one, do no shape check and crash on a
+// wrong channel count. That candidate is set aside in `crashed` (its flags and
+// the child's failure) and, unless the time limit ended it, a fresh child
+// tries the candidates after it, at most 3 times. The last outcome is
+// returned; `seconds` adds up every child's time. `schema` gets the method's
+// schema as soon as a child has found it (its "method SCHEMA" progress line),
+// so that a report keeps it when the child dies later.
+ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
+                           double& seconds, std::string* schema = nullptr);
+
 // Loads the LibTorch plugin into this process and builds LibTorch's lazily
 // built tables, once, so that children forked later inherit both. Throws
 // tsctl::Error (kUnavailable) as LoadTorchPlugin().
@@ -127,8 +139,10 @@ std::string SignalName(int sig);
 
 // The flags of the inferred candidate a model-check child was running when it
 // ended ("--arg 'x=1x3x224x224:float32'"), from its last progress line, which
-// it sets to "trying FLAGS" before each candidate; "" if it was not trying one.
+// it sets to "trying K FLAGS" before the K-th candidate; "" if it was not
+// trying one. CandidateIndex gives K (-1 if none).
 std::string TriedCandidate(const std::string& progress);
+long CandidateIndex(const std::string& progress);
 
 // A temporary file in /tmp that a child writes (its outputs, a reference)
 // and the parent reads; removed with this object. Throws tsctl::Error (kIo).

@@ -17,7 +17,7 @@
 namespace tsctl {
 
 // Bump when any struct that crosses changes.
-inline constexpr int kChildCodecVersion = 1;
+inline constexpr int kChildCodecVersion = 2;
 
 std::string EncodeChildValue(const ChildValue& value);
 std::string EncodeChildError(const Error& error);

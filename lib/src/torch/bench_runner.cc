@@ -213,12 +213,7 @@ BenchResult RunBench(const BenchOptions& o) {
     r.inputs.clear();
     for (const ArgSpec& a : given) r.inputs.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty()) {
-    inputs = ArgumentList(LoadValueFile(o.load_inputs_path));
-    if (inputs.size() > ArgumentCount(schema)) {
-      throw Error(ErrorKind::kUsage, o.load_inputs_path + " holds " + std::to_string(inputs.size()) + " arguments; " +
-                                         schema.name() + " takes " + std::to_string(ArgumentCount(schema)) + " (" +
-                                         DescribeArguments(schema) + ")");
-    }
+    inputs = LoadArguments(schema, o.load_inputs_path);
     const auto& formal = schema.arguments();
     for (size_t i = 0; i < inputs.size(); ++i) {
       inputs[i] = Retype(formal[i + 1].type(), inputs[i]);

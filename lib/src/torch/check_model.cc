@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <deque>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "arguments.h"
@@ -103,12 +106,53 @@ c10::IValue Run(torch::jit::Method& method, std::vector<c10::IValue> inputs) {
   return method(std::move(inputs));
 }
 
+// Compares two runs' outputs exactly (NaN and Inf in the same places count
+// as equal) into r.deterministic, r.determinism_note and r.max_run_diff.
+void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckResult& r) {
+  std::vector<ReferenceLeaf> leaves;
+  Tolerances exact;
+  exact.rtol = {0};
+  exact.atol = {0};
+  CompareValues(out2, out1, "output", exact, leaves);
+  bool same = true, all_compared = true;
+  for (const auto& l : leaves) {
+    if (!l.compared) {
+      all_compared = false;
+      r.determinism_note = l.name + ": " + l.error;
+      continue;
+    }
+    if (!l.pass) {
+      same = false;
+      if (std::isfinite(l.max_abs)) r.max_run_diff = std::max(r.max_run_diff, l.max_abs);
+      if (r.determinism_note.empty()) r.determinism_note = l.name + (l.error.empty() ? "" : ": " + l.error);
+    }
+  }
+  if (!same) r.deterministic = false;
+  else if (all_compared && !leaves.empty()) r.deterministic = true;
+  else if (leaves.empty()) r.determinism_note = "the outputs hold nothing to compare";
+}
+
+// What makes a run on guessed inputs suspect: NaN/Inf in its outputs, or a
+// second run that differs (`out2` set when `twice`). "" if neither.
+std::string Suspect(const c10::IValue& out1, const c10::IValue& out2, bool twice) {
+  for (const OutputSummary& s : SummarizeOutputs(out1, "output")) {
+    if (s.nonfinite > 0) return std::to_string(s.nonfinite) + " NaN/Inf in " + s.name;
+  }
+  if (!twice) return "";
+  ModelCheckResult runs;
+  CompareRuns(out1, out2, runs);
+  if (runs.deterministic == false) return "two runs differ at " + runs.determinism_note;
+  return "";
+}
+
 }  // namespace
 
 ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   // Test hook: TSCTL_FAULT_CHECK_MODEL=crash|hang|hang-run makes this child
   // crash or hang (while loading, or while running), so tests can check that
-  // validate reports it instead of dying.
+  // validate reports it instead of dying; crash-guess crashes it on every
+  // inferred candidate, crash-first-guess on the first only (as XNNPACK does
+  // on a wrong channel count).
   const char* fault = std::getenv("TSCTL_FAULT_CHECK_MODEL");
   if (fault && std::string(fault) == "crash") std::raise(SIGSEGV);
   if (fault && std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
@@ -153,6 +197,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   std::ostringstream schema_text;
   schema_text << schema;
   r.schema = schema_text.str();
+  if (o.progress) o.progress("method " + r.schema);  // kept by the parent if this child dies later
 
   // The reference, if any.
   std::vector<c10::IValue> ref_inputs;
@@ -236,12 +281,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
     used_args = given;
     have_inputs = true;
   } else if (!o.load_inputs_path.empty()) {
-    inputs = ArgumentList(LoadValueFile(o.load_inputs_path));  // kIo/kFormat go to the caller
-    size_t n = ArgumentCount(schema);
-    if (inputs.size() > n) {
-      throw Error(ErrorKind::kUsage, o.load_inputs_path + " holds " + std::to_string(inputs.size()) + " arguments; " +
-                                         schema.name() + " takes " + std::to_string(n) + " (" + DescribeArguments(schema) + ")");
-    }
+    inputs = LoadArguments(schema, o.load_inputs_path);  // kIo/kFormat/kUsage go to the caller
     r.input_source = o.load_inputs_path;
     have_inputs = true;
   } else if (ref_has_inputs) {
@@ -280,33 +320,109 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
                       "; pass --arg NAME=VALUE (or --input SHAPE:DTYPE) for each argument";
       return r;
     }
-    std::string last_error;
+    // Each candidate is a guess: one that raises, gives NaN/Inf or differs
+    // between two runs is set aside (with why) and the next tried. If none
+    // runs cleanly, the first that ran is kept and r.guess_suspect says what
+    // was wrong: validate then warns, since the guess, not the archive, may
+    // be at fault.
     DataLimit limit(CandidateMemoryBudget());
-    for (const InputCandidate& c : InferInputCandidates(module, *method)) {
-      if (std::chrono::duration<double>(Clock::now() - run_start).count() > o.infer_budget_seconds) break;
+    // The inferred candidates (from skip_candidates on), each followed by
+    // what LibTorch's error for it says to try next (RefineFromError: a
+    // convolution's channels, a matrix product's size, ...), at most
+    // kRefinements times. `base` is the inferred candidate a queued one comes
+    // from: what the progress line and skip_candidates count.
+    constexpr int kRefinements = 8;
+    struct Queued {
+      InputCandidate c;
+      size_t base;
+    };
+    const std::vector<InputCandidate> inferred = InferInputCandidates(module, *method, o.max_candidates);
+    std::deque<Queued> queue;
+    for (size_t i = o.skip_candidates; i < inferred.size(); ++i) queue.push_back({inferred[i], i});
+    std::set<std::string> seen;
+    int refinements = 0;
+    struct Kept {
+      std::vector<c10::IValue> values;
+      c10::IValue out1, out2;
+      InputCandidate c;
+      std::string why;
+    };
+    std::optional<Kept> suspect;  // the first that ran, though not cleanly
+    while (!queue.empty()) {
+      const Queued q = std::move(queue.front());
+      queue.pop_front();
+      const InputCandidate& c = q.c;
+      const std::string flags = pin_flags(c.args);
+      if (!seen.insert(flags).second) continue;
+      const double spent = std::chrono::duration<double>(Clock::now() - run_start).count();
+      if (spent > o.infer_budget_seconds) {
+        r.candidates_stop = "stopped after " + std::to_string(static_cast<int>(spent)) +
+                            " s (the budget for inferred candidates is " +
+                            std::to_string(static_cast<int>(o.infer_budget_seconds)) + " s), " +
+                            std::to_string(queue.size() + 1) + " candidates untried";
+        break;
+      }
       uint64_t bytes = 0;
       for (const ArgSpec& a : c.args) bytes += ArgumentBytes(a.value);
-      if (bytes > (uint64_t{1} << 30)) continue;
+      if (bytes > (uint64_t{1} << 30)) {
+        r.candidates.push_back({flags, "not tried: its inputs need " + HumanBytesOf(bytes)});
+        continue;
+      }
       ++r.candidates_tried;
-      // If this candidate crashes the child, the parent names it.
-      if (o.progress) o.progress("trying " + pin_flags(c.args));  // TriedCandidate() reads it
+      // If this candidate crashes the child, the parent names it and can
+      // start a fresh child past it (skip_candidates).
+      if (o.progress) o.progress("trying " + std::to_string(q.base) + " " + flags);  // TriedCandidate() reads it
+      if (fault && (std::string(fault) == "crash-guess" || (std::string(fault) == "crash-first-guess" && q.base == 0))) {
+        std::raise(SIGSEGV);
+      }
       try {
-        std::vector<c10::IValue> values = BuildArguments(schema, c.args, gen);
-        out1 = Run(*method, values);
-        ran_once = true;
-        inputs = std::move(values);
-        used_args = c.args;
-        r.inputs_note = c.note;
-        r.input_source = "inferred";
-        have_inputs = true;
-        break;
+        // A fresh generator per candidate, seeded as for given inputs: the
+        // printed pin flags (--arg ...) make exactly these values again.
+        at::Generator candidate_gen = at::detail::createCPUGenerator(0);
+        std::vector<c10::IValue> values = BuildArguments(schema, c.args, candidate_gen);
+        c10::IValue a = Run(*method, values), b;
+        if (o.check_determinism) b = Run(*method, values);
+        std::string why = Suspect(a, b, o.check_determinism);
+        if (why.empty()) {
+          inputs = std::move(values);
+          out1 = a;
+          out2 = b;
+          ran_once = true;
+          used_args = c.args;
+          r.inputs_note = c.note;
+          r.input_source = "inferred";
+          have_inputs = true;
+          break;
+        }
+        r.candidates.push_back({flags, why});
+        if (!suspect) suspect = Kept{std::move(values), a, b, c, why};
       } catch (const std::exception& e) {
-        last_error = FromTorch(e).what();
+        const std::string error = FromTorch(e).what();
+        r.candidates.push_back({flags, "raised: " + error});
+        if (refinements < kRefinements) {
+          if (std::optional<Refinement> next = RefineFromError(c.args, error)) {
+            ++refinements;
+            queue.push_front({InputCandidate{next->args, next->note}, q.base});
+          }
+        }
       }
     }
+    if (!have_inputs && suspect) {
+      inputs = std::move(suspect->values);
+      out1 = suspect->out1;
+      out2 = suspect->out2;
+      ran_once = true;
+      used_args = suspect->c.args;
+      r.inputs_note = suspect->c.note;
+      r.input_source = "inferred";
+      r.guess_suspect = suspect->why;
+      have_inputs = true;
+    }
     if (!have_inputs) {
+      std::string last = r.candidates.empty() ? std::string() : r.candidates.back().outcome;
       r.run_skipped = "no inputs known and none of " + std::to_string(r.candidates_tried) + " inferred candidates ran" +
-                      (last_error.empty() ? std::string() : " (last: " + last_error + ")") + "; " + schema.name() +
+                      (last.empty() ? std::string() : " (last: " + last + ")") +
+                      (r.candidates_stop.empty() ? std::string() : "; " + r.candidates_stop) + "; " + schema.name() +
                       " takes " + DescribeArguments(schema) + ": pass --arg NAME=VALUE for each";
       return r;
     }
@@ -324,7 +440,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   }
   try {
     if (!ran_once) out1 = Run(*method, inputs);
-    if (o.check_determinism) out2 = Run(*method, inputs);
+    if (o.check_determinism && !ran_once) out2 = Run(*method, inputs);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::kUsage) throw;
     r.run_error = std::string("running ") + o.method + " failed: " + e.what();
@@ -335,29 +451,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   }
   r.ran = true;
   r.outputs = SummarizeOutputs(out1, "output");
-  if (o.check_determinism) {
-    std::vector<ReferenceLeaf> leaves;
-    Tolerances exact;
-    exact.rtol = {0};
-    exact.atol = {0};
-    CompareValues(out2, out1, "output", exact, leaves);
-    bool same = true, all_compared = true;
-    for (const auto& l : leaves) {
-      if (!l.compared) {
-        all_compared = false;
-        r.determinism_note = l.name + ": " + l.error;
-        continue;
-      }
-      if (!l.pass) {
-        same = false;
-        r.max_run_diff = std::max(r.max_run_diff, l.max_abs);
-        if (r.determinism_note.empty()) r.determinism_note = l.name + (l.error.empty() ? "" : ": " + l.error);
-      }
-    }
-    if (!same) r.deterministic = false;
-    else if (all_compared && !leaves.empty()) r.deterministic = true;
-    else if (leaves.empty()) r.determinism_note = "the outputs hold nothing to compare";
-  }
+  if (o.check_determinism) CompareRuns(out1, out2, r);
   if (have_reference) {
     Tolerances tol;
     tol.rtol = o.rtol;

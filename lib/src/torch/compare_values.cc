@@ -89,23 +89,39 @@ void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::s
     } else {
       at::Tensor g = g0.to(at::kDouble), w = w0.to(at::kDouble);
       at::Tensor diff = (g - w).abs();
-      // NaN in the same places counts as equal.
-      at::Tensor both_nan = at::isnan(g) & at::isnan(w);
-      diff = at::where(both_nan, at::zeros_like(diff), diff);
+      // NaN in the same places counts as equal, and so does the same
+      // infinity (Inf - Inf is NaN). NaN on one side only is no difference
+      // a number can give: it is counted and named.
+      at::Tensor nan_g = at::isnan(g), nan_w = at::isnan(w);
+      diff = at::where((nan_g & nan_w) | (g == w), at::zeros_like(diff), diff);
+      const int64_t one_sided_nan = (nan_g ^ nan_w).sum().item<int64_t>();
       at::Tensor rel = diff / w.abs().clamp_min(1e-12);
       if (diff.numel()) {
-        c.max_abs = diff.max().item<double>();
-        c.mean_abs = diff.mean().item<double>();
-        c.max_rel = rel.max().item<double>();
-        c.mean_rel = rel.mean().item<double>();
+        // Statistics over the elements that are numbers on both sides.
+        at::Tensor finite = at::isfinite(diff);
+        at::Tensor d = diff.masked_select(finite), r = rel.masked_select(finite);
+        if (d.numel()) {
+          c.max_abs = d.max().item<double>();
+          c.mean_abs = d.mean().item<double>();
+          c.max_rel = r.max().item<double>();
+          c.mean_rel = r.mean().item<double>();
+        }
       }
-      c.pass = (diff <= atol + rtol * w.abs()).all().item<bool>();
-      if (!c.pass && diff.numel()) {
+      // A difference that is not a number (NaN on one side, an infinity
+      // against a number) never passes, whatever the tolerance.
+      c.pass = ((diff == 0) | ((diff <= atol + rtol * w.abs()) & at::isfinite(diff))).all().item<bool>();
+      if (one_sided_nan > 0) {
+        c.error = std::to_string(one_sided_nan) + " element" + (one_sided_nan == 1 ? "" : "s") +
+                  " NaN on one side only";
+      }
+      if (!c.pass && diff.numel() && at::isfinite(diff).all().item<bool>()) {
         // Polygraphy's "minimum required tolerance": the smallest atol (at
-        // this rtol) and rtol (at this atol) that would pass.
+        // this rtol) and rtol (at this atol) that would pass; no rtol passes
+        // where the reference is 0 and they differ by more than atol (-1).
         c.has_min_tolerance = true;
         c.min_atol = std::max(0.0, (diff - rtol * w.abs()).max().item<double>());
-        c.min_rtol = std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-12)).max().item<double>());
+        const bool zero_blocks = ((diff > atol) & (w == 0)).any().item<bool>();
+        c.min_rtol = zero_blocks ? -1 : std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-300)).max().item<double>());
       }
     }
     out.push_back(std::move(c));
@@ -163,7 +179,12 @@ void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::s
     out.push_back(std::move(c));
     return;
   }
-  Leaf(out, path, false, KindOf(got) + " " + Short(got) + " vs reference " + KindOf(want) + " " + Short(want));
+  // "List[int] [1, 2]", or the type alone where Short() prints just it.
+  auto shown = [](const c10::IValue& v) {
+    const std::string kind = KindOf(v), value = Short(v);
+    return value == kind ? kind : kind + " " + value;
+  };
+  Leaf(out, path, false, shown(got) + " vs reference " + shown(want));
 }
 
 std::vector<OutputSummary> SummarizeOutputs(const c10::IValue& value, const std::string& path, size_t max_leaves) {

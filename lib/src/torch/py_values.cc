@@ -211,7 +211,109 @@ bool EndsWith(const std::string& s, const std::string& end) {
   return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
 }
 
+// The .npy records of an .npz archive, named without ".npy".
+std::vector<std::pair<std::string, c10::IValue>> NpzArrays(const Archive& archive, const std::string& path) {
+  std::vector<std::pair<std::string, c10::IValue>> arrays;
+  for (const std::string& name : archive.AllRecords()) {
+    if (!EndsWith(name, ".npy")) continue;
+    arrays.emplace_back(name.substr(0, name.size() - 4), ReadNpy(archive.Read(name, kMaxRecord), path + ":" + name));
+  }
+  if (arrays.empty()) Bad(path, "an .npz archive without arrays");
+  return arrays;
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, c10::IValue>> LoadNpzArrays(const std::string& path) {
+  std::unique_ptr<ByteSource> src;
+  try {
+    src = OpenFileSource(path);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what());
+  }
+  return NpzArrays(Archive::OpenAny(std::move(src)), path);
+}
+
+std::vector<c10::IValue> BindNamedArrays(const c10::FunctionSchema& schema,
+                                         const std::vector<std::pair<std::string, c10::IValue>>& arrays,
+                                         const std::string& path) {
+  const auto& formal = schema.arguments();
+  std::vector<std::string> unknown;
+  for (const auto& [name, value] : arrays) {
+    bool known = false;
+    for (size_t i = 1; i < formal.size(); ++i) known |= formal[i].name() == name;
+    if (!known) unknown.push_back(name);
+  }
+  std::vector<c10::IValue> out;
+  if (unknown.size() == arrays.size()) {  // numpy's arr_0, arr_1, ...: by position
+    for (const auto& a : arrays) out.push_back(a.second);
+    return out;
+  }
+  auto names = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& n : v) s += (s.empty() ? "" : ", ") + n;
+    return s;
+  };
+  std::vector<std::string> formal_names;
+  for (size_t i = 1; i < formal.size(); ++i) formal_names.push_back(formal[i].name());
+  if (!unknown.empty()) {
+    throw Error(ErrorKind::kUsage, path + ": arrays " + names(unknown) + " name no argument of " + schema.name() + " (" +
+                                       names(formal_names) + "); name every array after an argument, or none");
+  }
+  // By name, up to the last argument given; those before it left out take
+  // their defaults.
+  size_t last = 0;
+  for (size_t i = 1; i < formal.size(); ++i) {
+    for (const auto& a : arrays) {
+      if (a.first == formal[i].name()) last = i;
+    }
+  }
+  for (size_t i = 1; i <= last; ++i) {
+    const c10::IValue* found = nullptr;
+    for (const auto& a : arrays) {
+      if (a.first == formal[i].name()) found = &a.second;
+    }
+    if (found) {
+      out.push_back(*found);
+    } else if (formal[i].default_value()) {
+      out.push_back(*formal[i].default_value());
+    } else {
+      throw Error(ErrorKind::kUsage, path + ": no array for argument '" + formal[i].name() + "' of " + schema.name() +
+                                         " (arrays: " + names([&] {
+                                           std::vector<std::string> v;
+                                           for (const auto& a : arrays) v.push_back(a.first);
+                                           return v;
+                                         }()) + ")");
+    }
+  }
+  return out;
+}
+
+std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path) {
+  std::vector<c10::IValue> inputs;
+  if (EndsWith(path, ".npz")) {
+    inputs = BindNamedArrays(schema, LoadNpzArrays(path), path);
+  } else {
+    const c10::IValue loaded = LoadValueFile(path);
+    if (loaded.isGenericDict() && loaded.toGenericDict().contains("inputs") && loaded.toGenericDict().contains("outputs")) {
+      inputs = ArgumentList(loaded.toGenericDict().at("inputs"));
+    } else {
+      inputs = ArgumentList(loaded);
+    }
+  }
+  const auto& formal = schema.arguments();
+  size_t n = formal.empty() ? 0 : formal.size() - 1, needed = 0;
+  for (size_t i = 1; i < formal.size(); ++i) needed += !formal[i].default_value().has_value();
+  if (inputs.size() > n || inputs.size() < needed) {
+    std::string args;
+    for (size_t i = 1; i < formal.size(); ++i) args += (i > 1 ? ", " : "") + formal[i].name() + ": " + formal[i].type()->annotation_str();
+    throw Error(ErrorKind::kUsage, path + " holds " + std::to_string(inputs.size()) + " argument" +
+                                       (inputs.size() == 1 ? "" : "s") + "; " + schema.name() + " takes " +
+                                       (needed == n ? std::to_string(n) : std::to_string(needed) + " to " + std::to_string(n)) +
+                                       " (" + args + ")");
+  }
+  return inputs;
+}
 
 c10::IValue LoadValueFile(const std::string& path) {
   std::unique_ptr<ByteSource> src;
@@ -224,11 +326,7 @@ c10::IValue LoadValueFile(const std::string& path) {
   Archive archive = Archive::OpenAny(std::move(src));
   if (EndsWith(path, ".npz") || (archive.kind() == ArchiveKind::kOtherZip && !archive.Has("data.pkl"))) {
     std::vector<c10::IValue> arrays;
-    for (const std::string& name : archive.AllRecords()) {
-      if (!EndsWith(name, ".npy")) continue;
-      arrays.push_back(ReadNpy(archive.Read(name, kMaxRecord), path + ":" + name));
-    }
-    if (arrays.empty()) Bad(path, "an .npz archive without arrays");
+    for (auto& [name, value] : NpzArrays(archive, path)) arrays.push_back(std::move(value));
     return c10::ivalue::Tuple::create(std::move(arrays));
   }
   if (!archive.Has("data.pkl")) {

@@ -6,6 +6,8 @@
 #include <torch/script.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tsctl {
 
@@ -16,6 +18,19 @@ namespace tsctl {
 // (objects other than tensors, OrderedDict, complex numbers).
 c10::IValue LoadValueFile(const std::string& path);
 
+// The arrays of an .npz archive with their names ("x" for x.npy), in file
+// order. Throws as LoadValueFile.
+std::vector<std::pair<std::string, c10::IValue>> LoadNpzArrays(const std::string& path);
+
+// The arguments of `schema` (self excluded) from named arrays: bound by name
+// where every name is an argument's (arguments left out take their defaults),
+// by position where no name is (numpy's arr_0, arr_1, ...). Throws
+// tsctl::Error (kUsage) for a mix, or a required argument without an array,
+// naming `path`.
+std::vector<c10::IValue> BindNamedArrays(const c10::FunctionSchema& schema,
+                                         const std::vector<std::pair<std::string, c10::IValue>>& arrays,
+                                         const std::string& path);
+
 // `value` with lists, tuples and dicts rebuilt with the element types of
 // `type` (so [1, 2] is a List[int], not a List[Any]), ints widened to float
 // where the type says float. Returns the value unchanged where the type
@@ -25,6 +40,14 @@ c10::IValue Retype(const c10::TypePtr& type, const c10::IValue& value);
 // The arguments of a method from a loaded value: a tuple or list is the
 // argument list, anything else a single argument.
 std::vector<c10::IValue> ArgumentList(const c10::IValue& value);
+
+// --load-inputs: the arguments of `schema` from a file. An .npz binds its
+// arrays by name (BindNamedArrays); a torch.save file holds the argument
+// tuple (or list, or one value), or a reference ({"inputs": (...),
+// "outputs": ...}, what --save-reference writes), whose inputs are taken.
+// Throws as LoadValueFile, and tsctl::Error (kUsage, naming `path`) for more
+// arguments than the method takes or fewer than it needs.
+std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path);
 
 // Writes `value` in torch.save's format (torch.load reads it). Throws
 // tsctl::Error (kIo).

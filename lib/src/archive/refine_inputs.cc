@@ -1,0 +1,290 @@
+// The next inferred candidate from LibTorch's own error for the last one.
+// LibTorch's standard shape and dtype checks say what an operator wanted
+// (a convolution's channels, a matrix product's inner size, a view's element
+// count, an embedding's integer indices, a norm's normalized shape); each rule
+// below reads one such message, as LibTorch 1.13 and 2.x word it, and changes
+// the argument it is about. No rule knows any model: only operators.
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tsctl/error.h"
+#include "tsctl/inputs.h"
+
+namespace tsctl {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// "1, 3, 224, 224" -> {1, 3, 224, 224}; nullopt for anything else.
+std::optional<Shape> Dims(const std::string& text) {
+  Shape out;
+  std::string cur;
+  for (char c : text + ",") {
+    if (c == ',') {
+      size_t a = cur.find_first_not_of(' '), b = cur.find_last_not_of(' ');
+      if (a == std::string::npos) {
+        if (text.find_first_not_of(" ,") == std::string::npos && out.empty()) return out;
+        return std::nullopt;
+      }
+      std::string n = cur.substr(a, b - a + 1);
+      if (n.empty() || n.size() > 12 || n.find_first_not_of("-0123456789") != std::string::npos) return std::nullopt;
+      out.push_back(std::stoll(n));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+int64_t Numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::string ShapeText(const Shape& s) {
+  std::string t;
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? "x" : "") + std::to_string(s[i]);
+  return t.empty() ? "scalar" : t;
+}
+
+// The tensor arguments of a candidate, parsed.
+struct Tensors {
+  std::vector<ArgSpec> args;
+  std::vector<std::optional<InputSpec>> specs;  // nullopt: not a tensor spec
+
+  explicit Tensors(const std::vector<ArgSpec>& a) : args(a) {
+    for (const ArgSpec& x : args) {
+      try {
+        specs.push_back(ParseInputSpec(x.value));
+      } catch (const Error&) {
+        specs.push_back(std::nullopt);
+      }
+    }
+  }
+  size_t Count() const { return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), [](const auto& s) { return s.has_value(); })); }
+  // The first tensor argument `pick` accepts.
+  template <typename F>
+  std::optional<size_t> Find(F pick) const {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i] && pick(*specs[i])) return i;
+    }
+    return std::nullopt;
+  }
+  // The only tensor argument, if there is one.
+  std::optional<size_t> Only() const {
+    return Count() == 1 ? Find([](const InputSpec&) { return true; }) : std::nullopt;
+  }
+  std::string Name(size_t i) const { return args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name; }
+  Refinement With(size_t i, const InputSpec& spec, const std::string& why) const {
+    Refinement r{args, ""};
+    r.args[i].value = spec.ToString();
+    r.note = Name(i) + " " + spec.ToString() + ", from LibTorch's error: " + why;
+    return r;
+  }
+};
+
+std::smatch Match(const std::string& error, const char* pattern) {
+  std::smatch m;
+  std::regex_search(error, m, std::regex(pattern));
+  return m;
+}
+
+// A batched input of rank `rank` with `channels` channels, at sizes the
+// usual models of that rank take.
+Shape BatchedShape(size_t rank, int64_t channels) {
+  switch (rank) {
+    case 2: return {1, channels};
+    case 3: return {1, channels, 128};
+    case 4: return {1, channels, 224, 224};
+    case 5: return {1, channels, 16, 112, 112};
+    default: return {};
+  }
+}
+
+std::optional<Refinement> ConvChannels(const Tensors& t, const std::string& e) {
+  // "Given groups=1, weight of size [8, 6, 3, 3], expected input[1, 3, 224, 224]
+  // to have 6 channels, but got 3 channels instead"
+  std::smatch m = Match(e, R"(expected input\[([0-9, ]+)\] to have (\d+) channels, but got (\d+) channels)");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> got = Dims(m[1]);
+  if (!got || got->size() < 2) return std::nullopt;
+  auto i = t.Find([&](const InputSpec& s) { return s.shape == *got; });
+  if (!i) i = t.Find([&](const InputSpec& s) { return s.shape.size() == got->size() && s.shape[1] == (*got)[1]; });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape[1] = std::stoll(m[2]);
+  return t.With(*i, s, "a convolution wants " + std::string(m[2]) + " channels");
+}
+
+std::optional<Refinement> ConvRank(const Tensors& t, const std::string& e) {
+  // 1.13: "Expected 4-dimensional input for 4-dimensional weight [8, 6, 3, 3],
+  // but got 3-dimensional input of size [1, 3, 224] instead"
+  std::smatch m = Match(e, R"(Expected (\d)-dimensional input for \d-dimensional weight \[([0-9, ]+)\], but got \d-dimensional input of size \[([0-9, ]*)\])");
+  size_t rank = 0;
+  int64_t channels = 0;
+  std::optional<Shape> got;
+  if (!m.empty()) {
+    rank = std::stoul(m[1]);
+    std::optional<Shape> w = Dims(m[2]);
+    if (!w || w->size() < 2) return std::nullopt;
+    channels = (*w)[1];
+    got = Dims(m[3]);
+  } else {
+    // 2.x: "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got
+    // input of size: [1, 16]"
+    m = Match(e, R"(Expected (\d)D \(unbatched\) or (\d)D \(batched\) input to \w+, but got input of size: \[([0-9, ]*)\])");
+    if (m.empty()) return std::nullopt;
+    rank = std::stoul(m[2]);
+    got = Dims(m[3]);
+  }
+  if (!got) return std::nullopt;
+  auto i = t.Find([&](const InputSpec& s) { return s.shape == *got; });
+  if (!i) i = t.Only();
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  if (channels == 0) channels = got->size() >= 2 ? (*got)[1] : 3;
+  Shape shape = BatchedShape(rank, channels);
+  if (shape.empty()) return std::nullopt;
+  s.shape = shape;
+  return t.With(*i, s, "a convolution wants a " + std::to_string(rank) + "-D input");
+}
+
+std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) {
+  // "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)"
+  std::smatch m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))");
+  if (m.empty()) return std::nullopt;
+  const int64_t got = std::stoll(m[2]), want = std::stoll(m[3]);
+  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.back() = want;
+  return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features");
+}
+
+std::optional<Refinement> ViewSize(const Tensors& t, const std::string& e) {
+  // "shape '[3, 4, 8]' is invalid for input of size 3072": a view of the
+  // argument itself, with the sizes of the example it was traced on.
+  std::smatch m = Match(e, R"(shape '\[([-0-9, ]+)\]' is invalid for input of size (\d+))");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> target = Dims(m[1]);
+  if (!target || target->empty() || std::any_of(target->begin(), target->end(), [](int64_t d) { return d <= 0; })) {
+    return std::nullopt;
+  }
+  const int64_t size = std::stoll(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return Numel(s.shape) == size; });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape = *target;
+  return t.With(*i, s, "a view wants " + ShapeText(*target));
+}
+
+std::optional<Refinement> IntegerIndices(const Tensors& t, const std::string& e) {
+  // "Expected tensor for argument #1 'indices' to have one of the following
+  // scalar types: Long, Int; but got torch.FloatTensor instead"; "expected
+  // scalar type Long but found Float"
+  std::smatch m = Match(e, R"(scalar types?: Long(, Int)?; but got torch\.(\w+)Tensor)");
+  if (m.empty()) m = Match(e, R"(expected scalar type (Long|Int) but found (Float|Double|Half|BFloat16))");
+  if (m.empty()) return std::nullopt;
+  auto floating = [](const InputSpec& s) { return s.dtype.rfind("float", 0) == 0 || s.dtype == "bfloat16"; };
+  auto i = t.Find(floating);  // the first: indices come before masks and lengths
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.dtype = "int64";
+  if (s.shape.size() > 2) s.shape = {1, 16};  // token ids, not an image
+  // Indices below 2 fit every table (embeddings, gathers, one-hot).
+  s.fill = InputSpec::Fill::kRandint;
+  s.low = 0;
+  s.high = 2;
+  return t.With(*i, s, "an operator wants integer indices");
+}
+
+std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
+  // "The size of tensor a (224) must match the size of tensor b (64) at
+  // non-singleton dimension 3"
+  std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension (\d+))");
+  if (m.empty()) return std::nullopt;
+  const int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+  const size_t dim = std::stoul(m[3]);
+  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+    auto i = t.Find([&](const InputSpec& s) { return dim < s.shape.size() && s.shape[dim] == from; });
+    if (!i) continue;
+    InputSpec s = *t.specs[*i];
+    s.shape[dim] = to;
+    return t.With(*i, s, "dimension " + std::to_string(dim) + " must be " + std::to_string(to));
+  }
+  return std::nullopt;
+}
+
+std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e) {
+  // "input.size(-1) must be equal to input_size. Expected 40, got 224"
+  std::smatch m = Match(e, R"(input\.size\(-1\) must be equal to input_size\. Expected (\d+), got (\d+))");
+  if (!m.empty()) {
+    const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
+    auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    s.shape.back() = want;
+    return t.With(*i, s, "a recurrent layer wants " + std::to_string(want) + " features");
+  }
+  // "input must have 3 dimensions, got 4"
+  m = Match(e, R"(input must have (\d) dimensions, got (\d))");
+  if (m.empty()) return std::nullopt;
+  const size_t want = std::stoul(m[1]), got = std::stoul(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == got; });
+  if (!i || (want != 2 && want != 3)) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  const int64_t features = s.shape.empty() ? 16 : s.shape.back();
+  s.shape = want == 3 ? Shape{1, 8, features} : Shape{8, features};
+  return t.With(*i, s, "a recurrent layer wants a " + std::to_string(want) + "-D sequence");
+}
+
+std::optional<Refinement> Norms(const Tensors& t, const std::string& e) {
+  // "Given normalized_shape=[768], expected input with shape [*, 768], but
+  // got input of size[1, 16]"
+  std::smatch m = Match(e, R"(Given normalized_shape=\[([0-9, ]+)\], expected input with shape \[\*, [0-9, ]+\], but got input of size\s*\[([0-9, ]+)\])");
+  if (!m.empty()) {
+    std::optional<Shape> norm = Dims(m[1]), got = Dims(m[2]);
+    if (!norm || !got) return std::nullopt;
+    auto i = t.Find([&](const InputSpec& s) { return s.shape == *got; });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    Shape shape = got->size() > norm->size() ? Shape(got->begin(), got->end() - static_cast<long>(norm->size())) : Shape{1};
+    shape.insert(shape.end(), norm->begin(), norm->end());
+    s.shape = shape;
+    return t.With(*i, s, "a layer norm wants [*, " + ShapeText(*norm) + "]");
+  }
+  // "running_mean should contain 64 elements not 3"
+  m = Match(e, R"(running_mean should contain (\d+) elements not (\d+))");
+  if (m.empty()) return std::nullopt;
+  const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() >= 2 && s.shape[1] == got; });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape[1] = want;
+  return t.With(*i, s, "a batch norm wants " + std::to_string(want) + " channels");
+}
+
+}  // namespace
+
+std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error) {
+  const Tensors t(args);
+  if (t.Count() == 0) return std::nullopt;
+  // LibTorch's messages are short; a TorchScript traceback before them is not
+  // read past 64 KiB.
+  const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
+  for (auto rule : {ConvChannels, ConvRank, MatrixProduct, ViewSize, IntegerIndices, Broadcast, Recurrent, Norms}) {
+    try {
+      if (std::optional<Refinement> r = rule(t, e)) return r;
+    } catch (const std::exception&) {
+      // A number too large for stoll, a regex limit: no refinement.
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace tsctl

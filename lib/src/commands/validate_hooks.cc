@@ -1,0 +1,82 @@
+// ts.hooks: code that acts while LibTorch loads an archive, or that reaches
+// outside the model, found before anything is loaded (no LibTorch). The rules
+// are Elastic ml-cpp's for untrusted TorchScript (CModelGraphValidator):
+// torch::jit::load runs a class's __setstate__ while it unpickles data.pkl,
+// before any check after loading can run, and a few operators read or write
+// files or reinterpret memory without a bounds check.
+#include <string>
+#include <vector>
+
+#include "tsctl/operators.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+// Operators that reach outside the model (files) or read memory they were
+// not given, each with why.
+struct Dangerous {
+  const char* op;
+  const char* why;
+};
+constexpr Dangerous kDangerous[] = {
+    {"aten::from_file", "reads any file into a tensor"},
+    {"aten::save", "writes a file"},
+    {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks"},
+};
+
+// "__torch__.a.B.__setstate__" -> "__torch__.a.B"; the method's name after the
+// last dot in `method`.
+std::string ClassOf(const std::string& method) {
+  const size_t dot = method.rfind('.');
+  return dot == std::string::npos ? std::string() : method.substr(0, dot);
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out) {
+  const OperatorList ops = ListOperators(archive);
+  std::vector<std::string> found;
+  size_t torch_hooks = 0;
+  for (const MethodOperators& m : ops.methods) {
+    if (EndsWith(m.method, ".__setstate__")) {
+      // torch's own classes (packed quantized parameters) restore their
+      // state this way; their operators are still checked below. Any other
+      // class's hook is code the archive runs at load time.
+      if (m.method.rfind("__torch__.torch.", 0) == 0) {
+        ++torch_hooks;
+      } else {
+        found.push_back(m.method + " (" + m.source + "): a state hook LibTorch runs while it loads the archive");
+      }
+    }
+    for (const OperatorUse& use : m.operators) {
+      const std::string base = OperatorBaseName(use.name);
+      for (const Dangerous& d : kDangerous) {
+        if (base == d.op) found.push_back(m.method + " calls " + d.op + ", which " + d.why);
+      }
+    }
+  }
+  if (found.empty()) {
+    out.push_back({"ts.hooks", CheckStatus::kPass,
+                   torch_hooks == 0 ? "no state hooks run at load, no operator reads files or unchecked memory"
+                                    : "no state hooks but torch's own (" + std::to_string(torch_hooks) +
+                                          "), no operator reads files or unchecked memory"});
+    return true;
+  }
+  std::string msg;
+  constexpr size_t kListed = 5;
+  for (size_t i = 0; i < found.size() && i < kListed; ++i) msg += (i ? "; " : "") + found[i];
+  if (found.size() > kListed) msg += "; ... (" + std::to_string(found.size()) + " in all)";
+  if (options.allow_load_hooks) {
+    out.push_back({"ts.hooks", CheckStatus::kWarn, msg + " (loaded anyway: --allow-load-hooks)"});
+    return true;
+  }
+  out.push_back({"ts.hooks", CheckStatus::kFail, msg + " (not loaded; --allow-load-hooks loads it anyway)"});
+  return false;
+}
+
+}  // namespace tsctl

@@ -1,0 +1,1 @@
+validate testdata/traced_cnn.pt

@@ -1,0 +1,1 @@
+validate testdata/verdict/guess_log.pt

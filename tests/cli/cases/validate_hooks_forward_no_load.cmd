@@ -1,0 +1,1 @@
+validate --no-load testdata/hooks/forward_reads_file.pt

@@ -1,0 +1,1 @@
+validate testdata/hooks/setstate_reads_file.pt

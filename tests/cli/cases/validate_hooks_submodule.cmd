@@ -1,0 +1,1 @@
+validate testdata/hooks/submodule_setstate.pt

@@ -1,0 +1,1 @@
+validate --load-inputs testdata/args/flat.inputs.npz testdata/args/pair.pt

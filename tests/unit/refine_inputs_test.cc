@@ -1,0 +1,69 @@
+// RefineFromError: LibTorch's own messages (as 1.13 and 2.x word them) turned
+// into the next inferred candidate.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tsctl/inputs.h"
+
+using namespace tsctl;
+
+namespace {
+
+std::string Refined(const std::vector<ArgSpec>& args, const std::string& error, size_t which = 0) {
+  std::optional<Refinement> r = RefineFromError(args, error);
+  if (!r) return "";
+  REQUIRE(r->args.size() == args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i != which) CHECK(r->args[i].value == args[i].value);
+  }
+  CHECK(!r->note.empty());
+  return r->args[which].value;
+}
+
+}  // namespace
+
+TEST_CASE("refine: a convolution's channels and rank", "[refine]") {
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "RuntimeError: Given groups=1, weight of size [8, 6, 3, 3], expected input[1, 3, 224, 224] to have 6 "
+                "channels, but got 3 channels instead") == "1x6x224x224:float32");
+  CHECK(Refined({{"x", "1x16:float32"}},
+                "Expected 4-dimensional input for 4-dimensional weight [8, 6, 3, 3], but got 2-dimensional input of size "
+                "[1, 16] instead") == "1x6x224x224:float32");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [1, 3, 224, 224]") ==
+        "1x3x128:float32");
+}
+
+TEST_CASE("refine: a matrix product's inner size, on the argument that has the wrong one", "[refine]") {
+  CHECK(Refined({{"a", "1x8:float32"}, {"b", "1x16:float32"}},
+                "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)", 1) == "1x128:float32");
+}
+
+TEST_CASE("refine: a traced view's sizes, integer indices, broadcasts, recurrent layers and norms", "[refine]") {
+  CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[3, 4, 256]' is invalid for input of size 3072") ==
+        "3x4x256:float32");
+  CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[-1, 4, 256]' is invalid for input of size 3072").empty());
+  CHECK(Refined({{"ids", "1x16:float32"}},
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+                "got torch.FloatTensor instead (while checking arguments for embedding)") ==
+        "1x16:int64:randint:0:2");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "The size of tensor a (224) must match the size of tensor b (64) at non-singleton dimension 3") ==
+        "1x3x224x64:float32");
+  CHECK(Refined({{"x", "1x8x224:float32"}}, "input.size(-1) must be equal to input_size. Expected 40, got 224") ==
+        "1x8x40:float32");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "input must have 3 dimensions, got 4") == "1x8x224:float32");
+  CHECK(Refined({{"x", "1x16:float32"}},
+                "Given normalized_shape=[768], expected input with shape [*, 768], but got input of size[1, 16]") ==
+        "1x768:float32");
+  CHECK(Refined({{"x", "1x3x64x64:float32"}}, "running_mean should contain 64 elements not 3") == "1x64x64x64:float32");
+}
+
+TEST_CASE("refine: nothing for messages no rule reads, or without a tensor argument to change", "[refine]") {
+  CHECK_FALSE(RefineFromError({{"x", "1x3x224x224:float32"}}, "some other error").has_value());
+  CHECK_FALSE(RefineFromError({{"k", "3"}}, "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)").has_value());
+  CHECK_FALSE(RefineFromError({}, "input must have 3 dimensions, got 4").has_value());
+  CHECK_FALSE(RefineFromError({{"x", "1x3:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x99999999999999999999 and 1x1)").has_value());
+}
