@@ -79,7 +79,8 @@ TEST_CASE("archive: non-archives are named for what they are", "[archive]") {
   };
   const Case cases[] = {
       {"bad/empty.pt", "empty file"},
-      {"bad/not_zip.pt", "not a ZIP archive"},
+      {"bad/not_zip.pt", "a text file"},
+      {"../README.md", "a text file"},  // Markdown, with Python in ``` blocks
       {"bad/python_source.ptl", "Python source"},
       {"bad/checkpoint.pth", "torch.save checkpoint"},
       {"bad/truncated.pt", "truncated"},

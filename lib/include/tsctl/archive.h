@@ -31,7 +31,8 @@ enum class ArchiveKind {
   kDamagedPt2,         // archive_format "pt2" but neither models/*.json nor data/aotinductor/
   kOtherZip,           // some other ZIP archive
   kTorchSaveLegacy,    // pre-1.6 torch.save: a bare pickle stream
-  kPythonSource,
+  kPythonSource,       // text with Python statements (a model's source, given where an archive goes)
+  kText,               // other text (a README, a JSON or YAML file)
   kEmpty,
   kTruncatedZip,
   kUnknown,

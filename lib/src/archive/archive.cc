@@ -17,6 +17,7 @@ const char* ArchiveKindName(ArchiveKind kind) {
     case ArchiveKind::kDamagedTorchScript: return "torchscript-damaged";
     case ArchiveKind::kTorchSaveLegacy: return "torch-save-legacy";
     case ArchiveKind::kPythonSource: return "python-source";
+    case ArchiveKind::kText: return "text";
     case ArchiveKind::kEmpty: return "empty";
     case ArchiveKind::kTruncatedZip: return "truncated-zip";
     case ArchiveKind::kPt2: return "pt2";
@@ -55,16 +56,36 @@ std::string FindRoot(const ZipLayout& layout) {
   return root;
 }
 
-bool LooksLikePythonSource(const std::string& head) {
-  static const char* kStarts[] = {"#", "import ", "from ", "def ", "class ", "\"\"\"", "'''"};
-  size_t printable = 0;
-  for (unsigned char c : head) printable += (c == '\n' || c == '\t' || c == '\r' || (c >= 32 && c < 127) || c >= 0x80);
-  if (head.empty() || printable != head.size()) return false;
-  std::string trimmed = head.substr(head.find_first_not_of(" \t\r\n") == std::string::npos ? 0 : head.find_first_not_of(" \t\r\n"));
-  for (const char* s : kStarts) {
-    if (trimmed.rfind(s, 0) == 0) return true;
+// True if `head` is printable text (ASCII, UTF-8 bytes, tabs, line breaks).
+bool LooksLikeText(const std::string& head) {
+  if (head.empty()) return false;
+  for (unsigned char c : head) {
+    if (!(c == '\n' || c == '\t' || c == '\r' || (c >= 32 && c != 127))) return false;
   }
-  return head.find("\nimport ") != std::string::npos || head.find("\ndef ") != std::string::npos;
+  return true;
+}
+
+// Text with a line that only Python starts (import, from ... import, def,
+// class, a decorator) or a Python shebang, and no Markdown code fence: a
+// README that shows Python in a ``` block is text, and so is a file whose
+// only Python-like thing is a "# Title" line.
+bool LooksLikePythonSource(const std::string& head) {
+  if (!LooksLikeText(head)) return false;
+  if (head.rfind("#!", 0) == 0 && head.substr(0, head.find('\n')).find("python") != std::string::npos) return true;
+  static const char* kStatements[] = {"import ", "from ", "def ", "class ", "async def ", "@"};
+  bool python = false;
+  size_t at = 0;
+  while (at < head.size()) {
+    size_t end = head.find('\n', at);
+    if (end == std::string::npos) end = head.size();
+    const std::string line = head.substr(at, end - at);
+    if (line.rfind("```", 0) == 0 || line.rfind("~~~", 0) == 0) return false;  // Markdown
+    for (const char* s : kStatements) {
+      if (line.rfind(s, 0) == 0) python = true;
+    }
+    at = end + 1;
+  }
+  return python;
 }
 
 std::string Describe(ArchiveKind kind) {
@@ -76,6 +97,7 @@ std::string Describe(ArchiveKind kind) {
     case ArchiveKind::kOtherZip: return "a ZIP archive without data.pkl or model.json, not a TorchScript archive";
     case ArchiveKind::kDamagedTorchScript: return "damaged TorchScript archive: its data.pkl record is missing";
     case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
+    case ArchiveKind::kText: return "a text file, not a TorchScript archive";
     case ArchiveKind::kEmpty: return "empty file, not a TorchScript archive";
     case ArchiveKind::kTruncatedZip: return "truncated ZIP archive: its central directory is missing";
     case ArchiveKind::kPt2:
@@ -128,6 +150,7 @@ ArchiveKind Archive::Sniff(const ByteSource& src) {
     return ArchiveKind::kTorchSaveLegacy;
   }
   if (LooksLikePythonSource(head)) return ArchiveKind::kPythonSource;
+  if (LooksLikeText(head)) return ArchiveKind::kText;
   return ArchiveKind::kUnknown;
 }
 

@@ -100,7 +100,13 @@ Plan MakePlan(const Archive& archive, const StampOptions& options) {
     plan.writes[options.meta_name] = DumpJson(producer, 2) + "\n";
   }
   for (const std::string& name : options.remove) {
-    if (plan.writes.count(name)) throw Error(ErrorKind::kUsage, "extra/" + name + " is both written and removed");
+    if (plan.writes.count(name)) {
+      const bool auto_written = name == options.meta_name && options.auto_fields && !options.has_meta && options.set.empty();
+      throw Error(ErrorKind::kUsage, "extra/" + name + " is both written and removed" +
+                                         (auto_written ? std::string(": stamp writes it by default (its producer "
+                                                                     "fields); pass --no-auto to remove it")
+                                                       : std::string()));
+    }
     if (!archive.Has("extra/" + name)) throw Error(ErrorKind::kUsage, "no record extra/" + name + " to remove");
     plan.removes.insert(name);
   }

@@ -69,7 +69,7 @@ void RenderStampShowText(const ArchiveInfo& info, std::ostream& out) {
   if (info.extra.empty()) out << "  (no extra/ records)\n";
   for (const ExtraInfo& x : info.extra) {
     out << "  extra/" << EscapeText(x.name) << "  " << HumanBytes(x.size) << "  " << x.content_type
-        << (x.truncated ? " (truncated)" : "") << '\n';
+        << (x.truncated ? " (only its beginning shown)" : "") << '\n';
     std::string shown = x.content;
     if (x.content_type == "json") shown = DumpJson(nlohmann::json::parse(x.content, nullptr, false), 2);
     Quote(EscapeText(shown, {.keep_newlines = true}), out);
