@@ -660,7 +660,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `renamed_root.pt` | scripted Linear(4,2)+ReLU saved as `original_name.pt` and renamed: root folder `original_name/` differs from the file stem. |
 | `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
 | `cuda_pinned.pt` | scripted module whose forward creates `torch.zeros([2, 3], device=torch.device("cuda:0"))`, as a model traced on a GPU does: validate's `ts.device` warns that it needs CUDA, and a run without CUDA is reported as unavailable. |
-| `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and `x + calls` with a buffer it increments (two runs always differ, by 1): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
+| `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and a one-hot at a random place (two runs differ, by 1); `verdict/stateful.pt`, `x + calls` with a buffer it increments (a second call differs; two copies as loaded agree: `torch.deterministic` passes and says stateful): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
 | `hooks/setstate_reads_file.pt`, `hooks/submodule_setstate.pt`, `hooks/forward_reads_file.pt` | a `__setstate__` that reads `/etc/passwd` with `torch.from_file` while `torch.jit.load` unpickles it (at the top, and one submodule down), and a `forward` that reads it behind a flag argument: validate's `ts.hooks` fails them before LibTorch loads anything. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
@@ -750,9 +750,20 @@ class GuessLog(torch.nn.Module):
 
 
 class GuessNoisy(torch.nn.Module):
+    """A one-hot at a random place of a million (sampling left on in eval
+    mode): two runs on the same inputs differ, by exactly 1, given or guessed
+    (the same place twice: one chance in a million)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros(1000000)
+        out[int(torch.randint(0, 1000000, [1]).item())] = 1.0
+        return out + x.sum() * 0
+
+
+class Stateful(torch.nn.Module):
     """Adds how often it was called (a buffer it updates in place, as a
-    stateful model does): two runs on the same inputs differ by exactly 1,
-    given or guessed."""
+    recurrent policy keeps its hidden state): a second call differs by 1,
+    two copies as loaded agree."""
 
     def __init__(self):
         super().__init__()
@@ -768,7 +779,7 @@ def gen_guess_verdicts(out):
     are the guess's fault (a WARN); on given inputs, the archive's (a FAIL)."""
     d = os.path.join(out, "verdict")
     os.makedirs(d, exist_ok=True)
-    for cls, name in ((GuessLog, "guess_log.pt"), (GuessNoisy, "guess_noisy.pt")):
+    for cls, name in ((GuessLog, "guess_log.pt"), (GuessNoisy, "guess_noisy.pt"), (Stateful, "stateful.pt")):
         cls.__module__ = "__main__"
         torch.jit.save(torch.jit.script(cls()), os.path.join(d, name))
 

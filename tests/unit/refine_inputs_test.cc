@@ -44,7 +44,9 @@ TEST_CASE("refine: a matrix product's inner size, on the argument that has the w
 TEST_CASE("refine: a traced view's sizes, integer indices, broadcasts, recurrent layers and norms", "[refine]") {
   CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[3, 4, 256]' is invalid for input of size 3072") ==
         "3x4x256:float32");
-  CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[-1, 4, 256]' is invalid for input of size 3072").empty());
+  CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[-1, 20, 2, 10, 3]' is invalid for input of size 3072") ==
+        "1x20x2x10x3:float32");
+  CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[-1, -1, 256]' is invalid for input of size 3072").empty());
   CHECK(Refined({{"ids", "1x16:float32"}},
                 "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
                 "got torch.FloatTensor instead (while checking arguments for embedding)") ==
@@ -59,6 +61,17 @@ TEST_CASE("refine: a traced view's sizes, integer indices, broadcasts, recurrent
                 "Given normalized_shape=[768], expected input with shape [*, 768], but got input of size[1, 16]") ==
         "1x768:float32");
   CHECK(Refined({{"x", "1x3x64x64:float32"}}, "running_mean should contain 64 elements not 3") == "1x64x64x64:float32");
+}
+
+TEST_CASE("refine: concatenations and dimensions an operator reads", "[refine]") {
+  CHECK(Refined({{"s", "1x3x224x512:float32"}, {"t", "1x3x224x224:float32"}},
+                "Sizes of tensors must match except in dimension 1. Expected size 512 but got size 224 for tensor number "
+                "1 in the list.",
+                1) == "1x3x224x512:float32");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "Tensors must have same number of dimensions: got 4 and 3") ==
+        "3x224x224:float32");
+  CHECK(Refined({{"x", "1x16:float32"}}, "Dimension out of range (expected to be in range of [-2, 1], but got 2)") ==
+        "1x1x16:float32");
 }
 
 TEST_CASE("refine: nothing for messages no rule reads, or without a tensor argument to change", "[refine]") {

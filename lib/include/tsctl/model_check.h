@@ -61,6 +61,10 @@ struct ModelCheckResult {
   std::vector<OutputSummary> outputs;
   std::optional<bool> deterministic;  // unset: not checked
   std::string determinism_note;       // why not, or where the runs differ
+  // Forward changes the model's own buffers or attributes: a second call on
+  // the same copy differed while two fresh copies (the determinism check)
+  // agree or not on their own.
+  bool stateful = false;
   double max_run_diff = 0;
   int candidates_tried = 0;           // inferred candidates run before one worked
   // Inferred candidates tried and not kept, in order, each with why.

@@ -172,9 +172,12 @@ std::optional<Refinement> ViewSize(const Tensors& t, const std::string& e) {
   std::smatch m = Match(e, R"(shape '\[([-0-9, ]+)\]' is invalid for input of size (\d+))");
   if (m.empty()) return std::nullopt;
   std::optional<Shape> target = Dims(m[1]);
-  if (!target || target->empty() || std::any_of(target->begin(), target->end(), [](int64_t d) { return d <= 0; })) {
+  if (!target || target->empty() || std::count(target->begin(), target->end(), -1) > 1 ||
+      std::any_of(target->begin(), target->end(), [](int64_t d) { return d == 0 || d < -1; })) {
     return std::nullopt;
   }
+  // One -1 (a batch left free): the argument takes the view's shape with 1 there.
+  std::replace(target->begin(), target->end(), int64_t{-1}, int64_t{1});
   const int64_t size = std::stoll(m[2]);
   auto i = t.Find([&](const InputSpec& s) { return Numel(s.shape) == size; });
   if (!i) return std::nullopt;
@@ -269,6 +272,63 @@ std::optional<Refinement> Norms(const Tensors& t, const std::string& e) {
   return t.With(*i, s, "a batch norm wants " + std::to_string(want) + " channels");
 }
 
+std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e) {
+  // "Sizes of tensors must match except in dimension 1. Expected size 512 but
+  // got size 224 for tensor number 1 in the list."
+  std::smatch m = Match(e, R"(Sizes of tensors must match except in dimension (\d+)\. Expected size (\d+) but got size (\d+) for tensor number (\d+))");
+  if (!m.empty()) {
+    const size_t except = std::stoul(m[1]), number = std::stoul(m[4]);
+    const int64_t want = std::stoll(m[2]), got = std::stoll(m[3]);
+    // The number counts the concatenated tensors: the arguments, in order,
+    // when they are what is concatenated.
+    std::vector<size_t> order;
+    size_t k = 0;
+    for (size_t i = 0; i < t.specs.size(); ++i) {
+      if (!t.specs[i]) continue;
+      if (k++ == number) order.insert(order.begin(), i);
+      else order.push_back(i);
+    }
+    for (size_t i : order) {
+      InputSpec s = *t.specs[i];
+      for (size_t d = s.shape.size(); d-- > 0;) {
+        if (d == except || s.shape[d] != got) continue;
+        s.shape[d] = want;
+        return t.With(i, s, "a concatenation wants size " + std::to_string(want) + " in dimension " + std::to_string(d));
+      }
+    }
+    return std::nullopt;
+  }
+  // "Tensors must have same number of dimensions: got 4 and 3": concatenated
+  // with something of another rank; the argument takes that rank (its
+  // trailing sizes kept).
+  m = Match(e, R"(Tensors must have same number of dimensions: got (\d) and (\d))");
+  if (m.empty()) return std::nullopt;
+  for (auto [from, to] : {std::pair{std::stoul(m[1]), std::stoul(m[2])}, std::pair{std::stoul(m[2]), std::stoul(m[1])}}) {
+    auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == from; });
+    if (!i || to == 0) continue;
+    InputSpec s = *t.specs[*i];
+    if (to < from) s.shape.erase(s.shape.begin(), s.shape.begin() + static_cast<long>(from - to));
+    else s.shape.insert(s.shape.begin(), to - from, 1);
+    return t.With(*i, s, "a concatenation wants a " + std::to_string(to) + "-D tensor");
+  }
+  return std::nullopt;
+}
+
+std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e) {
+  // "Dimension out of range (expected to be in range of [-2, 1], but got 2)":
+  // an operator indexes a dimension the argument lacks; one more leading 1.
+  std::smatch m = Match(e, R"(Dimension out of range \(expected to be in range of \[-(\d+), \d+\], but got (-?\d+)\))");
+  if (m.empty()) return std::nullopt;
+  const size_t rank = std::stoul(m[1]);
+  const long got = std::stol(m[2]);
+  const size_t need = static_cast<size_t>(got < 0 ? -got : got + 1);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == rank; });
+  if (!i || need <= rank || need > 5) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.insert(s.shape.begin(), need - rank, 1);
+  return t.With(*i, s, "an operator reads dimension " + std::string(m[2]));
+}
+
 }  // namespace
 
 std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error) {
@@ -277,7 +337,8 @@ std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, cons
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
-  for (auto rule : {ConvChannels, ConvRank, MatrixProduct, ViewSize, IntegerIndices, Broadcast, Recurrent, Norms}) {
+  for (auto rule : {ConvChannels, ConvRank, MatrixProduct, ViewSize, IntegerIndices, Broadcast, Recurrent, Norms,
+                    Concatenation, DimensionRange}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {

@@ -135,7 +135,11 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
                  prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : Join(nonfinite, "; "))});
   if (r.deterministic.has_value()) {
     out.push_back({"torch.deterministic", *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
-                   prefix + (*r.deterministic ? "two runs give identical outputs"
+                   prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
+                                                    (r.stateful ? " (from the loaded state each: forward changes the "
+                                                                  "model's own buffers or attributes, so a second call "
+                                                                  "on one copy differs by design)"
+                                                                : "")
                                               : "two runs differ at " + r.determinism_note + " (max abs difference " +
                                                     Fmt("%.3g", r.max_run_diff) + ")")});
   } else if (!r.determinism_note.empty()) {

@@ -99,7 +99,36 @@ class DataLimit {
 };
 
 // Runs the method on `inputs` (retyped by its schema).
-c10::IValue Run(torch::jit::Method& method, std::vector<c10::IValue> inputs) {
+// Copies of the model as it loaded: every run that a check compares starts
+// from the loaded state, so a model whose forward updates its own buffers or
+// attributes (a recurrent policy keeping its hidden state) is compared with
+// itself, not with its next step. A module that cannot be cloned runs as is.
+class FreshCopies {
+ public:
+  FreshCopies(const torch::jit::Module& module, const std::string& method) : method_(method) {
+    try {
+      pristine_ = module.clone();
+    } catch (const std::exception&) {
+      pristine_.reset();
+    }
+    if (!pristine_) fallback_ = module;
+  }
+  // A method of a fresh copy (the copy is kept alive with it).
+  torch::jit::Method Fresh() {
+    if (!pristine_) return fallback_->get_method(method_);
+    copies_.push_back(pristine_->clone());
+    if (copies_.size() > 2) copies_.erase(copies_.begin());
+    return copies_.back().get_method(method_);
+  }
+  bool cloned() const { return pristine_.has_value(); }
+
+ private:
+  std::string method_;
+  std::optional<torch::jit::Module> pristine_, fallback_;
+  std::vector<torch::jit::Module> copies_;
+};
+
+c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs) {
   const auto& formal = method.function().getSchema().arguments();
   for (size_t i = 0; i < inputs.size() && i + 1 < formal.size(); ++i) inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
   c10::InferenceMode guard;
@@ -193,6 +222,7 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
   auto method = module.find_method(o.method);
   r.method_found = method.has_value();
   if (!method) return r;
+  FreshCopies fresh(module, o.method);
   const c10::FunctionSchema& schema = method->function().getSchema();
   std::ostringstream schema_text;
   schema_text << schema;
@@ -380,8 +410,8 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
         // printed pin flags (--arg ...) make exactly these values again.
         at::Generator candidate_gen = at::detail::createCPUGenerator(0);
         std::vector<c10::IValue> values = BuildArguments(schema, c.args, candidate_gen);
-        c10::IValue a = Run(*method, values), b;
-        if (o.check_determinism) b = Run(*method, values);
+        c10::IValue a = Run(fresh.Fresh(), values), b;
+        if (o.check_determinism) b = Run(fresh.Fresh(), values);
         std::string why = Suspect(a, b, o.check_determinism);
         if (why.empty()) {
           inputs = std::move(values);
@@ -439,8 +469,16 @@ ModelCheckResult CheckModel(const ModelCheckOptions& o) {
     }
   }
   try {
-    if (!ran_once) out1 = Run(*method, inputs);
-    if (o.check_determinism && !ran_once) out2 = Run(*method, inputs);
+    if (!ran_once) out1 = Run(fresh.Fresh(), inputs);
+    if (o.check_determinism && !ran_once) out2 = Run(fresh.Fresh(), inputs);
+    if (o.check_determinism && fresh.cloned()) {
+      // A second step of one copy: does forward change the model's state?
+      torch::jit::Method stepped = fresh.Fresh();
+      Run(stepped, inputs);
+      ModelCheckResult steps;
+      CompareRuns(out1, Run(stepped, inputs), steps);
+      r.stateful = steps.deterministic == false;
+    }
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::kUsage) throw;
     r.run_error = std::string("running ") + o.method + " failed: " + e.what();

@@ -1,0 +1,1 @@
+validate --input 2x3 testdata/verdict/stateful.pt
