@@ -195,6 +195,21 @@ def args_report(tsctl):
             same = run(["/usr/bin/python3", "-c", "import sys, torch\nsys.exit(0 if torch.allclose(torch.load(sys.argv[1]), torch.load(sys.argv[2]), rtol=1e-5, atol=1e-6) else 1)",
                         out, os.path.join(d, "flat.expected.pt")])
             check(f"validate --load-inputs .{ext}: outputs equal Python's", same.returncode == 0, (r.stdout + same.stderr)[-300:])
+        # --save-outputs FILE.npy writes NumPy's format, for validate, bench and trace alike.
+        for cmd in (["validate", "--load-inputs", os.path.join(d, "flat.inputs.npy")],
+                    ["bench", "--iters", "3", "--load-inputs", os.path.join(d, "flat.inputs.npy")],
+                    ["trace", "--load-inputs", os.path.join(d, "flat.inputs.npy"), "-o", os.path.join(tmp, "t.pt")]):
+            out = os.path.join(tmp, f"{cmd[0]}_out.npy")
+            r = run([tsctl, *cmd, "--save-outputs", out, os.path.join(d, "flat.pt")])
+            same = run(["/usr/bin/python3", "-c", "import sys, numpy, torch\nsys.exit(0 if numpy.allclose(numpy.load(sys.argv[1]), torch.load(sys.argv[2]).detach().numpy(), rtol=1e-5, atol=1e-6) else 1)",
+                        out, os.path.join(d, "flat.expected.pt")])
+            check(f"{cmd[0]} --save-outputs FILE.npy: numpy.load reads Python's outputs", r.returncode == 0 and same.returncode == 0,
+                  (r.stdout + r.stderr + same.stderr)[-300:])
+        rep, r = validate(tsctl, model, "--load-inputs", os.path.join(d, "all_args.inputs.pt"), "--save-outputs", os.path.join(tmp, "many.npy"))
+        saved = next((c for c in rep["archives"][0]["checks"] if c["id"] == "torch.outputs"), None) if rep else None
+        check("validate --save-outputs FILE.npy of outputs that are not one tensor says why and writes nothing",
+              saved is not None and saved["status"] == "FAIL" and ".npy file holds one tensor" in saved["message"]
+              and not os.path.exists(os.path.join(tmp, "many.npy")), r.stdout[-300:])
     r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", "--load-inputs", os.path.join(d, "all_args.inputs.pt"), model])
     check("bench --load-inputs runs every argument type", r.returncode == 0, (r.stdout + r.stderr)[-300:])
     r = run([tsctl, "bench", "--iters", "5", "--warmup", "1", model, "--arg", "x=2x3:float32", "--arg", "k=3", "--arg", "scale=0.5",

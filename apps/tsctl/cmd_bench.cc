@@ -107,7 +107,7 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
                   "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
   sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
   sub->add_option("--save-outputs", f->o.save_outputs_path,
-                  "After timing, run once more and write the outputs to FILE (torch.load reads it)");
+                  "After timing, run once more and write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->o.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")

@@ -84,7 +84,7 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--load-inputs", f->request.load_inputs_path, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
   sub->add_flag("--no-infer", f->request.no_infer, "Without --input: only stored inputs, do not infer them in a child process");
   sub->add_option("--save-outputs", f->request.save_outputs_path,
-                  "Write the trace's outputs on the example inputs to FILE (torch.load reads it); archives only");
+                  "Write the trace's outputs on the example inputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor); archives only");
   CommonFlags(sub, *f);
   return [f, &global] { return RunMake(*f, global); };
 }

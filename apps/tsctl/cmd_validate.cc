@@ -197,7 +197,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--load-inputs", f->options.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple (as Python writes it), or .npy/.npz for tensors");
-  sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it)");
+  sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->options.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");

@@ -24,6 +24,12 @@
 namespace tsctl {
 namespace {
 
+// ".npy" when --save-outputs names an .npy file (the child writes NumPy's
+// format then), else "" (torch.save's).
+std::string OutputSuffix(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0 ? ".npy" : "";
+}
+
 // script --class: the name becomes __torch__.NAME, a class in the archive's
 // code that torch.jit.load parses as Python. An empty, dotted, spaced or
 // keyword name makes LibTorch assert or write an archive nobody can load.
@@ -122,7 +128,7 @@ BenchResult Bench(BenchOptions options) {
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
   std::optional<TempFile> saved;
-  if (!save_to.empty()) options.save_outputs_path = saved.emplace().path;
+  if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
   BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
                                 BenchProgress(options.progress)).Take<BenchResult>("benchmarking");
   if (saved) {
@@ -199,7 +205,7 @@ MakeResult Make(const MakeRequest& r) {
       }
     }
     std::optional<TempFile> saved;
-    if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace().path;
+    if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace(OutputSuffix(r.save_outputs_path)).path;
     MakeResult result = Trace(o);
     result.input_note = note;
     if (saved && !result.diverged) {

@@ -25,13 +25,6 @@ constexpr Dangerous kDangerous[] = {
     {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks"},
 };
 
-// "__torch__.a.B.__setstate__" -> "__torch__.a.B"; the method's name after the
-// last dot in `method`.
-std::string ClassOf(const std::string& method) {
-  const size_t dot = method.rfind('.');
-  return dot == std::string::npos ? std::string() : method.substr(0, dot);
-}
-
 bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }

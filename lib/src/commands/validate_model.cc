@@ -304,7 +304,14 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
     if (r.outputs_saved) {
       WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
     } else {
-      out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (the method did not run)"});
+      std::string why = "the method did not run";
+      if (r.ran) {
+        std::string outputs;
+        for (const auto& o : r.outputs) outputs += (outputs.empty() ? "" : ", ") + o.name + " " + o.desc;
+        why = "an .npy file holds one tensor (or NumPy has no type for it); the outputs are " + outputs +
+              ": save them to a .pt file";
+      }
+      out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (" + why + ")"});
     }
   }
 }
@@ -321,7 +328,9 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     m.record_reference_path = reference_tmp->path;
   }
   if (!options.save_outputs_path.empty()) {
-    outputs_tmp.emplace();
+    const std::string& out_path = options.save_outputs_path;
+    const bool npy = out_path.size() > 4 && out_path.compare(out_path.size() - 4, 4, ".npy") == 0;
+    outputs_tmp.emplace(npy ? ".npy" : "");  // the child writes the format the name asks for
     m.save_outputs_path = outputs_tmp->path;
   }
   std::vector<std::string> methods = {all ? std::string("forward") : options.method};

@@ -260,12 +260,14 @@ ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits,
   }
 }
 
-TempFile::TempFile() {
-  char tmpl[] = "/tmp/tsctl-child-XXXXXX";
-  int fd = ::mkstemp(tmpl);
+TempFile::TempFile(const std::string& suffix) {
+  std::string name = "/tmp/tsctl-child-XXXXXX" + suffix;
+  std::vector<char> tmpl(name.begin(), name.end());
+  tmpl.push_back('\0');
+  int fd = ::mkstemps(tmpl.data(), static_cast<int>(suffix.size()));
   if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file in /tmp");
   ::close(fd);
-  path = tmpl;
+  path = tmpl.data();
 }
 
 TempFile::~TempFile() { ::unlink(path.c_str()); }

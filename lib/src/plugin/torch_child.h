@@ -148,7 +148,8 @@ long CandidateIndex(const std::string& progress);
 // and the parent reads; removed with this object. Throws tsctl::Error (kIo).
 struct TempFile {
   std::string path;
-  TempFile();
+  // `suffix` ends the name (".npy": what the child writes goes by it).
+  explicit TempFile(const std::string& suffix = "");
   ~TempFile();
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;

@@ -389,7 +389,58 @@ std::vector<c10::IValue> ArgumentList(const c10::IValue& value) {
   return {value};
 }
 
+namespace {
+
+// NumPy's format (version 1.0): magic, header length, a dict literal padded
+// to a multiple of 64 bytes, then the elements in C order, little-endian.
+std::string NpyBytes(const c10::IValue& value, const std::string& path) {
+  if (!value.isTensor()) {
+    throw Error(ErrorKind::kUsage, path + ": an .npy file holds one tensor; the outputs are " +
+                                       value.type()->annotation_str() + " (save them to a .pt file)");
+  }
+  at::Tensor t = value.toTensor();
+  if (t.is_quantized()) t = t.dequantize();
+  t = t.to(torch::kCPU).contiguous();
+  const char* descr = nullptr;
+  switch (t.scalar_type()) {
+    case at::kFloat: descr = "<f4"; break;
+    case at::kDouble: descr = "<f8"; break;
+    case at::kHalf: descr = "<f2"; break;
+    case at::kLong: descr = "<i8"; break;
+    case at::kInt: descr = "<i4"; break;
+    case at::kShort: descr = "<i2"; break;
+    case at::kChar: descr = "|i1"; break;
+    case at::kByte: descr = "|u1"; break;
+    case at::kBool: descr = "|b1"; break;
+    case at::kComplexFloat: descr = "<c8"; break;
+    case at::kComplexDouble: descr = "<c16"; break;
+    default:
+      throw Error(ErrorKind::kUsage, path + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())) +
+                                         " (save the outputs to a .pt file)");
+  }
+  std::string shape;
+  for (int64_t d : t.sizes()) shape += std::to_string(d) + ", ";
+  if (t.dim() > 1) shape.erase(shape.size() - 2);  // "(2, 3)"; a 1-D shape keeps its comma: "(4,)"
+  else if (t.dim() == 1) shape.erase(shape.size() - 1);
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+  return out;
+}
+
+}  // namespace
+
 void SaveValueFile(const c10::IValue& value, const std::string& path) {
+  if (EndsWith(path, ".npy")) {
+    WriteFileAtomically(path, NpyBytes(value, path));
+    return;
+  }
   std::vector<char> bytes = torch::pickle_save(value);
   WriteFileAtomically(path, std::string(bytes.begin(), bytes.end()));
 }
