@@ -63,6 +63,15 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   expect "a .ptl without bytecode.pkl: ts.mobile WARN" 1 $rc "$tmp/out" "WARN  ts.mobile .*no bytecode.pkl"
   grep -q "FAIL  torch.mobile .*cannot load it" "$tmp/out" && ok "  ... and torch.mobile FAIL" || bad "  ... and torch.mobile FAIL: $(grep mobile "$tmp/out")"
 
+  # --reference-model B runs B on the inputs A recorded (issue 24, finding 2):
+  # "stored in A, else stored in B", never fresh random inputs.
+  cp "$a" "$tmp/recorded.pt"
+  "$tsctl" validate --record-reference --input 2x3x16x16 "$tmp/recorded.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "record-reference stores the inputs" 0 $rc "$tmp/out" "PASS  torch.reference .*recorded inputs and outputs"
+  "$tsctl" validate --reference-model "$a" "$tmp/recorded.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "--reference-model runs both on A's recorded inputs" 0 $rc "$tmp/out" "PASS  torch.reference .*against reference model"
+  grep -q "Float\[2, 3, 16, 16\]" "$tmp/out" && ok "  ... of A's shape, 2x3x16x16" || bad "  ... of A's shape: $(grep torch.run "$tmp/out")"
+
   # A class name with a space, or empty: a usage error, nothing written.
   for name in 'Bad Name' ''; do
     "$tsctl" script testdata/models/net.ts --class "$name" -o "$tmp/bad.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -220,19 +220,39 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
 // inferred there); this archive then runs on exactly what it ran on (`m` is
 // pointed at B's recording, kept in the returned file). Nothing to compare
 // with is a FAIL, never a silent pass.
-std::unique_ptr<TempFile> RunReferenceModel(const ValidateOptions& options, ModelCheckOptions& m, ArchiveReport& report) {
+std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const ValidateOptions& options, ModelCheckOptions& m,
+                                            ArchiveReport& report) {
   auto& out = report.checks;
   auto model_reference = std::make_unique<TempFile>();
   const std::string& b_path = options.reference_model_path;
   ModelCheckOptions b = m;
   b.path = b_path;
   b.load_path.clear();  // B by its path (m's descriptor is this archive's)
+  b.reference_from_archive = false;
+  // The inputs recorded in an archive's extra/tsctl_reference.pt (its
+  // --record-reference), given to B as --load-inputs takes them.
+  std::unique_ptr<TempFile> recorded_inputs;
+  auto recorded = [&](const Archive& a, const std::string& name) {
+    const std::string record = std::string("extra/") + kReferenceRecord;
+    if (!a.Has(record)) return false;
+    recorded_inputs = std::make_unique<TempFile>();
+    std::ofstream(recorded_inputs->path, std::ios::binary) << a.Read(record, uint64_t{1} << 30);
+    b.load_inputs_path = recorded_inputs->path;
+    b.input_source = record + " of " + name;
+    return true;
+  };
   if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
     try {
-      ArchiveInputs stored = InputsFromArchive(Archive::Open(OpenFileSource(b_path)), m.method);
-      if (!stored.inputs.empty()) {
-        b.inputs = stored.inputs;
-        b.input_source = stored.source + " of " + b_path;
+      // Stored in this archive (its recorded reference), else stored in B.
+      if (!recorded(archive, report.path)) {
+        Archive b_archive = Archive::Open(OpenFileSource(b_path));
+        ArchiveInputs stored = InputsFromArchive(b_archive, m.method);
+        if (!stored.inputs.empty()) {
+          b.inputs = stored.inputs;
+          b.input_source = stored.source + " of " + b_path;
+        } else {
+          recorded(b_archive, b_path);
+        }
       }
     } catch (const Error&) {
     }
@@ -321,7 +341,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
   auto& out = report.checks;
   const bool all = options.method == "all";
   std::unique_ptr<TempFile> model_reference;  // B's recording, while this archive runs
-  if (!options.reference_model_path.empty()) model_reference = RunReferenceModel(options, m, report);
+  if (!options.reference_model_path.empty()) model_reference = RunReferenceModel(archive, options, m, report);
   std::optional<TempFile> reference_tmp, outputs_tmp;
   if (options.record_reference || !options.save_reference_path.empty()) {
     reference_tmp.emplace();
