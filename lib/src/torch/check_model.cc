@@ -356,14 +356,22 @@ class ModelChecker {
   // determinism and the reference.
   bool RunAndCompare() {
     try {
-      if (!ran_once_) out1_ = Run(fresh_->Fresh(), inputs_);
-      if (o_.check_determinism && !ran_once_) out2_ = Run(fresh_->Fresh(), inputs_);
+      // The copy that gave out1, stepped once more, tells whether forward
+      // changes the model's state (inferred inputs ran on copies of their
+      // own: one is stepped twice here).
+      std::optional<torch::jit::Method> first;
+      if (!ran_once_) {
+        first = fresh_->Fresh();
+        out1_ = Run(*first, inputs_);
+        if (o_.check_determinism) out2_ = Run(fresh_->Fresh(), inputs_);
+      }
       if (o_.check_determinism && fresh_->cloned()) {
-        // A second step of one copy: does forward change the model's state?
-        torch::jit::Method stepped = fresh_->Fresh();
-        Run(stepped, inputs_);
+        if (!first) {
+          first = fresh_->Fresh();
+          Run(*first, inputs_);
+        }
         ModelCheckResult steps;
-        CompareRuns(out1_, Run(stepped, inputs_), steps);
+        CompareRuns(out1_, Run(*first, inputs_), steps);
         r_.stateful = steps.deterministic == false;
       }
     } catch (const Error& e) {
