@@ -661,6 +661,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `branchy.pt` | `models/tiny_models.py`'s `Branchy` scripted: `if bool(x.sum() > 0): return x * 2` else `x - 1`; a trace of it diverges on inputs of the other sign. |
 | `cuda_pinned.pt` | scripted module whose forward creates `torch.zeros([2, 3], device=torch.device("cuda:0"))`, as a model traced on a GPU does: validate's `ts.device` warns that it needs CUDA, and a run without CUDA is reported as unavailable. |
 | `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and a one-hot at a random place (two runs differ, by 1); `verdict/stateful.pt`, `x + calls` with a buffer it increments (a second call differs; two copies as loaded agree: `torch.deterministic` passes and says stateful): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
+| `infer/xnnpack_conv6.ptl`, `infer/quantized_conv6.pt` | a 6-channel convolution and a linear layer, packed by `optimize_for_mobile` (XNNPACK contexts) and by static quantization (scripted, so the input reaches the convolution through the If of the padding mode): validate infers 6 channels from the unpacked weights. |
 | `hooks/setstate_reads_file.pt`, `hooks/submodule_setstate.pt`, `hooks/forward_reads_file.pt` | a `__setstate__` that reads `/etc/passwd` with `torch.from_file` while `torch.jit.load` unpickles it (at the top, and one submodule down), and a `forward` that reads it behind a flag argument: validate's `ts.hooks` fails them before LibTorch loads anything. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
@@ -784,6 +785,60 @@ def gen_guess_verdicts(out):
         torch.jit.save(torch.jit.script(cls()), os.path.join(d, name))
 
 
+class PackedConv6(torch.nn.Module):
+    """A convolution over 6 channels, then a linear layer: once packed
+    (XNNPACK's prepacked contexts, quantized packed parameters) the weights
+    that say "6 channels" are inside operator contexts, not tensors."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(6, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.relu(self.conv(x)).mean(dim=[2, 3]))
+
+
+class QuantizedConv6(torch.nn.Module):
+    """PackedConv6 with quantize/dequantize stubs, for static quantization."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.quantization.QuantStub()
+        self.conv = nn.Conv2d(6, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 5)
+        self.dequant = torch.quantization.DeQuantStub()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(self.quant(x)))
+        y = torch.flatten(torch.nn.functional.adaptive_avg_pool2d(y, 1), 1)
+        return self.dequant(self.fc(y))
+
+
+def gen_packed_weights(out):
+    """For inference from packed weights: optimize_for_mobile's XNNPACK
+    contexts (a 3-channel guess into them crashes or gives garbage, since
+    XNNPACK checks no shapes) and a scripted statically quantized model (its
+    input reaches the convolution through the If of the padding mode)."""
+    from torch.utils.mobile_optimizer import optimize_for_mobile
+    d = os.path.join(out, "infer")
+    os.makedirs(d, exist_ok=True)
+    for cls in (PackedConv6, QuantizedConv6):
+        cls.__module__ = "__main__"
+    seed()
+    opt = optimize_for_mobile(torch.jit.script(PackedConv6().eval()))
+    opt._save_for_lite_interpreter(os.path.join(d, "xnnpack_conv6.ptl"))
+    seed()
+    m = QuantizedConv6().eval()
+    m.qconfig = torch.quantization.get_default_qconfig(torch.backends.quantized.engine)
+    torch.quantization.prepare(m, inplace=True)
+    with torch.no_grad():
+        for _ in range(4):
+            m(torch.rand(1, 6, 8, 8))
+    torch.quantization.convert(m, inplace=True)
+    torch.jit.save(torch.jit.script(m), os.path.join(d, "quantized_conv6.pt"))
+
+
 class LoadHook(torch.nn.Module):
     """A state hook: torch.jit.load runs __setstate__ while it unpickles
     data.pkl, and this one reads a file of the machine that loads it."""
@@ -872,6 +927,7 @@ def main(argv=None):
         gen_greedy_alloc(out)
         gen_guess_verdicts(out)
         gen_load_hooks(out)
+        gen_packed_weights(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

@@ -1,5 +1,6 @@
 #include "infer_inputs.h"
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/inliner.h>
 
@@ -19,6 +20,76 @@ struct Shape {
   InputSpec spec;
   std::string note;
 };
+
+// A weight kept packed in an operator context: XNNPACK's prepacked
+// convolution and linear contexts (optimize_for_mobile), quantized packed
+// parameters (Conv2dPackedParamsBase, LinearPackedParamsBase).
+struct PackedWeight {
+  at::Tensor weight;  // as the unpacked module holds it: [out, in/groups, k...], transposed [in, out/groups, k...]
+  int64_t groups = 1;
+  bool transposed = false;
+};
+
+// Calls operator `name` (overload "") on `args` and returns its first
+// result (a boxed call leaves each result on the stack); nullopt if this
+// LibTorch does not have it or it throws.
+std::optional<c10::IValue> CallOp(const char* name, std::vector<c10::IValue> args) {
+  try {
+    auto op = c10::Dispatcher::singleton().findSchema({name, ""});
+    if (!op) return std::nullopt;
+    torch::jit::Stack stack(std::move(args));
+    op->callBoxed(&stack);
+    if (stack.empty()) return std::nullopt;
+    return stack.front();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// The weight of a packed context, read the way the class serializes itself:
+// XNNPACK contexts by their __getstate__ (a tuple whose first tensor is the
+// weight and whose last plain int is the groups), quantized parameters by
+// their unpack operators. nullopt for any other object.
+std::optional<PackedWeight> Unpack(const c10::IValue& v) {
+  if (!v.isObject()) return std::nullopt;
+  const auto obj = v.toObject();
+  const std::string cls = obj->type()->name() ? obj->type()->name()->qualifiedName() : "";
+  PackedWeight p;
+  try {
+    if (cls.rfind("__torch__.torch.classes.xnnpack.", 0) == 0) {
+      torch::jit::Function* getstate = obj->type()->findMethod("__getstate__");
+      if (!getstate) return std::nullopt;
+      c10::IValue state = (*getstate)({v});
+      if (!state.isTuple()) return std::nullopt;
+      for (const c10::IValue& e : state.toTupleRef().elements()) {
+        if (e.isTensor() && !p.weight.defined()) p.weight = e.toTensor();
+        if (e.isInt()) p.groups = e.toInt();
+      }
+      p.transposed = cls.find("TransposeConv") != std::string::npos;
+    } else if (cls == "__torch__.torch.classes.quantized.Conv2dPackedParamsBase" ||
+               cls == "__torch__.torch.classes.quantized.Conv3dPackedParamsBase") {
+      const bool three = cls.find("Conv3d") != std::string::npos;
+      auto wb = CallOp(three ? "quantized::conv3d_unpack" : "quantized::conv2d_unpack", {v});
+      if (!wb || !wb->isTensor()) return std::nullopt;
+      p.weight = wb->toTensor();
+      auto g = CallOp(three ? "quantized::conv3d_groups" : "quantized::conv2d_groups", {v});
+      if (g && g->isInt()) p.groups = g->toInt();
+      auto t = CallOp(three ? "quantized::conv3d_transpose" : "quantized::conv2d_transpose", {v});
+      p.transposed = t && t->isBool() && t->toBool();
+    } else if (cls == "__torch__.torch.classes.quantized.LinearPackedParamsBase") {
+      auto wb = CallOp("quantized::linear_unpack", {v});
+      if (!wb) wb = CallOp("quantized::linear_unpack_fp16", {v});
+      if (!wb || !wb->isTensor()) return std::nullopt;
+      p.weight = wb->toTensor();
+    } else {
+      return std::nullopt;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!p.weight.defined() || p.groups < 1) return std::nullopt;
+  return p;
+}
 
 // Resolves graph values that come from the module: attributes reached from
 // `self` through prim::GetAttr, constants, and a few views of them.
@@ -67,6 +138,10 @@ class Resolver {
     return r.toTensor();
   }
 
+  std::optional<PackedWeight> Packed(Value* v, std::string& name) const {
+    return Unpack(Resolve(v, name));
+  }
+
   std::optional<std::vector<int64_t>> IntList(Value* v) const {
     auto c = torch::jit::toIValue(v);
     if (!c || !c->isIntList()) return std::nullopt;
@@ -107,6 +182,32 @@ std::string FloatDtype(const at::Tensor& w) {
   }
 }
 
+// Input shapes a convolution weight implies: its input channels (times the
+// groups; a transposed one's first dimension) and its rank.
+std::vector<Shape> ConvShapes(const at::Tensor& w, int64_t groups, bool transposed, const std::string& note) {
+  std::vector<Shape> out;
+  const int64_t c = transposed ? w.size(0) : w.size(1) * groups;
+  const std::string dt = FloatDtype(w);
+  if (w.dim() == 3) {
+    for (int64_t l : {16000, 1024, 128, 32}) out.push_back({Spec({1, c, l}, dt), note});
+  } else if (w.dim() == 4) {
+    for (int64_t hw : {224, 64, 32, 28, 128, 256}) out.push_back({Spec({1, c, hw, hw}, dt), note});
+  } else if (w.dim() == 5) {
+    for (auto d : std::vector<std::vector<int64_t>>{{8, 32, 32}, {16, 64, 64}, {4, 16, 16}}) {
+      out.push_back({Spec({1, c, d[0], d[1], d[2]}, dt), note});
+    }
+  }
+  return out;
+}
+
+// Operators whose second argument is a packed weight (see Unpack).
+const std::set<std::string> kPackedOps = {
+    "prepacked::conv2d_clamp_run", "prepacked::conv2d_transpose_clamp_run", "prepacked::linear_clamp_run",
+    "quantized::conv2d",           "quantized::conv2d_relu",                "quantized::conv3d",
+    "quantized::conv3d_relu",      "quantized::conv_transpose2d",           "quantized::conv_transpose3d",
+    "quantized::linear",           "quantized::linear_relu",                "quantized::linear_dynamic",
+    "quantized::linear_relu_dynamic", "quantized::linear_dynamic_fp16"};
+
 // Shapes the first informative consumer of `x` implies, in the order found.
 std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
   static const std::set<std::string> kTransparent = {
@@ -114,7 +215,8 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
       "aten::relu_",      "aten::dropout", "aten::type_as", "aten::mul",     "aten::add",        "aten::sub",
       "aten::div",        "aten::sigmoid", "aten::tanh",    "aten::neg",     "aten::abs",        "aten::clamp",
       "aten::hardtanh",   "aten::sub_",    "aten::div_",    "aten::mul_",    "aten::add_",       "aten::quantize_per_tensor",
-      "aten::dequantize", "prim::unchecked_cast", "aten::_cast_Float", "aten::sqrt", "aten::exp", "aten::log"};
+      "aten::dequantize", "prim::unchecked_cast", "aten::_cast_Float", "aten::sqrt", "aten::exp", "aten::log",
+      "aten::pad", "aten::constant_pad_nd"};
   std::vector<Shape> out;
   std::deque<std::pair<Value*, int>> queue = {{x, 0}};
   std::set<Value*> seen;
@@ -141,15 +243,16 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         } else if (n->inputs().size() > 6) {
           groups = r.Int(n->input(6)).value_or(1);
         }
-        int64_t c = transposed ? w->size(0) : w->size(1) * groups;
-        std::string note = "from " + wname + " " + Dims(*w);
-        std::string dt = FloatDtype(*w);
-        if (w->dim() == 3) {
-          for (int64_t l : {16000, 1024, 128, 32}) add(Spec({1, c, l}, dt), note);
-        } else if (w->dim() == 4) {
-          for (int64_t hw : {224, 64, 32, 28, 128, 256}) add(Spec({1, c, hw, hw}, dt), note);
+        for (Shape& g : ConvShapes(*w, groups, transposed, "from " + wname + " " + Dims(*w))) out.push_back(std::move(g));
+      } else if (at == 0 && kPackedOps.count(k)) {
+        auto p = r.Packed(n->input(1), wname);
+        if (!p) continue;
+        std::string note = "from " + wname + " " + Dims(p->weight) + " (packed by " + k + ")";
+        if (p->weight.dim() == 2) {
+          add(Spec({1, p->weight.size(1)}), note);
+          add(Spec({1, 8, p->weight.size(1)}), note);
         } else {
-          for (auto d : std::vector<std::vector<int64_t>>{{8, 32, 32}, {16, 64, 64}, {4, 16, 16}}) add(Spec({1, c, d[0], d[1], d[2]}, dt), note);
+          for (Shape& g : ConvShapes(p->weight, p->groups, p->transposed, note)) out.push_back(std::move(g));
         }
       } else if (at == 0 && (k == "aten::linear" || k == "aten::matmul" || k == "aten::mm")) {
         auto w = r.Tensor(n->input(1), wname);
@@ -225,6 +328,10 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         add(Spec({1, 16000}), "audio: used by aten::stft");
       } else if (at == 0 && kTransparent.count(k) && n->outputs().size() == 1) {
         queue.push_back({n->output(0), depth + 1});
+      } else if (k == "prim::Return" && n->owningBlock() && n->owningBlock()->owningNode() &&
+                 n->owningBlock()->owningNode()->kind() == c10::prim::If) {
+        // Returned by a branch (an optional padding, a check): the If's value.
+        queue.push_back({n->owningBlock()->owningNode()->output(at), depth + 1});
       } else if (k == "prim::Loop" && at >= 2 && !n->blocks().empty() && at - 1 < n->blocks()[0]->inputs().size()) {
         // A loop-carried value: follow it into the loop body.
         queue.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1});
