@@ -17,6 +17,7 @@ struct BenchFlags {
   std::vector<std::string> inputs;
   std::vector<std::string> args;
   bool no_infer = false;
+  std::vector<std::string> val_ranges;
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
   std::string format;
@@ -55,6 +56,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
     o.infer_inputs = !f.no_infer;
+    o.value_ranges = ParseValueRanges(f.val_ranges);
 
     const bool json = f.format == "json";
     const bool tty = ::isatty(2) && !json;
@@ -106,6 +108,10 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--load-inputs", f->o.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
   sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
+  sub->add_option("--seed", f->o.seed, "Seed of the random values of generated inputs (default 0)");
+  sub->add_option("--val-range", f->val_ranges,
+                  "[NAME:]LOW,HIGH: generated values of argument NAME (or of every argument) in this range: floats uniform, "
+                  "integers from LOW to HIGH inclusive (repeatable)");
   sub->add_option("--save-outputs", f->o.save_outputs_path,
                   "After timing, run once more and write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->o.quantized_engine,

@@ -19,6 +19,7 @@ struct ValidateFlags {
   std::vector<std::string> args;
   CLI::Option* method_option = nullptr;
   bool no_infer = false;
+  std::vector<std::string> val_ranges;
   bool allow_load_hooks = false;
   std::string rtol = "1e-5";
   std::string atol = "1e-8";
@@ -66,6 +67,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
     o.method_given = f.method_option && f.method_option->count() > 0;
     o.infer_inputs = !f.no_infer;
+    o.value_ranges = ParseValueRanges(f.val_ranges);
     o.allow_load_hooks = f.allow_load_hooks;
     RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
     o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
@@ -201,6 +203,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--quantized-engine", f->options.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
+  sub->add_option("--seed", f->options.seed, "Seed of the random values of generated inputs (default 0; the pin flags repeat it)");
+  sub->add_option("--val-range", f->val_ranges,
+                  "[NAME:]LOW,HIGH: generated values of argument NAME (or of every argument) in this range: floats uniform, "
+                  "integers from LOW to HIGH inclusive (repeatable)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "
                 "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away)");

@@ -2,7 +2,8 @@
 # Audit cases (issue 13) that need a scratch file, a stream or an argument
 # with a space, so cannot be golden cases: standard input, pipes and FIFOs
 # (item 17), validate --record-reference on a read-only archive (item 2),
-# script --class with a space (item 15).
+# script --class with a space (item 15), inputs recorded in an archive
+# (issue 24, findings 2 and 10).
 #   audit_test.sh TSCTL   (run from the repository root)
 set -u
 tsctl=$1
@@ -71,6 +72,14 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   "$tsctl" validate --reference-model "$a" "$tmp/recorded.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
   expect "--reference-model runs both on A's recorded inputs" 0 $rc "$tmp/out" "PASS  torch.reference .*against reference model"
   grep -q "Float\[2, 3, 16, 16\]" "$tmp/out" && ok "  ... of A's shape, 2x3x16x16" || bad "  ... of A's shape: $(grep torch.run "$tmp/out")"
+
+  # bench runs on the values a recorded reference holds, of any type, as
+  # validate does (issue 24, finding 10), not on specs or fresh guesses.
+  cp testdata/args/all_args.pt "$tmp/all_args.pt"
+  "$tsctl" validate --record-reference --load-inputs testdata/args/all_args.inputs.pt "$tmp/all_args.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "record-reference stores arguments of every type" 0 $rc "$tmp/out" "PASS  torch.reference .*recorded inputs and outputs"
+  "$tsctl" bench --iters 2 --warmup 1 "$tmp/all_args.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "bench takes the recorded reference's inputs" 0 $rc "$tmp/out" "from extra/tsctl_reference.pt"
 
   # A class name with a space, or empty: a usage error, nothing written.
   for name in 'Bad Name' ''; do

@@ -144,3 +144,50 @@ TEST_CASE("a model-check child's progress names the candidate it tried, by index
   CHECK(CandidateIndex("trying x --arg y") == -1);
   CHECK(CandidateIndex("trying ") == -1);
 }
+
+TEST_CASE("uniform fills take floating dtypes and print back the same", "[inputs]") {
+  InputSpec s = tsctl::ParseInputSpec("2x3:float32:uniform:-1:1");
+  CHECK(s.fill == InputSpec::Fill::kUniform);
+  CHECK(s.low == -1);
+  CHECK(s.high == 1);
+  CHECK(s.ToString() == "2x3:float32:uniform:-1:1");
+  CHECK_THROWS_AS(tsctl::ParseInputSpec("2x3:int64:uniform:0:1"), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ParseInputSpec("2x3:float32:uniform:1:0"), tsctl::Error);
+}
+
+TEST_CASE("--val-range parses [NAME:]LOW,HIGH with or without brackets", "[inputs]") {
+  auto r = tsctl::ParseValueRanges({"x:0,1", "[-2,2]", "mask:[0,5]"});
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].name == "x");
+  CHECK(r[0].low == 0);
+  CHECK(r[0].high == 1);
+  CHECK(r[1].name.empty());
+  CHECK(r[1].low == -2);
+  CHECK(r[2].name == "mask");
+  CHECK(r[2].high == 5);
+  for (const char* bad : {"x:1,0", "x:a,1", "x:1", "1x:0,1", "x:0,inf"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(tsctl::ParseValueRanges({bad}), tsctl::Error);
+  }
+  CHECK_THROWS_AS(tsctl::ParseValueRanges({"x:0,1", "x:0,2"}), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ParseValueRanges({"0,1", "[0,2]"}), tsctl::Error);
+}
+
+TEST_CASE("value ranges rewrite randomly filled tensor specs of the arguments they name", "[inputs]") {
+  const std::vector<tsctl::FormalArg> formals = {{"x", true}, {"ids", true}, {"k", false}, {"pair", true}};
+  const std::vector<ArgSpec> args = {{"", "1x3:float32"}, {"ids", "1x4:int64"}, {"k", "3"},
+                                     {"pair", "[\"2:float32\", \"2:float32:zeros\"]"}};
+  auto out = tsctl::ApplyValueRanges(args, formals, tsctl::ParseValueRanges({"x:0,1", "ids:[0.5,7]", "[-1,1]"}));
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].value == "1x3:float32:uniform:0:1");
+  CHECK(out[1].value == "1x4:int64:randint:1:8");  // 1 to 7 inclusive
+  CHECK(out[2].value == "3");                      // not a tensor argument
+  CHECK(out[3].value == "[\"2:float32:uniform:-1:1\",\"2:float32:zeros\"]");  // an explicit fill is kept
+  // Positional arguments take the slots the named ones leave.
+  auto pos = tsctl::ApplyValueRanges({{"x", "2:float32"}, {"", "2:int64"}}, formals, tsctl::ParseValueRanges({"ids:0,1"}));
+  CHECK(pos[0].value == "2:float32");
+  CHECK(pos[1].value == "2:int64:randint:0:2");
+  CHECK_THROWS_AS(tsctl::ApplyValueRanges(args, formals, tsctl::ParseValueRanges({"y:0,1"})), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ApplyValueRanges({{"ids", "2:int64"}}, formals, tsctl::ParseValueRanges({"ids:0.2,0.8"})), tsctl::Error);
+  CHECK(tsctl::ApplyValueRanges(args, formals, {}).at(0).value == "1x3:float32");
+}

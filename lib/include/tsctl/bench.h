@@ -39,6 +39,8 @@ struct BenchOptions {
   std::vector<ArgSpec> args;   // --arg: any type, typed by the method's schema (after `inputs`)
   std::string load_inputs_path;  // --load-inputs: torch.save of the argument tuple, .npy, .npz
   bool infer_inputs = true;      // none given or stored: infer them (FindInputs), else take what is stored
+  uint64_t seed = 0;             // --seed: the generator of random input values
+  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   int warmup = 10;
   int iters = 100;
   double duration_seconds = 0;  // > 0: run timed iterations for this long instead of `iters`

@@ -29,6 +29,8 @@ struct FindInputsOptions {
   std::vector<std::string> load_libraries;  // --load-library
   std::string quantized_engine;             // --quantized-engine
   double timeout_seconds = 300;
+  uint64_t seed = 0;                      // --seed
+  std::vector<ValueRange> value_ranges;   // --val-range
 };
 
 FoundInputs FindInputs(const std::string& path, const std::string& method, const FindInputsOptions& options = {});

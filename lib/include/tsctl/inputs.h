@@ -16,9 +16,10 @@ struct InputSpec {
   std::string dtype = "float32";  // float32 float64 float16 bfloat16 int64 int32 int16 int8 uint8 bool
   bool channels_last = false;
   // How the values are filled: kRandom (normal floats, integers in [0, 10),
-  // booleans), kZeros, kOnes, kRandint (integers in [low, high)), kConstant.
-  enum class Fill { kRandom, kZeros, kOnes, kRandint, kConstant } fill = Fill::kRandom;
-  double low = 0, high = 10;  // kRandint
+  // booleans), kZeros, kOnes, kRandint (integers in [low, high)), kConstant,
+  // kUniform (floats uniform in [low, high)).
+  enum class Fill { kRandom, kZeros, kOnes, kRandint, kConstant, kUniform } fill = Fill::kRandom;
+  double low = 0, high = 10;  // kRandint, kUniform
   double value = 0;           // kConstant
 
   std::string ToString() const;  // parses back to the same spec
@@ -28,8 +29,9 @@ struct InputSpec {
 // Parses "1x3x224x224", "1x3x224x224:float32", "4:int64", "2x3:bool",
 // "1x3x224x224:float16:channels_last", "scalar:int64" (shape []), with an
 // optional fill after the dtype: ":zeros", ":ones", ":random",
-// ":randint:LOW:HIGH", ":fill:VALUE" ("1x16:int64:randint:0:1000",
-// "2x2:float32:fill:0.5"). Throws tsctl::Error (kUsage) naming what is wrong.
+// ":randint:LOW:HIGH", ":fill:VALUE", ":uniform:LOW:HIGH" (floating dtypes)
+// ("1x16:int64:randint:0:1000", "2x2:float32:fill:0.5"). Throws
+// tsctl::Error (kUsage) naming what is wrong.
 // The one rule on where a run's arguments come from: given (--input/--arg)
 // or loaded from a file (--load-inputs), not both. Throws tsctl::Error
 // (kUsage) naming `given_flags` ("--input/--arg", or "--input" for trace).
@@ -64,6 +66,34 @@ struct Refinement {
 };
 std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error);
 
+// --val-range: the values generated tensors take, for one argument (by
+// name) or for every argument (empty name), as Polygraphy's --val-range.
+struct ValueRange {
+  std::string name;  // empty: every tensor argument without a range of its own
+  double low = 0, high = 1;
+};
+
+// Parses "[NAME:]LOW,HIGH", with or without brackets ("x:0,1", "x:[0,1]",
+// "[-1,1]"); LOW <= HIGH, both finite. Throws tsctl::Error (kUsage), also
+// for a name given twice.
+std::vector<ValueRange> ParseValueRanges(const std::vector<std::string>& texts);
+
+// A method's formal argument, as ApplyValueRanges needs it.
+struct FormalArg {
+  std::string name;
+  bool holds_tensors = false;  // Tensor, or a container or Optional of tensors
+};
+
+// Binds `args` to `formals` (named ones by name, positional ones to the
+// free slots in order) and rewrites every randomly filled tensor spec in an
+// argument that holds tensors to the range given for it: floats uniform in
+// [low, high) (":uniform:LOW:HIGH"), integers from low to high inclusive
+// (":randint:LOW:HIGH+1"); booleans and explicit fills are kept. The
+// rewritten specs pin the same values. Throws tsctl::Error (kUsage) for a
+// range naming no argument of the method.
+std::vector<ArgSpec> ApplyValueRanges(const std::vector<ArgSpec>& args, const std::vector<FormalArg>& formals,
+                                      const std::vector<ValueRange>& ranges);
+
 struct ArchiveInputs {
   std::vector<InputSpec> inputs;
   std::string source;  // "extra/tsctl_inputs.json", "traced_inputs.pkl"; empty if none
@@ -74,5 +104,11 @@ struct ArchiveInputs {
 // PyTorch's traced_inputs.pkl (shapes and dtypes of the example inputs a trace
 // kept). Returns empty inputs if there are none.
 ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& method);
+
+// The record extra/tsctl_reference.pt (validate --record-reference) when it
+// holds the inputs it was recorded on ({"inputs": (...), "outputs": ...}),
+// of any type; --load-inputs takes such a file. Empty when there is none.
+inline constexpr const char* kRecordedReference = "extra/tsctl_reference.pt";
+std::string RecordedInputs(const Archive& archive);
 
 }  // namespace tsctl

@@ -77,6 +77,8 @@ struct ModelCheckOptions {
   bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
   double infer_budget_seconds = 60;  // stop trying candidates after this long
   size_t max_candidates = 12;        // try at most this many inferred candidates
+  uint64_t seed = 0;                 // --seed: the generator of random input values
+  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   // Skip the first N inferred candidates: an earlier child crashed on the
   // N-th (validate tries the rest in a fresh child).
   size_t skip_candidates = 0;

@@ -64,6 +64,8 @@ struct ValidateOptions {
   std::string quantized_engine;   // --quantized-engine for the runs (empty: LibTorch's default)
   bool method_given = false;      // --method was given ("all" checks every method)
   bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
+  uint64_t seed = 0;              // --seed: the generator of random input values
+  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   bool allow_load_hooks = false;  // ts.hooks findings WARN and the archive is loaded anyway
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
   int torch_threads = 0;  // LibTorch's intra-op threads in each child (0: its default)

@@ -47,7 +47,27 @@ bool TensorSpecs(const std::vector<PyRef>& tensors, std::vector<InputSpec>& out)
   return !tensors.empty();
 }
 
+// The "inputs" list of extra/tsctl_reference.pt's pickle; null if it has
+// none. Throws tsctl::Error for a record that is not a torch.save archive.
+PyRef RecordedInputList(const Archive& archive) {
+  Archive ref = Archive::OpenAny(MakeMemorySource(archive.Read(kRecordedReference)));
+  PyRef v = ParsePickle(ref.Read("data.pkl", 16 << 20));
+  while (v && v->kind == PyKind::kObject && !v->items.empty()) v = v->items[0];
+  PyRef list = v ? v->Get("inputs") : nullptr;
+  while (list && list->kind == PyKind::kObject && !list->items.empty()) list = list->items[0];
+  return list && (list->kind == PyKind::kList || list->kind == PyKind::kTuple) ? list : nullptr;
+}
+
 }  // namespace
+
+std::string RecordedInputs(const Archive& archive) {
+  if (!archive.Has(kRecordedReference)) return {};
+  try {
+    if (RecordedInputList(archive)) return archive.Read(kRecordedReference);
+  } catch (const Error&) {
+  }
+  return {};
+}
 
 std::string InputSpec::ToString() const {
   std::string s;
@@ -66,6 +86,7 @@ std::string InputSpec::ToString() const {
     case Fill::kOnes: s += ":ones"; break;
     case Fill::kRandint: s += ":randint:" + num(low) + ":" + num(high); break;
     case Fill::kConstant: s += ":fill:" + num(value); break;
+    case Fill::kUniform: s += ":uniform:" + num(low) + ":" + num(high); break;
   }
   return s;
 }
@@ -88,7 +109,7 @@ void RequireOneInputSource(bool given, const std::string& load_inputs_path, cons
 InputSpec ParseInputSpec(const std::string& text) {
   auto bad = [&](const std::string& why) -> Error {
     return Error(ErrorKind::kUsage, "bad input spec '" + text + "': " + why +
-                                        " (expected e.g. 1x3x224x224:float32[:channels_last][:zeros|ones|random|randint:LOW:HIGH|fill:VALUE])");
+                                        " (expected e.g. 1x3x224x224:float32[:channels_last][:zeros|ones|random|randint:LOW:HIGH|uniform:LOW:HIGH|fill:VALUE])");
   };
   InputSpec spec;
   std::vector<std::string> parts;
@@ -145,6 +166,13 @@ InputSpec ParseInputSpec(const std::string& text) {
       spec.high = number(i + 2, "randint");
       if (spec.high <= spec.low) throw bad("randint needs LOW < HIGH");
       i += 2;
+    } else if (p == "uniform") {
+      if (spec.dtype.rfind("float", 0) != 0 && spec.dtype != "bfloat16") throw bad("uniform needs a floating dtype (randint:LOW:HIGH fills integers)");
+      spec.fill = InputSpec::Fill::kUniform;
+      spec.low = number(i + 1, "uniform");
+      spec.high = number(i + 2, "uniform");
+      if (spec.high < spec.low) throw bad("uniform needs LOW <= HIGH");
+      i += 2;
     } else if (p == "fill") {
       spec.fill = InputSpec::Fill::kConstant;
       spec.value = number(i + 1, "fill");
@@ -186,17 +214,13 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
       return result;
     }
   }
-  if (archive.Has("extra/tsctl_reference.pt")) {
+  if (archive.Has(kRecordedReference)) {
     // validate --record-reference: a torch.save-format ZIP whose data.pkl is
     // {"inputs": [tensors], "outputs": ...}; the shapes are in the pickle.
     try {
-      Archive ref = Archive::OpenAny(MakeMemorySource(archive.Read("extra/tsctl_reference.pt")));
-      PyRef v = ParsePickle(ref.Read("data.pkl", 16 << 20));
-      while (v && v->kind == PyKind::kObject && !v->items.empty()) v = v->items[0];
-      PyRef list = v ? v->Get("inputs") : nullptr;
-      while (list && list->kind == PyKind::kObject && !list->items.empty()) list = list->items[0];
+      PyRef list = RecordedInputList(archive);
       std::vector<InputSpec> specs;
-      if (list && (list->kind == PyKind::kList || list->kind == PyKind::kTuple) && TensorSpecs(list->items, specs)) {
+      if (list && TensorSpecs(list->items, specs)) {
         result.inputs = specs;
         result.source = "extra/tsctl_reference.pt";
         return result;

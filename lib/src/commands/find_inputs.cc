@@ -27,6 +27,8 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, const
   m.check_determinism = false;
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
+  m.seed = options.seed;
+  m.value_ranges = options.value_ranges;
   std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried
   double seconds = 0;
   ChildOutcome child = RunModelCheck(m, {.timeout_seconds = timeout_seconds}, crashed, seconds);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -56,18 +57,28 @@ Archive CheckArchive(const std::string& path) {
   return Archive::OpenSound(path);
 }
 
-// Inputs not given are taken from the archive. None stored is fine for a
-// method without arguments; the backend says what to pass otherwise, with the
-// method's schema.
-void WithStoredInputs(BenchOptions& o) {
+// Inputs not given are taken from the archive: the values its recorded
+// reference was run on (as validate takes them, of any type: the returned
+// file holds them for the child), else stored specs, else inferred ones.
+// None stored is fine for a method without arguments; the backend says what
+// to pass otherwise, with the method's schema.
+std::unique_ptr<TempFile> WithStoredInputs(BenchOptions& o) {
   Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
   RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
+  std::unique_ptr<TempFile> recorded;
   if (!o.inputs.empty() || !o.args.empty()) {
     if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;
+  } else if (std::string bytes = o.method == "forward" ? RecordedInputs(archive) : std::string(); !bytes.empty()) {
+    recorded = std::make_unique<TempFile>();
+    WriteFileAtomically(recorded->path, bytes);
+    o.load_inputs_path = recorded->path;
+    o.input_source = kRecordedReference;
   } else if (o.infer_inputs) {
-    FoundInputs found = FindInputs(o.path, o.method, {o.load_libraries, o.quantized_engine});
+    FoundInputs found = FindInputs(o.path, o.method,
+                                   {.load_libraries = o.load_libraries, .quantized_engine = o.quantized_engine, .seed = o.seed,
+                                    .value_ranges = o.value_ranges});
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
@@ -79,6 +90,7 @@ void WithStoredInputs(BenchOptions& o) {
     o.inputs = stored.inputs;
     o.input_source = stored.source;
   }
+  return recorded;
 }
 
 // The parent's side of bench's progress: the child sends "PHASE\tDONE\tTOTAL".
@@ -123,7 +135,7 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 }
 
 BenchResult Bench(BenchOptions options) {
-  WithStoredInputs(options);
+  const std::unique_ptr<TempFile> recorded = WithStoredInputs(options);
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -141,7 +153,7 @@ BenchResult Bench(BenchOptions options) {
 std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
-  WithStoredInputs(options);
+  const std::unique_ptr<TempFile> recorded = WithStoredInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }
 

@@ -216,6 +216,8 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   m.args = options.args;
   m.load_inputs_path = options.load_inputs_path;
   m.infer_inputs = options.infer_inputs;
+  m.seed = options.seed;
+  m.value_ranges = options.value_ranges;
   m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
   if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
   if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&

@@ -233,12 +233,12 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   // --record-reference), given to B as --load-inputs takes them.
   std::unique_ptr<TempFile> recorded_inputs;
   auto recorded = [&](const Archive& a, const std::string& name) {
-    const std::string record = std::string("extra/") + kReferenceRecord;
-    if (!a.Has(record)) return false;
+    const std::string bytes = RecordedInputs(a);
+    if (bytes.empty()) return false;
     recorded_inputs = std::make_unique<TempFile>();
-    std::ofstream(recorded_inputs->path, std::ios::binary) << a.Read(record, uint64_t{1} << 30);
+    std::ofstream(recorded_inputs->path, std::ios::binary) << bytes;
     b.load_inputs_path = recorded_inputs->path;
-    b.input_source = record + " of " + name;
+    b.input_source = std::string(kRecordedReference) + " of " + name;
     return true;
   };
   if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {

@@ -15,7 +15,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 8;
+inline constexpr int kTorchPluginAbi = 9;
 inline constexpr int kPythonPluginAbi = 2;
 
 class TorchBackend {

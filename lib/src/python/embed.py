@@ -66,6 +66,8 @@ def _make_input(torch, spec, gen):
         t = torch.full(shape, value).to(dt)
     elif fill == "randint":
         t = torch.randint(int(low), int(high), shape, generator=gen).to(dt)
+    elif fill == "uniform":
+        t = (torch.rand(shape, generator=gen) * (high - low) + low).to(dt)
     elif dt.is_floating_point:
         t = torch.randn(shape, generator=gen).to(dt)
     elif dt == torch.bool:

@@ -42,8 +42,8 @@ class Backend final : public PythonBackend {
     auto spec_list = [](const std::vector<InputSpec>& specs) {
       py::list l;
       // The whole typed spec, fill included: Python makes the same values the
-      // spec describes (zeros, ones, randint LOW..HIGH, a constant).
-      static const char* const kFill[] = {"random", "zeros", "ones", "randint", "fill"};
+      // spec describes (zeros, ones, randint LOW..HIGH, a constant, uniform LOW..HIGH).
+      static const char* const kFill[] = {"random", "zeros", "ones", "randint", "fill", "uniform"};
       for (const auto& s : specs) {
         l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last, kFill[static_cast<int>(s.fill)], s.low, s.high,
                                 s.value, s.ToString()));

@@ -233,6 +233,20 @@ std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const
   return values;
 }
 
+std::vector<FormalArg> Formals(const c10::FunctionSchema& schema) {
+  std::function<bool(const c10::TypePtr&)> holds = [&](const c10::TypePtr& t) {
+    if (t->kind() == c10::TypeKind::TensorType) return true;
+    for (const c10::TypePtr& c : t->containedTypes()) {
+      if (holds(c)) return true;
+    }
+    return false;
+  };
+  std::vector<FormalArg> out;
+  const auto& formal = schema.arguments();
+  for (size_t i = 1; i < formal.size(); ++i) out.push_back({formal[i].name(), holds(formal[i].type())});
+  return out;
+}
+
 std::vector<ArgSpec> ArgsFromInputs(const std::vector<InputSpec>& inputs) {
   std::vector<ArgSpec> args;
   for (const InputSpec& s : inputs) args.push_back({"", s.ToString()});

@@ -24,6 +24,10 @@ c10::IValue ArgumentValue(const c10::TypePtr& type, const std::string& text, con
 std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const std::vector<ArgSpec>& args,
                                         at::Generator& gen);
 
+// The schema's user-visible arguments (`self` excluded), as
+// ApplyValueRanges binds them.
+std::vector<FormalArg> Formals(const c10::FunctionSchema& schema);
+
 // Positional ArgSpecs from tensor specs (--input).
 std::vector<ArgSpec> ArgsFromInputs(const std::vector<InputSpec>& inputs);
 

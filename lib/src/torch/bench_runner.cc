@@ -196,10 +196,11 @@ BenchResult RunBench(const BenchOptions& o) {
   }
   torch::jit::Method probe = FindMethod(modules[0], o.method);  // throws with the list of methods
   const c10::FunctionSchema& schema = probe.function().getSchema();
-  at::Generator gen = at::detail::createCPUGenerator(0);
+  at::Generator gen = at::detail::createCPUGenerator(o.seed);
   std::vector<c10::IValue> inputs;
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
+  given = ApplyValueRanges(given, Formals(schema), o.value_ranges);
   if (!given.empty()) {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
     const uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;

@@ -61,7 +61,8 @@ class ModelChecker {
   const c10::FunctionSchema& Schema() const { return method_->function().getSchema(); }
   // The flags that pin `args` on the command line.
   std::string PinFlags(const std::vector<ArgSpec>& args) const {
-    return (o_.method == "forward" ? std::string() : "--method " + o_.method + " ") + ArgsAsFlags(args);
+    return (o_.method == "forward" ? std::string() : "--method " + o_.method + " ") + ArgsAsFlags(args) +
+           (o_.seed == 0 || args.empty() ? std::string() : " --seed " + std::to_string(o_.seed));
   }
 
   // The lite interpreter (when asked), torch::jit::load, the methods, the
@@ -169,6 +170,7 @@ class ModelChecker {
     const c10::FunctionSchema& schema = Schema();
     std::vector<ArgSpec> given = ArgsFromInputs(o_.inputs);
     given.insert(given.end(), o_.args.begin(), o_.args.end());
+    given = ApplyValueRanges(given, Formals(schema), o_.value_ranges);  // kUsage goes to the caller
     if (!given.empty()) {
       for (const ArgSpec& a : given) {
         uint64_t bytes = ArgumentBytes(a.value);
@@ -178,7 +180,7 @@ class ModelChecker {
           return false;
         }
       }
-      at::Generator gen = at::detail::createCPUGenerator(0);
+      at::Generator gen = at::detail::createCPUGenerator(o_.seed);
       try {
         inputs_ = BuildArguments(schema, given, gen);  // kUsage errors go to the caller
       } catch (const c10::Error& e) {
@@ -245,7 +247,7 @@ class ModelChecker {
     try {
       // A fresh generator per candidate, seeded as for given inputs: the
       // printed pin flags (--arg ...) make exactly these values again.
-      at::Generator gen = at::detail::createCPUGenerator(0);
+      at::Generator gen = at::detail::createCPUGenerator(o_.seed);
       std::vector<c10::IValue> values = BuildArguments(Schema(), c.args, gen);
       c10::IValue a = Run(fresh_->Fresh(), values), b;
       if (o_.check_determinism) b = Run(fresh_->Fresh(), values);
@@ -288,7 +290,12 @@ class ModelChecker {
     };
     const std::vector<InputCandidate> inferred = InferInputCandidates(module_, *method_, o_.max_candidates);
     std::deque<Queued> queue;
-    for (size_t i = o_.skip_candidates; i < inferred.size(); ++i) queue.push_back({inferred[i], i});
+    const std::vector<FormalArg> formals = Formals(schema);
+    for (size_t i = o_.skip_candidates; i < inferred.size(); ++i) {
+      InputCandidate c = inferred[i];
+      c.args = ApplyValueRanges(c.args, formals, o_.value_ranges);
+      queue.push_back({std::move(c), i});
+    }
     std::set<std::string> seen;
     int refinements = 0;
     std::optional<Kept> suspect;
@@ -321,7 +328,7 @@ class ModelChecker {
       if (!error.empty() && refinements < kRefinements) {
         if (std::optional<Refinement> next = RefineFromError(q.c.args, error)) {
           ++refinements;
-          queue.push_front({InputCandidate{next->args, next->note}, q.base});
+          queue.push_front({InputCandidate{ApplyValueRanges(next->args, formals, o_.value_ranges), next->note}, q.base});
         }
       }
     }

@@ -30,6 +30,9 @@ at::Tensor MakeInput(const InputSpec& spec, at::Generator& gen, const at::Device
   } else if (spec.fill == InputSpec::Fill::kRandint) {
     t = at::randint(static_cast<int64_t>(spec.low), static_cast<int64_t>(spec.high), spec.shape, gen,
                     at::TensorOptions().dtype(at::kLong)).to(type);
+  } else if (spec.fill == InputSpec::Fill::kUniform) {
+    // As torch.rand(...) * (high - low) + low: the same values in Python.
+    t = (at::rand(spec.shape, gen, at::TensorOptions().dtype(at::kFloat)) * (spec.high - spec.low) + spec.low).to(type);
   } else if (at::isFloatingType(type)) {
     t = at::randn(spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).to(type);
   } else if (type == at::kBool) {

@@ -1,0 +1,1 @@
+bench --val-range x:2,1 testdata/verdict/guess_log.pt

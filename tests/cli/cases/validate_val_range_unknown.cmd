@@ -1,0 +1,1 @@
+validate --val-range y:0,1 testdata/verdict/guess_log.pt
