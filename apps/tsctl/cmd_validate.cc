@@ -35,6 +35,7 @@ struct ValidateFlags {
   int jobs = 0;  // 0: DefaultValidateJobs()
   std::string memory_limit;
   std::string shard;
+  std::vector<std::string> skip;
   ValidateOptions options;
 };
 
@@ -77,6 +78,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     o.load = !f.no_load;
     o.run = !f.no_run;
+    for (const std::string& id : f.skip) RequireCheckId(id, "--skip");
+    o.skip = f.skip;
     if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
     o.load_libraries = OperatorLibraries(f.libraries);
     if (f.list_ops) o.run = false;  // with --no-load: the static list
@@ -232,6 +235,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "machine's memory)); an allocation beyond it fails the check, naming the limit");
   sub->add_option("--shard", f->shard,
                   "Check only the K-th of N slices of the archives given (every N-th from the K-th), e.g. 2/4 for CI matrices");
+  sub->add_option("--skip", f->skip,
+                  "Report this check (an id such as torch.run or zip.crc; repeatable) as SKIP, never PASS or FAIL; "
+                  "torch.load and torch.run are then not run at all")
+      ->allow_extra_args(false);
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
   AddLoadLibraryFlag(sub, f->libraries);
