@@ -131,6 +131,10 @@ BenchResult Bench(BenchOptions options) {
   if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
   BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
                                 BenchProgress(options.progress)).Take<BenchResult>("benchmarking");
+  r.warmup_count = options.warmup;
+  r.warmup_seconds = options.warmup >= 0 ? 0 : options.warmup_seconds;
+  r.iters_count = options.iters;
+  r.duration_seconds = options.iters > 0 ? 0 : options.duration_seconds;
   if (saved) {
     WriteFileAtomically(save_to, saved->Read());
     r.saved_outputs = save_to;
