@@ -1,10 +1,9 @@
 // tsctl bench ARCHIVE: latency, throughput, warm-up and per-operator profiles.
-#include <unistd.h>
-
 #include <iostream>
 #include <sstream>
 
 #include "cli.h"
+#include "progress.h"
 #include "tsctl/escape.h"
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
@@ -36,10 +35,17 @@ std::optional<bool> OnOff(const std::string& v) {
   return v == "on";
 }
 
-void Progress(const std::string& phase, int done, int total) {
-  std::cerr << "\r\x1b[K[tsctl bench] " << phase;
-  if (total > 0) std::cerr << ' ' << done << '/' << total;
-  std::cerr << std::flush;
+// BenchOptions::progress as a line: "timing 1.2 of 3 s", "warm-up 20 of 50 calls".
+void ShowPhase(ProgressLine& line, const std::string& phase, int done, int total) {
+  char buf[96];
+  if (phase == "inputs") {
+    std::snprintf(buf, sizeof buf, "trying inferred inputs: candidate %d", done);
+  } else if (phase.size() > 2 && phase.compare(phase.size() - 2, 2, " s") == 0) {
+    std::snprintf(buf, sizeof buf, "%s %.1f of %g s", phase.substr(0, phase.size() - 2).c_str(), done / 10.0, total / 10.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s %d of %d calls", phase.c_str(), done, total);
+  }
+  line.Show(buf);
 }
 
 int RunBench(BenchFlags& f, const GlobalOptions& global) {
@@ -63,13 +69,11 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     o.infer_inputs = !f.no_infer;
 
     const bool json = f.format == "json";
-    const bool tty = ::isatty(2) && !json;
+    ProgressLine line("bench", StderrIsTerminal() && !json);
     if (f.sweep) {
       if (f.duration->count() == 0 && f.iters->count() == 0) o.duration_seconds = kSweepDurationSeconds;
-      auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) {
-        if (tty) Progress("sweep", static_cast<int>(done), static_cast<int>(total));
-      });
-      if (tty) std::cerr << "\r\x1b[K" << std::flush;
+      auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) { line.Steps("sweep: timed", done, total); });
+      line.Clear();
       if (json) {
         std::cout << DumpJson(SweepJson(rows)) << '\n';
       } else {
@@ -80,9 +84,12 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
       return kExitOk;
     }
-    if (tty) o.progress = Progress;
+    if (line.enabled()) {
+      line.Show("loading " + EscapeText(o.path));
+      o.progress = [&line](const std::string& phase, int done, int total) { ShowPhase(line, phase, done, total); };
+    }
     BenchResult r = Bench(o);
-    if (tty) std::cerr << "\r\x1b[K" << std::flush;
+    line.Clear();
     if (json) {
       std::cout << DumpJson(ToJson(r, percentiles)) << '\n';
     } else {

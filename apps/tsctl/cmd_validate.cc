@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "progress.h"
 #include "tsctl/archive.h"
 #include "tsctl/escape.h"
 #include "tsctl/source.h"
@@ -124,6 +125,16 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   } catch (const Error& e) {
     return Report("validate", "", e, global);
   }
+  // On a terminal, when the report is text or goes to a file: "archives
+  // checked: 3 of 8, about 12 s left", or for one archive what its LibTorch
+  // child is doing ("trying inferred inputs: candidate 3").
+  ProgressLine line("validate", StderrIsTerminal() && (f.format == "text" || !f.output.empty()));
+  if (line.enabled() && archives.size() > 1) {
+    line.Steps("archives checked:", 0, archives.size());
+    batch.progress = [&line](size_t done, size_t total) { line.Steps("archives checked:", done, total); };
+  } else if (line.enabled() && o.load) {
+    o.progress = [&line, path = EscapeText(archives[0])](const std::string& doing) { line.Show(path + ": " + doing); };
+  }
   int status = kExitOk;
   std::vector<BatchEntry> entries;
   if (int code = Guarded("validate", "", global, [&] {
@@ -133,6 +144,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
       code != kExitOk) {
     return code;
   }
+  line.Clear();
   for (BatchEntry& e : entries) {
     if (e.checked) {
       report.archives.push_back(std::move(e.report));

@@ -62,7 +62,8 @@ struct BenchOptions {
   std::string model_id;    // tags operator callbacks through c10::DebugInfoGuard
   // Called now and then (at most ten times a second) from the timing thread:
   // phase "warm-up" or "timing" with calls done of `total`, or "warm-up s" or
-  // "timing s" with tenths of a second spent of `total`.
+  // "timing s" with tenths of a second spent of `total`; before that, while
+  // inputs are inferred, "inputs" with the candidate tried (from 1), total 0.
   std::function<void(const std::string& phase, int done, int total)> progress;
   std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
   std::string quantized_engine;  // --quantized-engine: qnnpack, fbgemm, onednn, x86 (empty: LibTorch's default)

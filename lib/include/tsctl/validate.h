@@ -90,6 +90,10 @@ struct ValidateOptions {
   // not have run. torch.load skipped: LibTorch is not started (as --no-load);
   // torch.run skipped: the method is not run (as --no-run).
   std::vector<std::string> skip;
+  // Called in the process that checks the archive (ValidateBatch with one
+  // archive at a time) with what its LibTorch child is doing: "loading",
+  // "running forward", "trying inferred inputs: candidate 3".
+  std::function<void(const std::string& doing)> progress;
 };
 
 // Throws tsctl::Error (kIo) only if the file cannot be opened.

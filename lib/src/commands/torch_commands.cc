@@ -67,7 +67,9 @@ void WithStoredInputs(BenchOptions& o) {
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;
   } else if (o.infer_inputs) {
-    FoundInputs found = FindInputs(o.path, o.method, {o.load_libraries, o.quantized_engine});
+    FindInputsOptions find{.load_libraries = o.load_libraries, .quantized_engine = o.quantized_engine};
+    if (o.progress) find.progress = [&o](long k, const std::string&) { o.progress("inputs", static_cast<int>(k), 0); };
+    FoundInputs found = FindInputs(o.path, o.method, find);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
