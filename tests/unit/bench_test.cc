@@ -196,3 +196,21 @@ TEST_CASE("bench: the report says how many calls each phase made and what bounde
   CHECK(counted.str().find("runs        2 warm-up calls (--warmup 2), 3 timed calls (--iters 3)\n") != std::string::npos);
   for (const std::string& w : BenchWarnings(r, ComputeStats(r, {50}))) CHECK(w.find("only 3 timed calls") != 0);
 }
+
+TEST_CASE("bench: warm-up advice names the flag that bounded the warm-up", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {1000, 1000, 1000, 1000};
+  r.warmup_ns = {9000, 8000, 7000};  // never within 15% of the median
+  r.wall_ns = 4000;
+  r.warmup_seconds = 0.2;
+  auto advice = [&] {
+    for (const std::string& w : BenchWarnings(r, ComputeStats(r, {50}))) {
+      if (w.find("warm-up not settled") == 0) return w;
+    }
+    return std::string();
+  };
+  CHECK(advice().find("raise --warmup-time (e.g. --warmup-time 1)") != std::string::npos);
+  r.warmup_count = 3;
+  r.warmup_seconds = 0;
+  CHECK(advice().find("raise --warmup (e.g. --warmup 20)") != std::string::npos);
+}

@@ -102,16 +102,21 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
     }
   }
   int settled = SettledAfter(r.warmup_ns, s.median);
-  const std::string more = std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4));
+  // The flag that bounded the warm-up, with four times its value.
+  std::string more = "--warmup (e.g. --warmup " + std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4)) + ")";
+  if (r.warmup_count < 0 && r.warmup_seconds > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "--warmup-time (e.g. --warmup-time %g)", std::max(1.0, r.warmup_seconds * 4));
+    more = buf;
+  }
   if (!r.warmup_ns.empty() && settled < 0) {
-    w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise --warmup (e.g. --warmup " +
-                more + ")");
+    w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise " + more);
   } else if (!r.warmup_ns.empty() && settled + 3 > static_cast<int>(r.warmup_ns.size())) {
     // Within 15% from call `settled` on, but too few calls after it to tell a
     // settled curve from a passing dip.
     const size_t confirm = r.warmup_ns.size() - static_cast<size_t>(settled);
     w.push_back("warm-up settled late: only the last " + std::to_string(confirm) + " of " + std::to_string(r.warmup_ns.size()) +
-                " warm-up calls are within 15% of the timed median (3 confirm it); raise --warmup (e.g. --warmup " + more + ")");
+                " warm-up calls are within 15% of the timed median (3 confirm it); raise " + more);
   }
   if (r.iters_count <= 0 && r.duration_seconds > 0 && r.latencies_ns.size() < 10) {
     w.push_back("only " + std::to_string(r.latencies_ns.size()) + " timed calls in --duration: percentiles are rough (a longer "
