@@ -570,6 +570,9 @@ DIFF_VARIANTS = {
                  "`extra/notes.txt` changed."),
     "shape": (6, "head", "", False, False, "`base` with an encoder width of 6 instead of 8."),
     "renamed": (8, "classifier", "", False, False, "`base` with the submodule `head` renamed `classifier`."),
+    "renumbered": (8, "head", "", False, False,
+                   "`base` scripted after a `Linear(5, 5)` in the same process: the same model, its Linear "
+                   "classes numbered `___torch_mangle_0` and `___torch_mangle_1` instead of none and 0."),
 }
 
 
@@ -581,6 +584,8 @@ def gen_diff_variant(name, path):
     linecache.cache[DIFF_MODELS_FILENAME] = (len(src), None, src.splitlines(True), DIFF_MODELS_FILENAME)
     ns = {"__name__": "__main__"}
     exec(compile(src, DIFF_MODELS_FILENAME, "exec"), ns)
+    if name == "renumbered":
+        torch.jit.script(torch.nn.Linear(5, 5))  # takes the unnumbered name (before the seed: same weights)
     seed()
     m = ns["DiffNet"]().eval()
     if weight:
@@ -670,7 +675,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 ## Pairs for `tsctl diff` (`diff/`)
 
 `diff/base.pt` and variants of it, one change each (a weight, an operator,
-metadata, a layer's shape, a submodule's name, a plain re-save): see
+metadata, a layer's shape, a submodule's name, renumbered classes, a plain re-save): see
 `diff/README.md`.
 
 ## Broken inputs (`bad/`)

@@ -1,10 +1,9 @@
 // tsctl bench ARCHIVE: latency, throughput, warm-up and per-operator profiles.
-#include <unistd.h>
-
 #include <iostream>
 #include <sstream>
 
 #include "cli.h"
+#include "progress.h"
 #include "tsctl/escape.h"
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
@@ -24,17 +23,30 @@ struct BenchFlags {
   bool sweep = false;
   std::vector<std::string> libraries;
   std::string memory_limit;
+  CLI::Option* duration = nullptr;
+  CLI::Option* iters = nullptr;
 };
+
+// --sweep's default: each of its 16 combinations times calls for half a
+// second (trtexec's 3 s each would take close to a minute).
+constexpr double kSweepDurationSeconds = 0.5;
 
 std::optional<bool> OnOff(const std::string& v) {
   if (v.empty()) return std::nullopt;
   return v == "on";
 }
 
-void Progress(const std::string& phase, int done, int total) {
-  std::cerr << "\r\x1b[K[tsctl bench] " << phase;
-  if (total > 0) std::cerr << ' ' << done << '/' << total;
-  std::cerr << std::flush;
+// BenchOptions::progress as a line: "timing 1.2 of 3 s", "warm-up 20 of 50 calls".
+void ShowPhase(ProgressLine& line, const std::string& phase, int done, int total) {
+  char buf[96];
+  if (phase == "inputs") {
+    std::snprintf(buf, sizeof buf, "trying inferred inputs: candidate %d", done);
+  } else if (phase.size() > 2 && phase.compare(phase.size() - 2, 2, " s") == 0) {
+    std::snprintf(buf, sizeof buf, "%s %.1f of %g s", phase.substr(0, phase.size() - 2).c_str(), done / 10.0, total / 10.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%s %d of %d calls", phase.c_str(), done, total);
+  }
+  line.Show(buf);
 }
 
 int RunBench(BenchFlags& f, const GlobalOptions& global) {
@@ -59,12 +71,11 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     o.value_ranges = ParseValueRanges(f.val_ranges);
 
     const bool json = f.format == "json";
-    const bool tty = ::isatty(2) && !json;
+    ProgressLine line("bench", StderrIsTerminal() && !json);
     if (f.sweep) {
-      auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) {
-        if (tty) Progress("sweep", static_cast<int>(done), static_cast<int>(total));
-      });
-      if (tty) std::cerr << "\r\x1b[K" << std::flush;
+      if (f.duration->count() == 0 && f.iters->count() == 0) o.duration_seconds = kSweepDurationSeconds;
+      auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) { line.Steps("sweep: timed", done, total); });
+      line.Clear();
       if (json) {
         std::cout << DumpJson(SweepJson(rows)) << '\n';
       } else {
@@ -75,9 +86,12 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
       return kExitOk;
     }
-    if (tty) o.progress = Progress;
+    if (line.enabled()) {
+      line.Show("loading " + EscapeText(o.path));
+      o.progress = [&line](const std::string& phase, int done, int total) { ShowPhase(line, phase, done, total); };
+    }
     BenchResult r = Bench(o);
-    if (tty) std::cerr << "\r\x1b[K" << std::flush;
+    line.Clear();
     if (json) {
       std::cout << DumpJson(ToJson(r, percentiles)) << '\n';
     } else {
@@ -98,9 +112,12 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
       ->allow_extra_args(false);
-  sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve)")
-      ->check(NumberIn(0, 1e9, true, "an integer from 0 to 1000000000"))
-      ->capture_default_str();
+  auto* warmup = sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve), instead of --warmup-time")
+                      ->check(NumberIn(0, 1e9, true, "an integer from 0 to 1000000000"));
+  sub->add_option("--warmup-time", f->o.warmup_seconds, "Seconds of untimed calls before timing (at least one call; 0: none)")
+      ->check(NumberIn(0, 1e6, false, "a number of seconds from 0 to 1000000"))
+      ->capture_default_str()
+      ->excludes(warmup);
   sub->add_option("-a,--arg", f->args,
                   "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
                   "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')")
@@ -116,12 +133,13 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
                   "After timing, run once more and write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->o.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
-  auto* iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance")
-                     ->check(NumberIn(1, 1e9, true, "an integer from 1 to 1000000000"))
-                     ->capture_default_str();
-  sub->add_option("--duration", f->o.duration_seconds, "Time calls for this many seconds instead of --iters")
-      ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
-      ->excludes(iters);
+  f->iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance, instead of --duration")
+                 ->check(NumberIn(1, 1e9, true, "an integer from 1 to 1000000000"));
+  f->duration = sub->add_option("--duration", f->o.duration_seconds,
+                                "Seconds of timed calls per instance (at least one call), as trtexec; --sweep: 0.5 per combination")
+                    ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
+                    ->capture_default_str()
+                    ->excludes(f->iters);
   sub->add_option("--threads", f->o.threads, "Intra-op threads (at::set_num_threads); Triton INTRA_OP_THREAD_COUNT")
       ->check(NumberIn(1, 4096, true, "an integer from 1 to 4096"));
   sub->add_option("--interop-threads", f->o.interop_threads, "Inter-op threads; Triton INTER_OP_THREAD_COUNT")

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "progress.h"
 #include "tsctl/archive.h"
 #include "tsctl/escape.h"
 #include "tsctl/source.h"
@@ -36,6 +37,7 @@ struct ValidateFlags {
   int jobs = 0;  // 0: DefaultValidateJobs()
   std::string memory_limit;
   std::string shard;
+  std::vector<std::string> skip;
   ValidateOptions options;
 };
 
@@ -79,6 +81,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     o.load = !f.no_load;
     o.run = !f.no_run;
+    for (const std::string& id : f.skip) RequireCheckId(id, "--skip");
+    o.skip = f.skip;
     if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
     o.load_libraries = OperatorLibraries(f.libraries);
     if (f.list_ops) o.run = false;  // with --no-load: the static list
@@ -123,6 +127,16 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   } catch (const Error& e) {
     return Report("validate", "", e, global);
   }
+  // On a terminal, when the report is text or goes to a file: "archives
+  // checked: 3 of 8, about 12 s left", or for one archive what its LibTorch
+  // child is doing ("trying inferred inputs: candidate 3").
+  ProgressLine line("validate", StderrIsTerminal() && (f.format == "text" || !f.output.empty()));
+  if (line.enabled() && archives.size() > 1) {
+    line.Steps("archives checked:", 0, archives.size());
+    batch.progress = [&line](size_t done, size_t total) { line.Steps("archives checked:", done, total); };
+  } else if (line.enabled() && o.load) {
+    o.progress = [&line, path = EscapeText(archives[0])](const std::string& doing) { line.Show(path + ": " + doing); };
+  }
   int status = kExitOk;
   std::vector<BatchEntry> entries;
   if (int code = Guarded("validate", "", global, [&] {
@@ -132,6 +146,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
       code != kExitOk) {
     return code;
   }
+  line.Clear();
   for (BatchEntry& e : entries) {
     if (e.checked) {
       report.archives.push_back(std::move(e.report));
@@ -238,6 +253,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "machine's memory)); an allocation beyond it fails the check, naming the limit");
   sub->add_option("--shard", f->shard,
                   "Check only the K-th of N slices of the archives given (every N-th from the K-th), e.g. 2/4 for CI matrices");
+  sub->add_option("--skip", f->skip,
+                  "Report this check (an id such as torch.run or zip.crc; repeatable) as SKIP, never PASS or FAIL; "
+                  "torch.load and torch.run are then not run at all")
+      ->allow_extra_args(false);
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
   AddLoadLibraryFlag(sub, f->libraries);

@@ -159,3 +159,58 @@ TEST_CASE("inputs: specs", "[inputs]") {
     CHECK_THROWS_AS(ParseInputSpec(bad), Error);
   }
 }
+
+TEST_CASE("bench: the report says how many calls each phase made and what bounded it", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {1000, 2000, 3000};
+  r.warmup_ns = {9000, 3000};
+  r.wall_ns = 6000;
+  r.warmup_seconds = 0.2;
+  r.duration_seconds = 3;
+  r.inputs = {"x=1x3x8x8:float32", "Tensor", "2x2:int64"};
+  nlohmann::json j = ToJson(r, {50});
+  CHECK(j["runs"]["warmup_calls"] == 2);
+  CHECK(j["runs"]["timed_calls"] == 3);
+  CHECK(j["runs"]["timed"] == nlohmann::json({{"by", "time"}, {"calls", nullptr}, {"seconds", 3}}));
+  CHECK(j["runs"]["warmup"] == nlohmann::json({{"by", "time"}, {"calls", nullptr}, {"seconds", 0.2}}));
+  CHECK(j["input_tensors"][0] == nlohmann::json({{"name", "x"}, {"dtype", "float32"}, {"shape", {1, 3, 8, 8}}}));
+  CHECK(j["input_tensors"][1]["dtype"].is_null());
+  CHECK(j["input_tensors"][2] == nlohmann::json({{"name", ""}, {"dtype", "int64"}, {"shape", {2, 2}}}));
+  std::ostringstream text;
+  RenderText(r, {50}, text);
+  CHECK(text.str().find("runs        2 warm-up calls (--warmup-time 0.2 s), 3 timed calls (--duration 3 s)\n") !=
+        std::string::npos);
+  // Under 10 timed calls in a --duration: the percentiles are rough, and it says so.
+  bool rough = false;
+  for (const std::string& w : BenchWarnings(r, ComputeStats(r, {50}))) rough |= w.find("only 3 timed calls") == 0;
+  CHECK(rough);
+
+  r.warmup_count = 2;
+  r.warmup_seconds = 0;
+  r.iters_count = 3;
+  r.duration_seconds = 0;
+  j = ToJson(r, {50});
+  CHECK(j["runs"]["timed"] == nlohmann::json({{"by", "count"}, {"calls", 3}, {"seconds", nullptr}}));
+  std::ostringstream counted;
+  RenderText(r, {50}, counted);
+  CHECK(counted.str().find("runs        2 warm-up calls (--warmup 2), 3 timed calls (--iters 3)\n") != std::string::npos);
+  for (const std::string& w : BenchWarnings(r, ComputeStats(r, {50}))) CHECK(w.find("only 3 timed calls") != 0);
+}
+
+TEST_CASE("bench: warm-up advice names the flag that bounded the warm-up", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {1000, 1000, 1000, 1000};
+  r.warmup_ns = {9000, 8000, 7000};  // never within 15% of the median
+  r.wall_ns = 4000;
+  r.warmup_seconds = 0.2;
+  auto advice = [&] {
+    for (const std::string& w : BenchWarnings(r, ComputeStats(r, {50}))) {
+      if (w.find("warm-up not settled") == 0) return w;
+    }
+    return std::string();
+  };
+  CHECK(advice().find("raise --warmup-time (e.g. --warmup-time 1)") != std::string::npos);
+  r.warmup_count = 3;
+  r.warmup_seconds = 0;
+  CHECK(advice().find("raise --warmup (e.g. --warmup 20)") != std::string::npos);
+}

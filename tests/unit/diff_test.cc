@@ -432,3 +432,83 @@ TEST_CASE("diff: --ignore-mangle leaves ___torch_mangle_N namespaces out", "[dif
   CHECK(r.code[1].class_name == "__torch__.torch.nn.modules.linear.Linear#2");
   CHECK(r.code[1].unified_diff.find("+  in_features : Final[int] = 6") != std::string::npos);
 }
+
+namespace {
+
+// `s` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+bool IsCode(const RawRecord& r) {
+  return r.name.find("/code/") != std::string::npos && r.name.size() > 3 && r.name.compare(r.name.size() - 3, 3, ".py") == 0;
+}
+
+}  // namespace
+
+TEST_CASE("diff: classes match modulo ___torch_mangle_N, code compared with A's names read as B's", "[diff]") {
+  std::vector<RawRecord> recs = RecordsOf("diff/base.pt");
+  // B: the same model, its ___torch_mangle_0 numbered 7 (names, code, pickles).
+  std::vector<RawRecord> renumbered;
+  for (const RawRecord& r : recs) {
+    renumbered.push_back(Stored(ReplaceAll(r.name, "___torch_mangle_0", "___torch_mangle_7"),
+                                ReplaceAll(r.data, "___torch_mangle_0", "___torch_mangle_7")));
+  }
+  Archive a = OpenBytes(MakeZip(recs));
+  DiffResult same = DiffArchives(a, OpenBytes(MakeZip(renumbered)));
+  CHECK(same.code.empty());
+  CHECK(same.Section(DiffSection::kCode).equal);
+
+  // A real change in the renumbered class is listed once, with B's name.
+  RawRecord& head = Record(renumbered, "linear/___torch_mangle_7.py");
+  head = Stored(head.name, ReplaceAll(head.data, "out_features : Final[int] = 3", "out_features : Final[int] = 4"));
+  DiffResult one = DiffArchives(a, OpenBytes(MakeZip(renumbered)));
+  REQUIRE(one.code.size() == 1);
+  CHECK(one.code[0].class_name == "__torch__.torch.nn.modules.linear.___torch_mangle_0.Linear");
+  CHECK(one.code[0].class_b == "__torch__.torch.nn.modules.linear.___torch_mangle_7.Linear");
+  CHECK(one.code[0].method == "(declarations)");
+  CHECK(one.code[0].unified_diff.find("+  out_features : Final[int] = 4") != std::string::npos);
+}
+
+TEST_CASE("diff: swapped numbers are matched by code, and a swapped reference still differs", "[diff]") {
+  // testdata/diff/renumbered.pt: Linear(4,8) is ___torch_mangle_0 (base: unnumbered) and
+  // Linear(8,3) ___torch_mangle_1 (base: ___torch_mangle_0): matching by name alone pairs the wrong ones.
+  DiffOptions code_only;
+  for (bool& s : code_only.sections) s = false;
+  code_only.sections[static_cast<int>(DiffSection::kCode)] = true;
+  DiffResult r = DiffFiles("diff/base.pt", "diff/renumbered.pt", code_only);
+  CHECK(r.code.empty());
+  CHECK(r.Equal());
+
+  // Encoder.fc pointing at the other Linear is a real difference.
+  std::vector<RawRecord> recs = RecordsOf("diff/renumbered.pt");
+  RawRecord& top = Record(recs, "/code/__torch__.py");
+  top = Stored(top.name, ReplaceAll(top.data, "fc : __torch__.torch.nn.modules.linear.___torch_mangle_0.Linear",
+                                    "fc : __torch__.torch.nn.modules.linear.___torch_mangle_1.Linear"));
+  DiffResult swapped = DiffArchives(OpenFile("diff/base.pt"), OpenBytes(MakeZip(recs)), code_only);
+  REQUIRE_FALSE(swapped.code.empty());
+  CHECK(swapped.code[0].class_name == "__torch__.Encoder");
+}
+
+TEST_CASE("diff: format 1's op_version_set line is not code, module-level code is never a class", "[diff]") {
+  std::vector<RawRecord> recs = RecordsOf("diff/base.pt");
+  std::vector<RawRecord> old = recs;
+  for (RawRecord& r : old) {
+    if (IsCode(r)) r = Stored(r.name, "op_version_set = 1\n" + r.data);
+  }
+  DiffResult r = DiffArchives(OpenBytes(MakeZip(old)), OpenBytes(MakeZip(recs)));
+  CHECK(r.code.empty());
+  CHECK(r.Section(DiffSection::kCode).equal);
+
+  // Other module-level lines are compared, as a module's declarations.
+  for (RawRecord& x : old) {
+    if (IsCode(x)) x = Stored(x.name, "some_global = 1\n" + x.data);
+  }
+  DiffResult m = DiffArchives(OpenBytes(MakeZip(old)), OpenBytes(MakeZip(recs)));
+  REQUIRE_FALSE(m.code.empty());
+  for (const CodeChange& c : m.code) {
+    CHECK(c.method == "(declarations)");
+    CHECK(c.kind == ChangeKind::kRemoved);
+  }
+}

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "test_util.h"
+#include "../../lib/src/render/tensor_type.h"
 #include "tsctl/validate.h"
 #include "tsctl/zip.h"
 
@@ -170,4 +171,104 @@ TEST_CASE("validate: reports in JSON and JUnit agree with the checks", "[validat
   std::string xml = RenderJUnit(report);
   CHECK(xml.find("<failure") != std::string::npos);
   CHECK(xml.find("name=\"zip.crc\"") != std::string::npos);
+}
+
+TEST_CASE("validate: --skip reports a check as SKIP, never PASS or FAIL", "[validate]") {
+  const std::string bytes = test::Slurp(test::TestData("bad/crc_mismatch.pt"));
+  ValidateOptions o = NoTorch();
+  o.skip = {"zip.crc", "ts.alignment", "torch.reference"};
+  ArchiveReport r = ValidateSource(MakeMemorySource(bytes, "crc.pt"), "crc.pt", o);
+  int seen = 0;
+  for (const CheckResult& c : r.checks) {
+    if (c.id == "zip.crc" || c.id == "ts.alignment" || c.id == "torch.reference") {
+      ++seen;
+      CHECK(c.status == CheckStatus::kSkip);
+      CHECK(c.message == "skipped by --skip");
+    }
+  }
+  CHECK(seen == 3);  // torch.reference would not have run (no LibTorch): still reported, once
+  CHECK(r.Count(CheckStatus::kFail) == 0);
+  ValidationReport report;
+  report.archives.push_back(r);
+  CHECK(report.Passed());
+  CHECK(RenderJUnit(report).find("<skipped message=\"skipped by --skip\"") != std::string::npos);
+  CHECK(ToJson(report)["archives"][0]["checks"].dump().find("\"skipped by --skip\"") != std::string::npos);
+}
+
+TEST_CASE("validate: --skip names must be check ids", "[validate]") {
+  for (const std::string& id : CheckIds()) CHECK_NOTHROW(RequireCheckId(id, "--skip"));
+  try {
+    RequireCheckId("torch.rnu", "--skip");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kUsage);
+    const std::string what = e.what();
+    CHECK(what.find("--skip: 'torch.rnu' is not a check") == 0);
+    CHECK(what.find("torch.run") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("validate: JUnit has time attributes that add up", "[validate]") {
+  ValidationReport report;
+  report.archives.push_back(Check(test::Slurp(test::TestData("with_extra.pt")), "a.pt"));
+  const ArchiveReport& a = report.archives[0];
+  double sum = 0;
+  for (const CheckResult& c : a.checks) {
+    CHECK(c.seconds >= 0);
+    sum += c.seconds;
+  }
+  CHECK(a.seconds > 0);
+  CHECK(sum <= a.seconds + 1e-9);
+  const std::string xml = RenderJUnit(report);
+  size_t testcases = 0;
+  for (size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) {
+    const size_t end = xml.find('>', at);
+    CHECK(xml.substr(at, end - at).find(" time=\"") != std::string::npos);
+    ++testcases;
+  }
+  CHECK(testcases == a.checks.size());
+  CHECK(xml.find("<testsuite name=\"a.pt\"") != std::string::npos);
+  const size_t suite = xml.find("<testsuite ");
+  CHECK(xml.substr(suite, xml.find('>', suite) - suite).find(" time=\"") != std::string::npos);
+  const size_t suites = xml.find("<testsuites ");
+  CHECK(xml.substr(suites, xml.find('>', suites) - suites).find(" time=\"") != std::string::npos);
+}
+
+TEST_CASE("validate: JSON gives dtype and shape beside display strings", "[validate]") {
+  ValidationReport report;
+  ArchiveReport a;
+  a.path = "m.pt";
+  a.details = {{"model",
+                {{"outputs", {{{"name", "output"}, {"desc", "Float[1, 6]"}}, {{"name", "output[1]"}, {"desc", "int 7"}}}},
+                 {"input_args", {{{"name", "x"}, {"value", "1x3x8x8:float32"}}, {{"name", "n"}, {"value", "3"}}}}}}};
+  report.archives.push_back(a);
+  nlohmann::json model = ToJson(report)["archives"][0]["details"]["model"];
+  CHECK(model["outputs"][0]["dtype"] == "float32");
+  CHECK(model["outputs"][0]["shape"] == nlohmann::json::array({1, 6}));
+  CHECK(model["outputs"][0]["desc"] == "Float[1, 6]");
+  CHECK(model["outputs"][1]["dtype"].is_null());
+  CHECK(model["outputs"][1]["shape"].is_null());
+  CHECK(model["input_args"][0]["dtype"] == "float32");
+  CHECK(model["input_args"][0]["shape"] == nlohmann::json::array({1, 3, 8, 8}));
+  CHECK(model["input_args"][1]["dtype"].is_null());  // an int argument, not a 1-D shape
+}
+
+TEST_CASE("tensor types from display strings and input specs", "[validate]") {
+  auto t = TensorTypeOf("Float[1, 10]");
+  REQUIRE(t);
+  CHECK(t->dtype == "float32");
+  CHECK(t->shape == std::vector<int64_t>{1, 10});
+  t = TensorTypeOf("Long[]");
+  REQUIRE(t);
+  CHECK(t->dtype == "int64");
+  CHECK(t->shape.empty());
+  CHECK(TensorTypeOf("QUInt8[2, 3]")->dtype == "quint8");
+  CHECK(TensorTypeOf("ComplexFloat[4]")->dtype == "complex64");
+  CHECK(TensorTypeOf("1x3x224x224:float16:channels_last")->shape == std::vector<int64_t>{1, 3, 224, 224});
+  CHECK(TensorTypeOf("scalar:int64")->shape.empty());
+  CHECK(TensorTypeOf("2x3")->dtype == "float32");
+  for (const char* no : {"3", "int 7", "Tensor", "Float[1,6]", "Tuple[Tensor]", "Foo[1]", "Float[-1]", "", "x=1x2", "str 'a[1]'"}) {
+    CHECK_FALSE(TensorTypeOf(no));
+  }
 }

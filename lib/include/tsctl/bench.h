@@ -41,9 +41,14 @@ struct BenchOptions {
   bool infer_inputs = true;      // none given or stored: infer them (FindInputs), else take what is stored
   uint64_t seed = 0;             // --seed: the generator of random input values
   std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
-  int warmup = 10;
-  int iters = 100;
-  double duration_seconds = 0;  // > 0: run timed iterations for this long instead of `iters`
+  // Warm-up: `warmup` calls when >= 0 (--warmup N), else calls until
+  // `warmup_seconds` have passed (--warmup-time; at least one call).
+  int warmup = -1;
+  double warmup_seconds = 0.2;
+  // Timed calls per instance: `iters` when > 0 (--iters N), else calls until
+  // `duration_seconds` have passed (--duration; at least one call), as trtexec.
+  int iters = 0;
+  double duration_seconds = 3;
   int threads = 0;              // 0: LibTorch's default
   int interop_threads = 0;
   int instances = 1;
@@ -57,7 +62,10 @@ struct BenchOptions {
   std::string trace_path;  // Chrome trace JSON
   bool log_api_usage = false;
   std::string model_id;    // tags operator callbacks through c10::DebugInfoGuard
-  // Called now and then from the timing thread (not in the timed region).
+  // Called now and then (at most ten times a second) from the timing thread:
+  // phase "warm-up" or "timing" with calls done of `total`, or "warm-up s" or
+  // "timing s" with tenths of a second spent of `total`; before that, while
+  // inputs are inferred, "inputs" with the candidate tried (from 1), total 0.
   std::function<void(const std::string& phase, int done, int total)> progress;
   std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
   std::string quantized_engine;  // --quantized-engine: qnnpack, fbgemm, onednn, x86 (empty: LibTorch's default)
@@ -81,6 +89,12 @@ struct OpStat {
 struct BenchResult {
   std::string path;
   std::string saved_outputs;  // --save-outputs: where the outputs were written (set by the parent)
+  // How the phases were bounded, copied from BenchOptions by the parent: a
+  // count (warmup >= 0, iters > 0) or else a time in seconds.
+  int warmup_count = -1;
+  double warmup_seconds = 0;
+  int iters_count = 0;
+  double duration_seconds = 0;
   std::string method;
   std::string device;
   std::vector<std::string> inputs;

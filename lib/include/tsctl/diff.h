@@ -109,6 +109,7 @@ struct CodeChange {
   std::string method;      // "" when the whole class was added or removed
   ChangeKind kind = ChangeKind::kChanged;
   std::string unified_diff;  // "@@ ..." hunks, for changed methods
+  std::string class_b;       // B's name where it differs (matched modulo ___torch_mangle_N)
 };
 
 struct JsonChange {

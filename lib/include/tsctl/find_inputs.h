@@ -3,6 +3,7 @@
 // child. Shared by bench and trace (validate does the same inside its check).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct FindInputsOptions {
   double timeout_seconds = 300;
   uint64_t seed = 0;                      // --seed
   std::vector<ValueRange> value_ranges;   // --val-range
+  // Called in this process as the child tries inferred candidates: the
+  // candidate's number (from 1) and the flags that would pin it.
+  std::function<void(long candidate, const std::string& flags)> progress = nullptr;
 };
 
 FoundInputs FindInputs(const std::string& path, const std::string& method, const FindInputsOptions& options = {});

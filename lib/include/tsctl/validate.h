@@ -23,10 +23,24 @@ enum class CheckStatus { kPass, kWarn, kFail, kSkip };
 const char* CheckStatusName(CheckStatus status);  // PASS WARN FAIL SKIP
 
 struct CheckResult {
+  CheckResult() = default;
+  CheckResult(std::string id_, CheckStatus status_, std::string message_)
+      : id(std::move(id_)), status(status_), message(std::move(message_)) {}
+
   std::string id;  // e.g. "zip.crc"; every id is documented in tsctl-validate(1)
   CheckStatus status = CheckStatus::kPass;
   std::string message;
+  // Wall time of the step that made this check, shared evenly by the checks
+  // that one step made (the ZIP pass, the LibTorch child): JUnit's testcase
+  // time, so that an archive's testcases add up to about its time.
+  double seconds = 0;
 };
+
+// Every check id validate reports, in report order; tsctl-validate(1)
+// documents each.
+const std::vector<std::string>& CheckIds();
+// Throws tsctl::Error (kUsage), one line listing CheckIds(), unless `id` is one.
+void RequireCheckId(const std::string& id, const std::string& flag);
 
 struct ArchiveReport {
   std::string path;
@@ -34,6 +48,7 @@ struct ArchiveReport {
   std::string schema;             // the method's schema when it loaded
   std::vector<std::string> ops;   // operators the methods call (LibTorch's list, or the static one without loading)
   nlohmann::json details;         // load time, outputs, error statistics
+  double seconds = 0;             // wall time to check this archive
 
   int Count(CheckStatus status) const;
 };
@@ -72,6 +87,15 @@ struct ValidateOptions {
   // How far each LibTorch child may grow past what it inherited
   // (RLIMIT_DATA); 0: min(8 GiB, half of the machine's memory).
   uint64_t memory_limit_bytes = 0;
+  // --skip: check ids (CheckIds()) reported as SKIP, "skipped by --skip",
+  // whatever they would have found; each appears once even where it would
+  // not have run. torch.load skipped: LibTorch is not started (as --no-load);
+  // torch.run skipped: the method is not run (as --no-run).
+  std::vector<std::string> skip;
+  // Called in the process that checks the archive (ValidateBatch with one
+  // archive at a time) with what its LibTorch child is doing: "loading",
+  // "running forward", "trying inferred inputs: candidate 3".
+  std::function<void(const std::string& doing)> progress;
 };
 
 // Throws tsctl::Error (kIo) only if the file cannot be opened.

@@ -1,6 +1,9 @@
 // The code section: stored TorchScript source split into classes and
 // methods (the serializer's fixed layout, python_print.cpp), each pair
-// compared with a unified diff.
+// compared with a unified diff. Classes are matched by qualified name, then
+// modulo ___torch_mangle_N (name_mangler.cpp numbers a class again whenever
+// a process compiles another one of the same name), so a model saved again
+// by another process or PyTorch lists only real differences.
 #include <cctype>
 #include <map>
 #include <regex>
@@ -34,6 +37,7 @@ struct Unit {
   std::string class_name;  // qualified class, or the module for functions
   std::string method;      // a method or function name, or kDeclarations
   std::string text;
+  bool in_class = false;   // class_name is a class, not a module
 };
 
 using Units = std::map<std::string, Unit>;  // by class "::" method
@@ -53,13 +57,16 @@ void Split(const std::string& record, const std::string& source, std::map<std::s
   Unit* current = nullptr;
   auto open = [&](const std::string& class_name, const std::string& method) {
     std::string key = class_name + "::" + method;
-    auto [it, inserted] = units.emplace(key, Unit{class_name, method, {}});
+    auto [it, inserted] = units.emplace(key, Unit{class_name, method, {}, class_name != module});
     if (inserted) order.push_back(key);
     current = &it->second;
   };
   for (std::string_view line : SplitLines(source)) {
     std::string l(line);
     bool top = !l.empty() && l[0] != ' ';
+    // Formats 1 and 2 open each record with the operator version, which
+    // the format section reports: not code.
+    if (top && l.rfind("op_version_set = ", 0) == 0) continue;
     if (top && l.rfind("class ", 0) == 0) {
       std::string name = module + "." + Ident(l, 6);
       int n = ++seen_classes[name];
@@ -115,6 +122,101 @@ Units Read(const Side& side, const ArchiveInfo& info, const DiffOptions& options
   return units;
 }
 
+// Classes of A and B matched within each group of names equal modulo
+// ___torch_mangle_N: first those with the same code modulo numbering (the
+// same name preferred), then the same name, then in record order. Modules
+// (module-level code) match by equal name.
+struct Pairing {
+  std::map<std::string, std::string> a_to_b, b_to_a;
+  std::map<std::string, std::string> renamed;  // the pairs of a_to_b whose names differ
+};
+
+struct ClassList {
+  std::vector<std::string> names;           // classes in record order
+  std::map<std::string, std::string> code;  // all of a class's units
+};
+
+ClassList Classes(const Units& units, const std::vector<std::string>& order) {
+  ClassList out;
+  for (const std::string& key : order) {
+    const Unit& u = units.at(key);
+    if (!u.in_class) continue;
+    auto [it, inserted] = out.code.emplace(u.class_name, "");
+    if (inserted) out.names.push_back(u.class_name);
+    it->second += u.text;
+  }
+  return out;
+}
+
+void PairGroup(const std::vector<std::string>& ga, const std::vector<std::string>& gb, const ClassList& ca,
+               const ClassList& cb, Pairing& p) {
+  std::vector<bool> taken(gb.size(), false);
+  std::vector<std::string> code_b;
+  for (const std::string& y : gb) code_b.push_back(NormalizeMangle(cb.code.at(y)));
+  auto pass = [&](auto&& fits) {
+    for (const std::string& x : ga) {
+      if (p.a_to_b.count(x)) continue;
+      for (size_t j = 0; j < gb.size(); ++j) {
+        if (taken[j] || !fits(x, j)) continue;
+        taken[j] = true;
+        p.a_to_b[x] = gb[j];
+        p.b_to_a[gb[j]] = x;
+        if (x != gb[j]) p.renamed[x] = gb[j];
+        break;
+      }
+    }
+  };
+  std::map<std::string, std::string> code_a;
+  for (const std::string& x : ga) code_a[x] = NormalizeMangle(ca.code.at(x));
+  pass([&](const std::string& x, size_t j) { return x == gb[j] && code_a[x] == code_b[j]; });
+  pass([&](const std::string& x, size_t j) { return code_a[x] == code_b[j]; });
+  pass([&](const std::string& x, size_t j) { return x == gb[j]; });
+  pass([&](const std::string&, size_t) { return true; });
+}
+
+Pairing PairClasses(const Units& ua, const std::vector<std::string>& order_a, const Units& ub,
+                    const std::vector<std::string>& order_b) {
+  const ClassList ca = Classes(ua, order_a), cb = Classes(ub, order_b);
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> groups;
+  for (const std::string& x : ca.names) groups[NormalizeMangle(x)].first.push_back(x);
+  for (const std::string& y : cb.names) groups[NormalizeMangle(y)].second.push_back(y);
+  Pairing p;
+  for (const auto& [name, g] : groups) {
+    if (g.first.size() == 1 && g.second.size() == 1 && g.first[0] == g.second[0]) {
+      p.a_to_b[g.first[0]] = p.b_to_a[g.first[0]] = g.first[0];  // the usual case, without reading the code
+    } else if (!g.first.empty() && !g.second.empty()) {
+      PairGroup(g.first, g.second, ca, cb, p);
+    }
+  }
+  return p;
+}
+
+// `text` with every class name that `names` maps to another replaced by it
+// (whole dotted names: "a.___torch_mangle_1.M" is not a part of "a.___torch_mangle_12.M").
+std::string Rename(const std::string& text, const std::map<std::string, std::string>& names) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!ident(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && ident(text[end])) ++end;
+    std::string token = text.substr(i, end - i);
+    for (size_t cut = token.size(); cut != std::string::npos && cut > 0; cut = token.rfind('.', cut - 1)) {
+      auto it = names.find(token.substr(0, cut));
+      if (it == names.end()) continue;
+      token = it->second + token.substr(cut);
+      break;
+    }
+    out += token;
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string NormalizeMangle(const std::string& s) {
@@ -130,32 +232,39 @@ void DiffCode(const Side& a, const ArchiveInfo& ia, const Side& b, const Archive
   std::vector<std::string> order_a, order_b;
   Units ua = Read(a, ia, options, order_a, result, "A");
   Units ub = Read(b, ib, options, order_b, result, "B");
-  std::set<std::string> classes_a, classes_b;
-  for (const auto& [k, u] : ua) classes_a.insert(u.class_name);
-  for (const auto& [k, u] : ub) classes_b.insert(u.class_name);
+  const Pairing pairs = PairClasses(ua, order_a, ub, order_b);
   std::set<std::string> reported;  // whole classes added or removed
   for (const std::string& key : order_a) {
     const Unit& x = ua.at(key);
-    auto it = ub.find(key);
-    if (it == ub.end()) {
-      if (!classes_b.count(x.class_name)) {
-        if (reported.insert(x.class_name).second) result.code.push_back({x.class_name, "", ChangeKind::kRemoved, ""});
-      } else {
-        result.code.push_back({x.class_name, x.method, ChangeKind::kRemoved, ""});
-      }
+    auto pair = pairs.a_to_b.find(x.class_name);
+    if (pair == pairs.a_to_b.end() && x.in_class) {
+      if (reported.insert(x.class_name).second) result.code.push_back({x.class_name, "", ChangeKind::kRemoved, "", ""});
       continue;
     }
-    std::string d = UnifiedDiff(x.text, it->second.text, options.context_lines);
-    if (!d.empty()) result.code.push_back({x.class_name, x.method, ChangeKind::kChanged, d});
+    const std::string& class_b = pair == pairs.a_to_b.end() ? x.class_name : pair->second;
+    auto it = ub.find(class_b + "::" + x.method);
+    if (it == ub.end()) {
+      result.code.push_back({x.class_name, x.method, ChangeKind::kRemoved, "", ""});
+      continue;
+    }
+    if (x.text == it->second.text) continue;
+    if (!pairs.renamed.empty() && Rename(x.text, pairs.renamed) == it->second.text) continue;
+    CodeChange c{x.class_name, x.method, ChangeKind::kChanged, UnifiedDiff(x.text, it->second.text, options.context_lines), ""};
+    if (class_b != x.class_name) c.class_b = class_b;
+    result.code.push_back(std::move(c));
   }
   for (const std::string& key : order_b) {
     const Unit& y = ub.at(key);
-    if (ua.count(key)) continue;
-    if (!classes_a.count(y.class_name)) {
-      if (reported.insert(y.class_name).second) result.code.push_back({y.class_name, "", ChangeKind::kAdded, ""});
-    } else {
-      result.code.push_back({y.class_name, y.method, ChangeKind::kAdded, ""});
+    auto pair = pairs.b_to_a.find(y.class_name);
+    if (pair == pairs.b_to_a.end() && y.in_class) {
+      if (reported.insert(y.class_name).second) result.code.push_back({y.class_name, "", ChangeKind::kAdded, "", ""});
+      continue;
     }
+    const std::string& class_a = pair == pairs.b_to_a.end() ? y.class_name : pair->second;
+    if (ua.count(class_a + "::" + y.method)) continue;
+    CodeChange c{class_a, y.method, ChangeKind::kAdded, "", ""};
+    if (class_a != y.class_name) c.class_b = y.class_name;
+    result.code.push_back(std::move(c));
   }
 }
 

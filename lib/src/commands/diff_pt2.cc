@@ -172,13 +172,13 @@ void DiffPt2Graphs(const Archive& a, const Archive& b, const DiffOptions& option
   for (const auto& [name, text] : ga) {
     auto it = gb.find(name);
     if (it == gb.end()) {
-      r.code.push_back({"graph", "(" + name + ")", ChangeKind::kRemoved, ""});
+      r.code.push_back({"graph", "(" + name + ")", ChangeKind::kRemoved, "", ""});
     } else if (it->second != text) {
-      r.code.push_back({"graph", "(" + name + ")", ChangeKind::kChanged, UnifiedDiff(text, it->second, options.context_lines)});
+      r.code.push_back({"graph", "(" + name + ")", ChangeKind::kChanged, UnifiedDiff(text, it->second, options.context_lines), ""});
     }
   }
   for (const auto& [name, text] : gb) {
-    if (!ga.count(name)) r.code.push_back({"graph", "(" + name + ")", ChangeKind::kAdded, ""});
+    if (!ga.count(name)) r.code.push_back({"graph", "(" + name + ")", ChangeKind::kAdded, "", ""});
   }
 }
 

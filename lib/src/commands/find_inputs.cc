@@ -31,7 +31,10 @@ FoundInputs FindInputs(const std::string& path, const std::string& method, const
   m.value_ranges = options.value_ranges;
   std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried
   double seconds = 0;
-  ChildOutcome child = RunModelCheck(m, {.timeout_seconds = timeout_seconds}, crashed, seconds);
+  auto on_line = [&options](const std::string& line) {
+    if (options.progress && CandidateIndex(line) >= 0) options.progress(CandidateIndex(line) + 1, TriedCandidate(line));
+  };
+  ChildOutcome child = RunModelCheck(m, {.timeout_seconds = timeout_seconds}, crashed, seconds, nullptr, on_line);
   if (child.Died()) {
     // The guesses crashed or hung LibTorch: not an answer, a reason to say.
     const std::string tried = TriedCandidate(child.progress);

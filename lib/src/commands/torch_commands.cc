@@ -76,9 +76,10 @@ std::unique_ptr<TempFile> WithStoredInputs(BenchOptions& o) {
     o.load_inputs_path = recorded->path;
     o.input_source = kRecordedReference;
   } else if (o.infer_inputs) {
-    FoundInputs found = FindInputs(o.path, o.method,
-                                   {.load_libraries = o.load_libraries, .quantized_engine = o.quantized_engine, .seed = o.seed,
-                                    .value_ranges = o.value_ranges});
+    FindInputsOptions find{.load_libraries = o.load_libraries, .quantized_engine = o.quantized_engine, .seed = o.seed,
+                           .value_ranges = o.value_ranges};
+    if (o.progress) find.progress = [&o](long k, const std::string&) { o.progress("inputs", static_cast<int>(k), 0); };
+    FoundInputs found = FindInputs(o.path, o.method, find);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
@@ -143,6 +144,10 @@ BenchResult Bench(BenchOptions options) {
   if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
   BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
                                 BenchProgress(options.progress)).Take<BenchResult>("benchmarking");
+  r.warmup_count = options.warmup;
+  r.warmup_seconds = options.warmup >= 0 ? 0 : options.warmup_seconds;
+  r.iters_count = options.iters;
+  r.duration_seconds = options.iters > 0 ? 0 : options.duration_seconds;
   if (saved) {
     WriteFileAtomically(save_to, saved->Read());
     r.saved_outputs = save_to;

@@ -1,6 +1,8 @@
 #include "tsctl/validate.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -126,12 +128,15 @@ bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allo
 
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options) {
   // LibTorch loads by path: a stream read here would be gone by then.
-  if (options.load) RequireRegularFile(path, "LibTorch loads", "(or pass --no-load)");
+  const bool load = options.load && std::find(options.skip.begin(), options.skip.end(), "torch.load") == options.skip.end();
+  if (load) RequireRegularFile(path, "LibTorch loads", "(or pass --no-load)");
   std::unique_ptr<ByteSource> src = OpenFileSource(path);
   return ValidateSource(std::move(src), path, options);
 }
 
-ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
+namespace {
+
+ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
   ArchiveReport report;
   report.path = path;
   report.details = json::object();
@@ -153,9 +158,9 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     out.push_back({"zip.structure", CheckStatus::kFail, e.what()});
     return report;
   }
-  CheckZip(*archive, options, out);
+  TimedStep(out, [&] { CheckZip(*archive, options, out); });
   if (IsPt2(archive->kind())) {
-    CheckPt2(*archive, options, report);
+    TimedStep(out, [&] { CheckPt2(*archive, options, report); });
     return report;
   }
   if (archive->kind() != ArchiveKind::kTorchScript && archive->kind() != ArchiveKind::kTorchScriptLegacy) {
@@ -166,10 +171,11 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     out.push_back({"ts.kind", CheckStatus::kFail, what});
     return report;
   }
-  CheckStructure(*archive, out);
-  const bool loadable = CheckLoadHooks(*archive, options, out);
-  CheckMeta(*archive, options.require_meta, out);
-  if (LooksMobile(*archive, path)) CheckMobile(*archive, path, out);
+  TimedStep(out, [&] { CheckStructure(*archive, out); });
+  bool loadable = true;
+  TimedStep(out, [&] { loadable = CheckLoadHooks(*archive, options, out); });
+  TimedStep(out, [&] { CheckMeta(*archive, options.require_meta, out); });
+  if (LooksMobile(*archive, path)) TimedStep(out, [&] { CheckMobile(*archive, path, out); });
   if (!options.load) {
     // Without LibTorch: the operators the code (or bytecode.pkl) calls.
     OperatorList ops = ListOperators(*archive);
@@ -231,7 +237,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
     } catch (const Error&) {
     }
   }
-  CheckModelInChild(*archive, path, options, m, report);
+  TimedStep(out, [&] { CheckModelInChild(*archive, path, options, m, report); });
   if (PinsCuda(out)) {
     // A model pinned to CUDA (ts.device) that fails on a machine or LibTorch
     // without CUDA: the machine cannot run it, the archive is not broken.
@@ -244,6 +250,20 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
       }
     }
   }
+  return report;
+}
+
+}  // namespace
+
+ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ValidateOptions o = options;
+  auto skipped = [&](const char* id) { return std::find(o.skip.begin(), o.skip.end(), id) != o.skip.end(); };
+  if (skipped("torch.load")) o.load = false;
+  if (skipped("torch.run")) o.run = false;
+  ArchiveReport report = RunChecks(std::move(src), path, o);
+  ApplySkip(o.skip, report.checks);
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ bool LooksMobile(const Archive& archive, const std::string& path);
 // ts.mobile: the mobile bytecode version and methods (bytecode.pkl), or a
 // WARN for a .ptl file without bytecode.pkl (a full-JIT archive).
 void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out);
+
+// Runs one step of the checks and shares its wall time evenly among the
+// checks it appended (CheckResult::seconds).
+void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step);
+// --skip: each check named in `skip` becomes SKIP "skipped by --skip"; one
+// not in `out` is appended so (a skipped check is reported, never passed).
+void ApplySkip(const std::vector<std::string>& skip, std::vector<CheckResult>& out);
 
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {

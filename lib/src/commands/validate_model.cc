@@ -364,7 +364,12 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     const std::string prefix = multi ? m.method + ": " : "";
     std::vector<CandidateTry> crashed;  // inferred candidates that killed a child
     std::string schema;                 // the method's, once a child found it
-    ChildOutcome child = RunModelCheck(m, LimitsOf(options), crashed, seconds, &schema);
+    auto on_line = [&options, &m](const std::string& line) {
+      if (!options.progress) return;
+      if (long k = CandidateIndex(line); k >= 0) options.progress("trying inferred inputs: candidate " + std::to_string(k + 1));
+      else if (line == "loaded" || line.rfind("method ", 0) == 0) options.progress("running " + m.method);
+    };
+    ChildOutcome child = RunModelCheck(m, LimitsOf(options), crashed, seconds, &schema, on_line);
     const std::string doing = Doing(child.progress, m.method);
     const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
     // A child that died while running: what it had already checked stands.

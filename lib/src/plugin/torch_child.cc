@@ -243,10 +243,11 @@ long CandidateIndex(const std::string& progress) {
 }
 
 ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
-                           double& seconds, std::string* schema) {
+                           double& seconds, std::string* schema, const std::function<void(const std::string&)>& on_line) {
   constexpr int kFreshChildren = 3;
-  auto on_progress = [schema](const std::string& line) {
+  auto on_progress = [schema, &on_line](const std::string& line) {
     if (schema && line.rfind("method ", 0) == 0) *schema = line.substr(7);
+    if (on_line) on_line(line);
   };
   for (int fresh = 0;; ++fresh) {
     ChildOutcome child = RunTorchChild(CheckRequest{.options = options}, limits, on_progress);

@@ -125,9 +125,11 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
 // tries the candidates after it, at most 3 times. The last outcome is
 // returned; `seconds` adds up every child's time. `schema` gets the method's
 // schema as soon as a child has found it (its "method SCHEMA" progress line),
-// so that a report keeps it when the child dies later.
+// so that a report keeps it when the child dies later. `on_line`, if given,
+// gets every progress line of every child as it comes (for a progress line).
 ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
-                           double& seconds, std::string* schema = nullptr);
+                           double& seconds, std::string* schema = nullptr,
+                           const std::function<void(const std::string&)>& on_line = {});
 
 // Loads the LibTorch plugin into this process and builds LibTorch's lazily
 // built tables, once, so that children forked later inherit both. Throws

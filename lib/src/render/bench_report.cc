@@ -1,9 +1,11 @@
 // Statistics, advice and rendering for `tsctl bench`. No LibTorch here.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
 
+#include "tensor_type.h"
 #include "tsctl/bench.h"
 #include "tsctl/text_util.h"
 
@@ -100,16 +102,25 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
     }
   }
   int settled = SettledAfter(r.warmup_ns, s.median);
-  const std::string more = std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4));
+  // The flag that bounded the warm-up, with four times its value.
+  std::string more = "--warmup (e.g. --warmup " + std::to_string(std::max<size_t>(20, r.warmup_ns.size() * 4)) + ")";
+  if (r.warmup_count < 0 && r.warmup_seconds > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "--warmup-time (e.g. --warmup-time %g)", std::max(1.0, r.warmup_seconds * 4));
+    more = buf;
+  }
   if (!r.warmup_ns.empty() && settled < 0) {
-    w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise --warmup (e.g. --warmup " +
-                more + ")");
+    w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise " + more);
   } else if (!r.warmup_ns.empty() && settled + 3 > static_cast<int>(r.warmup_ns.size())) {
     // Within 15% from call `settled` on, but too few calls after it to tell a
     // settled curve from a passing dip.
     const size_t confirm = r.warmup_ns.size() - static_cast<size_t>(settled);
     w.push_back("warm-up settled late: only the last " + std::to_string(confirm) + " of " + std::to_string(r.warmup_ns.size()) +
-                " warm-up calls are within 15% of the timed median (3 confirm it); raise --warmup (e.g. --warmup " + more + ")");
+                " warm-up calls are within 15% of the timed median (3 confirm it); raise " + more);
+  }
+  if (r.iters_count <= 0 && r.duration_seconds > 0 && r.latencies_ns.size() < 10) {
+    w.push_back("only " + std::to_string(r.latencies_ns.size()) + " timed calls in --duration: percentiles are rough (a longer "
+                "--duration, or --iters N, gives more)");
   }
   if (r.warmup_ns.empty()) w.push_back("no warm-up: the first calls of a TorchScript model are slow; the timings include them (use --warmup N)");
   if (r.first_ns > 0 && s.median > 0 && static_cast<double>(r.first_ns) > 10 * s.median) {
@@ -121,6 +132,30 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
   return w;
 }
 
+// How many calls each phase made, and what bounded it: a count given, or a time.
+nlohmann::json RunsJson(const BenchResult& r) {
+  auto bound = [](int count, double seconds) -> nlohmann::json {
+    if (count >= 0 && seconds <= 0) return {{"by", "count"}, {"calls", count}, {"seconds", nullptr}};
+    return {{"by", "time"}, {"calls", nullptr}, {"seconds", seconds}};
+  };
+  return {{"warmup_calls", r.warmup_ns.size()},
+          {"timed_calls", r.latencies_ns.size()},
+          {"warmup", bound(r.warmup_count, r.warmup_seconds)},
+          {"timed", bound(r.iters_count > 0 ? r.iters_count : -1, r.duration_seconds)}};
+}
+
+// "12 warm-up calls (--warmup-time 0.2 s), 340 timed calls (--duration 3 s)".
+std::string RunsText(const BenchResult& r) {
+  auto phase = [](size_t n, const char* what, const char* count_flag, const char* time_flag, int count, double seconds) {
+    char buf[96];
+    if (count >= 0 && seconds <= 0) std::snprintf(buf, sizeof buf, "%zu %s call%s (%s %d)", n, what, n == 1 ? "" : "s", count_flag, count);
+    else std::snprintf(buf, sizeof buf, "%zu %s call%s (%s %g s)", n, what, n == 1 ? "" : "s", time_flag, seconds);
+    return std::string(buf);
+  };
+  return phase(r.warmup_ns.size(), "warm-up", "--warmup", "--warmup-time", r.warmup_count, r.warmup_seconds) + ", " +
+         phase(r.latencies_ns.size(), "timed", "--iters", "--duration", r.iters_count > 0 ? r.iters_count : -1, r.duration_seconds);
+}
+
 nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles) {
   Stats s = ComputeStats(r, percentiles);
   nlohmann::json j;
@@ -129,6 +164,16 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   j["method"] = r.method;
   j["device"] = r.device;
   j["inputs"] = r.inputs;
+  // Beside each "x=1x3x8x8:float32": its name, dtype and shape (null when not a tensor spec).
+  j["input_tensors"] = nlohmann::json::array();
+  for (const std::string& in : r.inputs) {
+    const size_t eq = in.find('=');
+    bool named = eq != std::string::npos && eq > 0;
+    for (size_t i = 0; named && i < eq; ++i) named = std::isalnum(static_cast<unsigned char>(in[i])) || in[i] == '_';
+    nlohmann::json t = {{"name", named ? in.substr(0, eq) : ""}};
+    AddTensorType(t, named ? in.substr(eq + 1) : in);
+    j["input_tensors"].push_back(std::move(t));
+  }
   j["input_source"] = r.input_source;
   if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
   j["settings"] = r.settings;
@@ -141,6 +186,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   j["warmup_ns"] = r.warmup_ns;
   j["settled_after"] = SettledAfter(r.warmup_ns, s.median);
   j["iterations"] = r.latencies_ns.size();
+  j["runs"] = RunsJson(r);
   j["wall_ns"] = r.wall_ns;
   j["latency_ns"] = {{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"median", s.median}, {"stddev", s.stddev}};
   for (const auto& [p, v] : s.percentiles) j["latency_ns"][PercentName(p)] = v;
@@ -177,6 +223,7 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
   out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
       << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
   out << "settings    " << r.settings << '\n';
+  out << "runs        " << RunsText(r) << '\n';
   if (!r.saved_outputs.empty()) out << "outputs     written to " << r.saved_outputs << '\n';
   out << "load        " << Ms(static_cast<double>(r.load_ns)) << '\n';
   out << "first call  " << Ms(static_cast<double>(r.first_ns)) << '\n';

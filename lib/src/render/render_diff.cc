@@ -119,8 +119,10 @@ nlohmann::json ToJson(const DiffResult& r) {
         break;
       case DiffSection::kCode:
         for (const CodeChange& c : r.code) {
-          changes.push_back({{"class", c.class_name}, {"method", c.method}, {"change", ChangeKindName(c.kind)},
-                             {"unified_diff", c.unified_diff}});
+          json jc = {{"class", c.class_name}, {"method", c.method}, {"change", ChangeKindName(c.kind)},
+                     {"unified_diff", c.unified_diff}};
+          if (!c.class_b.empty()) jc["class_b"] = c.class_b;
+          changes.push_back(std::move(jc));
         }
         break;
       case DiffSection::kOperators:
@@ -188,6 +190,7 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
         for (const CodeChange& c : r.code) {
           out << "  " << Mark(c.kind) << ' ' << (c.method.empty() ? "class " : "") << EscapeText(c.class_name);
           if (!c.method.empty()) out << (c.method[0] == '(' ? " " : ".") << EscapeText(c.method);
+          if (!c.class_b.empty()) out << " (B: " << EscapeText(c.class_b) << ")";
           out << '\n';
           Indented(out, c.unified_diff);
         }

@@ -1,11 +1,40 @@
 #include <pugixml.hpp>
 
+#include <cstdio>
 #include <sstream>
 
+#include "tensor_type.h"
 #include "tsctl/escape.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
+namespace {
+
+// Beside each display string of a model's details ("desc": "Float[1, 10]",
+// an input's "value": "1x3x8x8:float32"), its structured dtype and shape.
+void AddTensorTypes(nlohmann::json& model) {
+  if (model.is_array()) {
+    for (nlohmann::json& m : model) AddTensorTypes(m);
+    return;
+  }
+  if (!model.is_object()) return;
+  for (auto [list, key] : {std::pair{"outputs", "desc"}, std::pair{"input_args", "value"}}) {
+    auto it = model.find(list);
+    if (it == model.end() || !it->is_array()) continue;
+    for (nlohmann::json& item : *it) {
+      if (item.is_object() && item.contains(key) && item[key].is_string()) AddTensorType(item, item[key].get<std::string>());
+    }
+  }
+}
+
+// JUnit's time attribute: seconds, to the millisecond.
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
+  return buf;
+}
+
+}  // namespace
 
 nlohmann::json ToJson(const ValidationReport& report) {
   nlohmann::json j;
@@ -20,6 +49,7 @@ nlohmann::json ToJson(const ValidationReport& report) {
                          {"schema", a.schema},
                          {"ops", a.ops},
                          {"details", a.details}};
+    if (aj["details"].is_object() && aj["details"].contains("model")) AddTensorTypes(aj["details"]["model"]);
     aj["checks"] = nlohmann::json::array();
     aj["findings"] = nlohmann::json::array();
     for (const auto& c : a.checks) {
@@ -63,6 +93,7 @@ std::string RenderJUnit(const ValidationReport& report) {
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") = "tsctl validate";
   int total_tests = 0, total_failures = 0, total_skipped = 0;
+  double total_seconds = 0;  // archives checked at once (--jobs) count each
   // EscapeText leaves only characters XML 1.0 allows; pugixml escapes markup.
   for (const auto& a : report.archives) {
     const std::string path = EscapeText(a.path);
@@ -74,6 +105,7 @@ std::string RenderJUnit(const ValidationReport& report) {
       auto tc = suite.append_child("testcase");
       tc.append_attribute("classname") = path.c_str();
       tc.append_attribute("name") = c.id.c_str();
+      tc.append_attribute("time") = Seconds(c.seconds).c_str();
       bool fail = c.status == CheckStatus::kFail || (report.strict && c.status == CheckStatus::kWarn);
       if (fail) {
         auto f = tc.append_child("failure");
@@ -91,6 +123,8 @@ std::string RenderJUnit(const ValidationReport& report) {
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = 0;
     suite.append_attribute("skipped") = skipped;
+    suite.append_attribute("time") = Seconds(a.seconds).c_str();
+    total_seconds += a.seconds;
     total_tests += static_cast<int>(a.checks.size());
     total_failures += failures;
     total_skipped += skipped;
@@ -103,6 +137,7 @@ std::string RenderJUnit(const ValidationReport& report) {
     auto tc = suite.append_child("testcase");
     tc.append_attribute("classname") = path.c_str();
     tc.append_attribute("name") = "tsctl.error";
+    tc.append_attribute("time") = "0.000";
     auto e = tc.append_child("error");
     e.append_attribute("message") = "not checked: tsctl's error message is on stderr";
     e.append_attribute("type") = "ERROR";
@@ -110,12 +145,14 @@ std::string RenderJUnit(const ValidationReport& report) {
     suite.append_attribute("failures") = 0;
     suite.append_attribute("errors") = 1;
     suite.append_attribute("skipped") = 0;
+    suite.append_attribute("time") = "0.000";
     ++total_tests;
   }
   suites.append_attribute("tests") = total_tests;
   suites.append_attribute("failures") = total_failures;
   if (!report.not_checked.empty()) suites.append_attribute("errors") = static_cast<int>(report.not_checked.size());
   suites.append_attribute("skipped") = total_skipped;
+  suites.append_attribute("time") = Seconds(total_seconds).c_str();
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();

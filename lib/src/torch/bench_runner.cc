@@ -18,9 +18,11 @@
 #include <torch/script.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -77,10 +79,19 @@ torch::jit::Module Load(const BenchOptions& o, const torch::Device& device) {
   return m;
 }
 
-// One instance's loop: `n` calls (or until `until_ns`), latencies appended.
-void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& inputs, bool cuda, int n, uint64_t until_ns,
-               std::vector<uint64_t>& out, bool cache_cleaning) {
-  for (int i = 0; until_ns ? NowNs() < until_ns : i < n; ++i) {
+// How long a phase lasts: `calls` calls when > 0, else until `seconds` have
+// passed since the phase began (at least one call when seconds > 0).
+struct PhaseBound {
+  int calls = 0;
+  double seconds = 0;
+};
+
+// One instance's loop over one phase, latencies appended; `tick` (may be
+// empty) is called after each call with the calls made and the time spent.
+void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& inputs, bool cuda, PhaseBound bound,
+               std::vector<uint64_t>& out, bool cache_cleaning, const std::function<void(int, uint64_t)>& tick = {}) {
+  const uint64_t start = NowNs(), budget = static_cast<uint64_t>(std::max(0.0, bound.seconds) * 1e9);
+  for (int i = 0; bound.calls > 0 ? i < bound.calls : (budget > 0 && (i == 0 || NowNs() - start < budget)); ++i) {
     uint64_t t0 = NowNs();
     c10::IValue r = method(inputs);
     if (cuda) torch::cuda::synchronize();
@@ -90,6 +101,17 @@ void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& input
       c10::cuda::CUDACachingAllocator::emptyCache();
 #endif
     }
+    if (tick) tick(i + 1, NowNs() - start);
+  }
+}
+
+// BenchOptions::progress for a phase: calls made of a count, or tenths of a
+// second spent of a time (the phase's name then ends in " s").
+void Tick(const BenchOptions& o, const char* phase, PhaseBound bound, int calls, uint64_t spent_ns) {
+  if (bound.calls > 0) {
+    o.progress(phase, calls, bound.calls);
+  } else {
+    o.progress(std::string(phase) + " s", static_cast<int>(spent_ns / 100000000), static_cast<int>(bound.seconds * 10 + 0.5));
   }
 }
 
@@ -236,8 +258,8 @@ BenchResult RunBench(const BenchOptions& o) {
   }
   for (auto& v : inputs) v = ToDevice(v, device);
 
-  const int warmup = std::max(0, o.warmup);
-  const int iters = o.duration_seconds > 0 ? 0 : std::max(1, o.iters);
+  const PhaseBound warmup = o.warmup >= 0 ? PhaseBound{o.warmup, 0} : PhaseBound{0, o.warmup_seconds};
+  const PhaseBound timing = o.iters > 0 ? PhaseBound{o.iters, 0} : PhaseBound{0, std::max(1e-3, o.duration_seconds)};
   std::unique_ptr<OpProfiler> profiler;
   std::mutex result_mu;
   std::atomic<int> failures{0};
@@ -250,18 +272,20 @@ BenchResult RunBench(const BenchOptions& o) {
       c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
       RunModeGuard mode(o.settings.inference_mode);
       torch::jit::Method method = modules[o.share_weights ? 0 : static_cast<size_t>(index)].get_method(o.method);
-      for (int i = 0; i < warmup; ++i) {
-        uint64_t t0 = NowNs();
-        method(inputs);
-        if (cuda) torch::cuda::synchronize();
-        warm->push_back(NowNs() - t0);
-        if (index == 0 && o.progress && (i % 10 == 0)) o.progress("warm-up", i, warmup);
-      }
+      auto ticker = [&](const char* phase, PhaseBound bound) -> std::function<void(int, uint64_t)> {
+        if (index != 0 || !o.progress) return {};
+        // At most ten lines a second, so that the pipe stays out of the timings.
+        return [&o, phase, bound, next_ns = uint64_t{0}](int calls, uint64_t spent_ns) mutable {
+          if (spent_ns < next_ns) return;
+          next_ns = spent_ns + 100000000;
+          Tick(o, phase, bound, calls, spent_ns);
+        };
+      };
+      TimeCalls(method, inputs, cuda, warmup, *warm, false, ticker("warm-up", warmup));
       if (sync) sync->arrive_and_wait();  // profiler attaches between the phases
       if (sync) sync->arrive_and_wait();
-      uint64_t until = o.duration_seconds > 0 ? NowNs() + static_cast<uint64_t>(o.duration_seconds * 1e9) : 0;
-      timed->reserve(static_cast<size_t>(iters));
-      TimeCalls(method, inputs, cuda, iters, until, *timed, o.settings.cache_cleaning);
+      timed->reserve(static_cast<size_t>(std::max(timing.calls, 1)));
+      TimeCalls(method, inputs, cuda, timing, *timed, o.settings.cache_cleaning, ticker("timing", timing));
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(result_mu);
       if (failures++ == 0) failure = FromTorch(e).what();
@@ -277,7 +301,6 @@ BenchResult RunBench(const BenchOptions& o) {
   for (int i = 0; i < r.instances; ++i) threads.emplace_back(instance, i, &sync, &warm[static_cast<size_t>(i)], &timed[static_cast<size_t>(i)]);
   sync.arrive_and_wait();  // all warmed up
   if (o.profile || !o.trace_path.empty()) profiler = std::make_unique<OpProfiler>(o.profile_shapes, o.profile_sample, !o.trace_path.empty());
-  if (o.progress) o.progress("timing", 0, iters);
   uint64_t start = NowNs();
   sync.arrive_and_wait();  // go
   for (auto& t : threads) t.join();

@@ -1,0 +1,1 @@
+diff testdata/diff/base.pt testdata/diff/renumbered.pt

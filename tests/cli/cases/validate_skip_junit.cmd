@@ -1,0 +1,1 @@
+validate --no-load --format junit --skip zip.crc testdata/bad/crc_mismatch.pt

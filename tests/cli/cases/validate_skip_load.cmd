@@ -1,0 +1,1 @@
+validate --skip torch.load testdata/traced_cnn.pt

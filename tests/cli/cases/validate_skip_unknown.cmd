@@ -1,0 +1,1 @@
+validate --skip torch.rnu testdata/traced_cnn.pt
