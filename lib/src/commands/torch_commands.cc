@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bench_pt2.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
@@ -123,7 +124,7 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 }
 
 BenchResult Bench(BenchOptions options) {
-  WithStoredInputs(options);
+  if (!PreparePt2Bench(options)) WithStoredInputs(options);
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -141,6 +142,9 @@ BenchResult Bench(BenchOptions options) {
 std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
+  if (PreparePt2Bench(options)) {
+    throw Error(ErrorKind::kUsage, "--sweep applies to TorchScript archives: its settings are TorchScript's executor's");
+  }
   WithStoredInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }
