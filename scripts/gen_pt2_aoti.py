@@ -9,6 +9,9 @@ minute of compiling; 1.6 MB each, too big to commit):
 Writes into OUT_DIR:
   cnn_aoti.pt2        gen_pt2_testdata.py's SmallCNN, input 1x3x8x8 float32
   two_input_aoti.pt2  its TwoInput: x Nx6 float32 and idx N int64, N dynamic in [1, 64]
+  cnn_aoti_nolink.pt2 the CNN again, its wrapper not linked with libtorch
+                      (aot_inductor.link_libtorch=False): it finds aoti_torch_*
+                      only in the process's global scope
   NAME.inputs.pt      torch.save of the argument tuple (tsctl --load-inputs reads it)
   NAME.ref.pt         {"inputs": ..., "outputs": ...} from Python's runner
                       (torch._inductor.aoti_load_package; tsctl --reference reads it)
@@ -28,7 +31,9 @@ import gen_pt2_testdata as g  # noqa: E402
 def models():
     torch.manual_seed(0)
     cnn = g.SmallCNN().eval()
-    yield "cnn_aoti", cnn, (torch.randn(1, 3, 8, 8),), None
+    x = torch.randn(1, 3, 8, 8)
+    yield "cnn_aoti", cnn, (x,), None
+    yield "cnn_aoti_nolink", cnn, (x,), None
     torch.manual_seed(1)
     two = g.TwoInput().eval()
     batch = Dim("batch", min=1, max=64)
@@ -45,7 +50,8 @@ def main():
         if not os.path.exists(path):
             ep = torch.export.export(model, args, dynamic_shapes=dynamic)
             tmp = path + ".tmp.pt2"
-            torch._inductor.aoti_compile_and_package(ep, package_path=tmp)
+            configs = {"aot_inductor.link_libtorch": False} if name.endswith("_nolink") else None
+            torch._inductor.aoti_compile_and_package(ep, package_path=tmp, inductor_configs=configs)
             os.replace(tmp, path)
         runner = torch._inductor.aoti_load_package(path)
         with torch.inference_mode():

@@ -30,7 +30,7 @@ if ! command -v g++ >/dev/null && ! command -v c++ >/dev/null; then
 fi
 mkdir -p "$work"
 "$py" "$root/scripts/gen_pt2_aoti.py" "$work" 2>&1 | grep -v -e Warning -e 'CUDA runtime' || true
-[ -f "$work/cnn_aoti.pt2" ] && [ -f "$work/two_input_aoti.pt2" ] || { echo "FAIL: no AOTInductor package was made"; exit 1; }
+[ -f "$work/cnn_aoti.pt2" ] && [ -f "$work/two_input_aoti.pt2" ] && [ -f "$work/cnn_aoti_nolink.pt2" ] || { echo "FAIL: no AOTInductor package was made"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -52,6 +52,9 @@ expect 0 validate "$cnn"
 has 'PASS  torch.load .*AOTIModelPackageLoader'
 has 'PASS  torch.run .*inputs inferred: input0=1x3x8x8:float32'
 has 'PASS  torch.deterministic'
+# A wrapper not linked with libtorch: runs only if the plugin made libtorch's symbols global.
+expect 0 validate "$work/cnn_aoti_nolink.pt2" --reference "$work/cnn_aoti_nolink.ref.pt"
+has 'PASS  torch.reference'
 # Given inputs; outputs saved and compared with Python's below.
 expect 0 validate "$cnn" --load-inputs "$work/cnn_aoti.inputs.pt" --save-outputs "$tmp/cnn_out.pt"
 expect 0 validate "$cnn" --reference "$work/cnn_aoti.ref.pt"
