@@ -102,6 +102,10 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     // A reference model that cannot be read fails the command once, not each archive.
     try {
       RequireRegularFile(o.reference_model_path, "LibTorch loads");
+      if (IsPt2(Archive::OpenSoundModel(o.reference_model_path).kind())) {
+        throw Error(ErrorKind::kUsage, "--reference-model takes a TorchScript archive, not a .pt2: write the .pt2's outputs "
+                                       "with `tsctl validate B.pt2 --save-reference FILE` and pass --reference FILE");
+      }
       Archive::OpenSound(o.reference_model_path);
     } catch (const Error& e) {
       return Report("validate", o.reference_model_path, e, global);

@@ -212,3 +212,80 @@ TEST_CASE("pt2: the instruction sets an AOTInductor package needs, against a CPU
   CHECK(Pt2MissingCpuFeatures(isa, "fpu avx2") == std::vector<std::string>{"AVX512", "AVX512_VNNI", "AMX_TILE"});
   CHECK(Pt2MissingCpuFeatures("VSX NEON", "fpu").empty());  // other architectures: not judged
 }
+
+TEST_CASE("pt2: inputs read from an AOTInductor wrapper's input checks", "[pt2]") {
+  // As inductor generates them (torch 2.15): a float batch with a dynamic
+  // first size in [2, 64] and an int64 vector of the same size.
+  const std::string source = R"(
+AOTI_NOINLINE static void check_input_0(
+    AtenTensorHandle* input_handles
+) {
+    int32_t arg4_1_expected_dtype = aoti_torch_dtype_float32();
+    if (arg4_1_size[0] < 2) {
+        ss << "input_handles[0]: dim value is too small at 0, "
+           << "expected it to be >= 2, " << "but got: "
+    }
+    if (arg4_1_size[0] > 64) {
+        ss << "input_handles[0]: dim value is too large at 0, "
+           << "expected to be <= 64, " << "but got: "
+    }
+    if (6 != arg4_1_size[1]) {
+        ss << "input_handles[0]: unmatched dim value at 1, "
+           << "expected: 6, " << "but got: " << arg4_1_size[1]
+    }
+    if (6 != arg4_1_stride[0]) {
+        ss << "input_handles[0]: unmatched stride value at 0, "
+    }
+    if (1 != arg4_1_stride[1]) {
+        ss << "input_handles[0]: unmatched stride value at 1, "
+    }
+}
+AOTI_NOINLINE static void check_input_1(
+    AtenTensorHandle* input_handles
+) {
+    int32_t arg5_1_expected_dtype = aoti_torch_dtype_int64();
+    if (arg5_1_size[0] < 2) {
+        ss << "input_handles[1]: dim value is too small at 0, "
+           << "expected it to be >= 2, " << "but got: "
+    }
+    if (1 != arg5_1_stride[0]) {
+        ss << "input_handles[1]: unmatched stride value at 0, "
+    }
+}
+AOTI_NOINLINE static void check_input_2(
+    AtenTensorHandle* input_handles
+) {
+    int32_t arg6_1_expected_dtype = aoti_torch_dtype_bool();
+}
+AOTI_NOINLINE static void __check_inputs_outputs(
+)";
+  CHECK(AotiInputSpecs(source) == std::vector<std::string>{"2x6:float32", "2:int64", "scalar:bool"});
+  CHECK(AotiInputSpecs("no checks here").empty());
+  // A dtype tsctl cannot make: nothing is guessed rather than a wrong guess.
+  CHECK(AotiInputSpecs("static void check_input_0(\n x_expected_dtype = aoti_torch_dtype_complex64();\n__check_inputs_outputs").empty());
+  // Out of order: not the layout this reader knows.
+  CHECK(AotiInputSpecs("static void check_input_1(\n x_expected_dtype = aoti_torch_dtype_float32();\n").empty());
+}
+
+TEST_CASE("pt2: what running an archive needs, from the archive", "[pt2]") {
+  {
+    Archive a = OpenPt2("cnn_aoti_stub.pt2");
+    Pt2RunSpec s = Pt2RunSpecOf(a, ReadPt2(a));
+    CHECK(s.kind == Pt2RunSpec::Kind::kAoti);
+    CHECK(s.model == "model");
+    REQUIRE(s.guess.size() == 1);
+    CHECK(s.guess[0].value == "1x3x8x8:float32");
+    CHECK(s.Schema() == "forward(Tensor input0)");
+    CHECK(s.guess_note.find(".wrapper.cpp") != std::string::npos);
+  }
+  {
+    Archive a = OpenPt2("two_input.pt2");
+    Pt2RunSpec s = Pt2RunSpecOf(a, ReadPt2(a));
+    CHECK(s.kind == Pt2RunSpec::Kind::kProgram);
+    CHECK(s.Schema() == "forward(Tensor x, Tensor idx)");
+    REQUIRE(s.guess.size() == 2);
+    // The batch symbol's range_constraints say [1, 64]: its lower bound.
+    CHECK(s.guess[0].value == "1x6:float32");
+    CHECK(s.guess[1].value == "1:int64");
+  }
+}

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tsctl/inputs.h"
+#include "tsctl/pt2_run.h"
 
 namespace tsctl {
 
@@ -76,6 +77,9 @@ struct BenchOptions {
   // How far the child may grow past what it inherited (RLIMIT_DATA; not with
   // --device cuda); 0: min(8 GiB, half of the machine's memory).
   uint64_t memory_limit_bytes = 0;
+  // A .pt2 AOTInductor package (kind kAoti): timed through
+  // AOTIModelPackageLoader::run; `settings` other than inference mode do not apply.
+  Pt2RunSpec pt2;
 };
 
 struct OpStat {

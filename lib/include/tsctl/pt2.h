@@ -15,6 +15,7 @@
 
 #include "tsctl/archive.h"
 #include "tsctl/operators.h"
+#include "tsctl/pt2_run.h"
 
 namespace tsctl {
 
@@ -117,6 +118,12 @@ std::string Pt2GraphText(const Archive& a, const std::string& model);
 // The record of each program: models/<name>.json, or the early layout's
 // serialized_exported_program.json (named "model").
 std::vector<std::pair<std::string, std::string>> Pt2ProgramRecords(const Archive& a);
+
+// What running the archive needs besides its path (pt2_run_spec.cc): the
+// first AOTInductor model if there is one, else the first program; inputs
+// guessed from the AOTInductor wrapper's input checks or the program's
+// signature. Kind kNone for an archive with neither.
+Pt2RunSpec Pt2RunSpecOf(const Archive& a, const Pt2Info& info);
 
 // Bytes per element of a dtype name ("float32" -> 4), 0 if unknown.
 uint64_t Pt2ElementSize(const std::string& dtype);

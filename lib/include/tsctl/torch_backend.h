@@ -13,10 +13,19 @@
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
 #include "tsctl/model_check.h"
+#include "tsctl/pt2_run.h"
 
 #include <nlohmann/json.hpp>
 
 namespace tsctl {
+
+// What the LibTorch plugin runs of .pt2 archives.
+struct Pt2Support {
+  // AOTInductor packages, through torch::inductor::AOTIModelPackageLoader (LibTorch 2.x).
+  bool runs_aoti = false;
+  // Why it runs no exported program ("" if it does).
+  std::string program_unavailable = "this LibTorch has no C++ runner of exported programs";
+};
 
 struct BuildInfo {
   std::string libtorch_version;  // e.g. "1.13.0" as LibTorch's headers say
@@ -30,6 +39,7 @@ struct BuildInfo {
   // kMin/kMaxSupportedFileFormatVersion); 0 from a plugin that predates them.
   int64_t min_file_format = 0;
   int64_t max_file_format = 0;
+  Pt2Support pt2;
 };
 
 // Every options struct below has `load_libraries`: operator libraries the
@@ -89,6 +99,9 @@ struct ModelCheckOptions {
   // its parent as they happen).
   std::function<void(const std::string&)> progress;
   std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
+  // A .pt2 (kind other than kNone): run through its runner instead of
+  // torch::jit::load; `method` must be "forward".
+  Pt2RunSpec pt2;
 };
 
 // tsctl trace / tsctl script.

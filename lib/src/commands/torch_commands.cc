@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bench_pt2.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
@@ -136,7 +137,8 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 }
 
 BenchResult Bench(BenchOptions options) {
-  const std::unique_ptr<TempFile> recorded = WithStoredInputs(options);
+  std::unique_ptr<TempFile> recorded;
+  if (!PreparePt2Bench(options)) recorded = WithStoredInputs(options);
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -158,6 +160,9 @@ BenchResult Bench(BenchOptions options) {
 std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
+  if (PreparePt2Bench(options)) {
+    throw Error(ErrorKind::kUsage, "--sweep applies to TorchScript archives: its settings are TorchScript's executor's");
+  }
   const std::unique_ptr<TempFile> recorded = WithStoredInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }

@@ -8,6 +8,7 @@
 
 #include "tsctl/archive.h"
 #include "tsctl/pickle.h"
+#include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
 #include "torch_child.h"
@@ -27,9 +28,15 @@ void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
 // not be loaded (a FAIL; with options.allow_load_hooks a WARN, and true).
 bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
 // The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
-// list into report.ops, and (options.load) a torch.load SKIP: running a .pt2
-// needs the LibTorch 2.x build.
+// list into report.ops, and (options.load) RunPt2InChild.
 void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
+// The torch.* checks of a .pt2 (validate_pt2_run.cc): an AOTInductor package
+// loaded and run in the isolated child where the LibTorch plugin runs it
+// (BuildInfo::runs_pt2_aoti); else torch.load SKIP (no runner in this
+// build, the early layout, a package that failed a pt2.* check) or WARN (an
+// exported program: BuildInfo::pt2_program_unavailable says why), never a
+// PASS. Throws as CheckModelInChild.
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report);
 // Loads and runs the archive at `path` in isolated children (one per method
 // checked) and appends the torch.* checks. Throws tsctl::Error of the
 // child's kind for usage errors and an unavailable plugin.

@@ -227,6 +227,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   const std::string& b_path = options.reference_model_path;
   ModelCheckOptions b = m;
   b.path = b_path;
+  b.pt2 = {};  // B is a TorchScript archive (the CLI checked), whatever this archive is
   b.load_path.clear();  // B by its path (m's descriptor is this archive's)
   b.reference_from_archive = false;
   // The inputs recorded in an archive's extra/tsctl_reference.pt (its
@@ -437,9 +438,11 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
         out.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
         break;
       }
-      out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
-      report.ops = r.ops;
-      if (options.has_allow_ops) {
+      out.push_back({"torch.load", CheckStatus::kPass, m.pt2.kind == Pt2RunSpec::Kind::kNone ? "loads in LibTorch on the CPU"
+                                                       : "loads in LibTorch through AOTIModelPackageLoader"});
+      // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
+      if (m.pt2.kind == Pt2RunSpec::Kind::kNone) report.ops = r.ops;
+      if (options.has_allow_ops && m.pt2.kind == Pt2RunSpec::Kind::kNone) {
         std::vector<CheckResult> checks;
         CheckAllowedOps(report.ops, options.allow_ops, "torch.ops", "", checks);
         ops_check = checks.front();

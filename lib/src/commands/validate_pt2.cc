@@ -1,8 +1,8 @@
 // validate's structure checks of a .pt2 archive, without LibTorch: its kind
 // and archive version, each program's JSON, every weight in the configs
 // present with the byte size its dtype, shape and strides need, weight
-// alignment, AOTInductor files and metadata. Running a .pt2 needs the
-// LibTorch 2.x build: a SKIP line, never a PASS.
+// alignment, AOTInductor files and metadata. Then, with loading, the run
+// (validate_pt2_run.cc).
 #include <algorithm>
 
 #include "validate_internal.h"
@@ -162,11 +162,7 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
   report.ops = ops;
   report.details["operators_source"] = info.models.empty() ? "" : "program";
   if (options.has_allow_ops) CheckAllowedOps(report.ops, options.allow_ops, "pt2.ops", " (read from the program, not run)", out);
-  if (options.load) {
-    out.push_back({"torch.load", CheckStatus::kSkip,
-                   "not run: loading and running a .pt2 needs the LibTorch 2.x build of tsctl (AOTInductor packages "
-                   "through AOTIModelPackageLoader); this build runs TorchScript archives only"});
-  }
+  if (options.load) RunPt2InChild(archive, info, options, report);
 }
 
 }  // namespace tsctl

@@ -15,7 +15,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 9;
+inline constexpr int kTorchPluginAbi = 10;
 inline constexpr int kPythonPluginAbi = 2;
 
 class TorchBackend {
@@ -31,6 +31,9 @@ class TorchBackend {
   // Sets LibTorch's intra-op threads of this process (at::set_num_threads),
   // for children that run side by side; called in the child before its work.
   virtual void LimitThreads(int intra_op_threads) const = 0;
+  // What it runs of .pt2 archives. Cheap, and safe in the fork server's
+  // parent: it loads nothing and touches no device (Info() asks CUDA).
+  virtual Pt2Support Pt2Runners() const = 0;
   // See Graph() in tsctl/torch_backend.h; runs in the calling process.
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;

@@ -17,6 +17,7 @@
 #include "graph.h"
 #include "make_archive.h"
 #include "producer_hook.h"
+#include "pt2_runner.h"
 #include "torch_util.h"
 #include "plugin_abi.h"
 
@@ -61,8 +62,11 @@ class Backend final : public TorchBackend {
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
     info.min_file_format = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
     info.max_file_format = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);
+    info.pt2 = DescribePt2Support();
     return info;
   }
+
+  Pt2Support Pt2Runners() const override { return DescribePt2Support(); }
 
   std::string Graph(const GraphOptions& options) const override { return RenderGraph(options); }
 
@@ -73,9 +77,13 @@ class Backend final : public TorchBackend {
   MakeResult Trace(const TraceOptions& options) const override { return TraceArchive(options); }
   MakeResult ScriptSource(const ScriptOptions& options) const override { return ScriptFromSource(options); }
 
-  BenchResult Bench(const BenchOptions& options) const override { return RunBench(options); }
+  BenchResult Bench(const BenchOptions& options) const override {
+    return options.pt2.kind == Pt2RunSpec::Kind::kNone ? RunBench(options) : BenchPt2(options);
+  }
 
-  ModelCheckResult CheckModel(const ModelCheckOptions& options) const override { return tsctl::CheckModel(options); }
+  ModelCheckResult CheckModel(const ModelCheckOptions& options) const override {
+    return options.pt2.kind == Pt2RunSpec::Kind::kNone ? tsctl::CheckModel(options) : CheckPt2Model(options);
+  }
 };
 
 }  // namespace

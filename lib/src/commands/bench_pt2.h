@@ -1,0 +1,16 @@
+// bench of a .pt2 (bench_pt2.cc): what the parent checks and fills in
+// before the child times it.
+#pragma once
+
+#include "tsctl/bench.h"
+
+namespace tsctl {
+
+// If options.path is a .pt2: checks that this build runs it (else
+// tsctl::Error kUnavailable, one line saying why), fills options.pt2 and,
+// when none are given, the inputs inferred from the package
+// (kUsage if there are none), and returns true. False for any other file,
+// untouched. Throws kFormat for a .pt2 whose ZIP structure is damaged.
+bool PreparePt2Bench(BenchOptions& options);
+
+}  // namespace tsctl

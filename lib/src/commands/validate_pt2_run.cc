@@ -1,0 +1,110 @@
+// validate's load-and-run of a .pt2 in the isolated child, where the
+// LibTorch plugin runs it (the 2.x build: AOTInductor packages through
+// AOTIModelPackageLoader); elsewhere one SKIP or WARN line saying why.
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "plugin_abi.h"
+#include "tsctl/error.h"
+#include "tsctl/pt2.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+constexpr const char* kNoRunner =
+    "not run: loading and running a .pt2 needs the LibTorch 2.x build of tsctl (AOTInductor packages "
+    "through AOTIModelPackageLoader); this build runs TorchScript archives only";
+
+// A record copied to a temporary file the child reads, or null if absent.
+std::unique_ptr<TempFile> RecordFile(const Archive& archive, const std::string& record) {
+  if (!archive.Has(record)) return nullptr;
+  auto file = std::make_unique<TempFile>();
+  std::ofstream(file->path, std::ios::binary) << archive.Read(record, uint64_t{1} << 30);
+  return file;
+}
+
+// Why the package should not be handed to LibTorch: a pt2.* check that
+// failed, or AOTInductor code this machine cannot run. "" if none.
+std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info) {
+  for (const CheckResult& c : checks) {
+    if (c.id.rfind("pt2.", 0) == 0 && c.id != "pt2.ops" && c.status == CheckStatus::kFail) {
+      return "LibTorch is not given a .pt2 that fails " + c.id;
+    }
+    if (c.id == "pt2.aoti" && c.status == CheckStatus::kWarn) return "the compiled code needs CPU features this machine lacks (pt2.aoti)";
+  }
+  for (const auto& [key, value] : info.aoti.front().metadata) {
+    if (key == "AOTI_DEVICE_KEY" && value != "cpu") {
+      // validate runs on the CPU (as for TorchScript archives); bench too.
+      return "the package was compiled for " + value + "; tsctl runs AOTInductor packages compiled for the CPU";
+    }
+  }
+  return "";
+}
+
+// The options of the check as validate's flags set them (as for a TorchScript archive).
+ModelCheckOptions CheckOptions(const Archive& archive, const std::string& path, const ValidateOptions& options) {
+  ModelCheckOptions m;
+  m.path = path;
+  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
+  m.load_libraries = options.load_libraries;
+  m.method = options.method == "all" ? "forward" : options.method;
+  m.run = options.run;
+  m.rtol = options.rtol;
+  m.atol = options.atol;
+  m.reference_path = options.reference_path;
+  m.inputs = options.inputs;
+  m.args = options.args;
+  m.load_inputs_path = options.load_inputs_path;
+  m.infer_inputs = options.infer_inputs;
+  m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
+  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
+  return m;
+}
+
+}  // namespace
+
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
+  auto& out = report.checks;
+  Pt2Support runs;
+  try {
+    runs = LoadTorchPlugin().Pt2Runners();
+  } catch (const Error&) {
+    runs.runs_aoti = false;
+  }
+  if (!runs.runs_aoti) {
+    out.push_back({"torch.load", CheckStatus::kSkip, kNoRunner});
+    return;
+  }
+  if (archive.kind() == ArchiveKind::kPt2Early) {
+    out.push_back({"torch.load", CheckStatus::kSkip,
+                   "not run: no LibTorch loads the early layout (serialized_exported_program.json, PyTorch 2.1-2.2)"});
+    return;
+  }
+  Pt2RunSpec spec = Pt2RunSpecOf(archive, info);
+  if (spec.kind == Pt2RunSpec::Kind::kProgram) {
+    out.push_back({"torch.load", CheckStatus::kWarn, "not run: a .pt2 exported program: " + runs.program_unavailable});
+    return;
+  }
+  if (spec.kind != Pt2RunSpec::Kind::kAoti) return;
+  if (std::string why = Refusal(out, info); !why.empty()) {
+    out.push_back({"torch.load", CheckStatus::kSkip, "not run: " + why});
+    return;
+  }
+  ModelCheckOptions m = CheckOptions(archive, report.path, options);
+  m.pt2 = std::move(spec);
+  std::unique_ptr<TempFile> stored_reference, samples;
+  if (m.reference_path.empty() && (stored_reference = RecordFile(archive, "extra/tsctl_reference.pt"))) {
+    m.reference_path = stored_reference->path;
+    m.reference_label = "extra/tsctl_reference.pt";
+  }
+  const std::string sample_record = "data/sample_inputs/" + m.pt2.model + ".pt";
+  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && (samples = RecordFile(archive, sample_record))) {
+    m.load_inputs_path = samples->path;
+    m.input_source = sample_record;
+  }
+  CheckModelInChild(archive, report.path, options, m, report);
+}
+
+}  // namespace tsctl

@@ -1,0 +1,126 @@
+// bench of a .pt2 AOTInductor package, in the child: load (timed), warm-up,
+// timed calls of AOTIModelPackageLoader::run, as Python's runner
+// (torch._inductor.aoti_load_package) calls it.
+#include <ATen/Parallel.h>
+#include <sys/resource.h>
+#include <torch/version.h>
+
+#include <chrono>
+#include <optional>
+
+#include "arguments.h"
+#include "backend.h"
+#include "compare_values.h"
+#include "pt2_package.h"
+#include "pt2_runner.h"
+#include "py_values.h"
+#include "torch_util.h"
+#include "tsctl/error.h"
+
+namespace tsctl {
+
+#ifndef TSCTL_HAVE_AOTI
+BenchResult BenchPt2(const BenchOptions&) {
+  throw Error(ErrorKind::kUnavailable, "LibTorch " TORCH_VERSION " has no AOTInductor package loader: running a .pt2 needs a LibTorch 2.x build");
+}
+#else
+namespace {
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// What bench's options ask that a package cannot do: a usage error naming it.
+void RequireAotiOptions(const BenchOptions& o) {
+  const char* flag = nullptr;
+  if (o.method != "forward") flag = "--method";
+  else if (o.instances > 1) flag = "--instances";
+  else if (o.profile || o.profile_shapes || !o.trace_path.empty()) flag = "--profile/--trace";
+  else if (o.settings.freeze || o.settings.optimize_for_inference) flag = "--freeze/--optimize-for-inference";
+  else if (o.device != "cpu") flag = "--device";
+  if (flag) {
+    throw Error(ErrorKind::kUsage, std::string(flag) +
+                                       " applies to TorchScript archives; an AOTInductor package runs forward once per "
+                                       "call, on the device it was compiled for (bench times it on the CPU)");
+  }
+}
+
+// The inputs: given (typed by the package's inputs), or loaded from a file.
+std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::string>& described) {
+  std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
+  given.insert(given.end(), o.args.begin(), o.args.end());
+  at::Generator gen = at::detail::createCPUGenerator(0);
+  std::vector<c10::IValue> args;
+  if (!given.empty()) {
+    args = BuildArguments(Pt2Schema(o.pt2, given.size()), given, gen);
+    for (const ArgSpec& a : given) described.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
+  } else if (!o.load_inputs_path.empty()) {
+    args = Pt2ArgumentList(LoadValueFile(o.load_inputs_path), o.load_inputs_path);
+    for (const c10::IValue& v : args) described.push_back(KindOf(v));
+  } else {
+    throw Error(ErrorKind::kUsage, "no inputs known: pass --input SHAPE:DTYPE for each input of the package, or --load-inputs FILE");
+  }
+  return TensorsOf(args);
+}
+
+}  // namespace
+
+BenchResult BenchPt2(const BenchOptions& o) {
+  RequireAotiOptions(o);
+  LoadOperatorLibraries(o.load_libraries);
+  BenchResult r;
+  r.path = o.path;
+  r.method = o.method;
+  r.device = o.device;
+  r.input_source = o.input_source;
+  r.settings = std::string("AOTInductor (AOTIModelPackageLoader::run), ") + (o.settings.inference_mode ? "inference mode" : "no_grad");
+  r.libtorch_version = TORCH_VERSION;
+  r.instances = 1;
+  if (o.interop_threads > 0) at::set_num_interop_threads(o.interop_threads);
+  if (o.threads > 0) at::set_num_threads(o.threads);
+  r.threads = at::get_num_threads();
+  r.interop_threads = at::get_num_interop_threads();
+  InstallWarningHandler();
+  uint64_t t0 = NowNs();
+  AotiPackage package(o.path, o.pt2.model);  // kTorch with the loader's message
+  r.load_ns = NowNs() - t0;
+  const std::vector<at::Tensor> inputs = BenchInputs(o, r.inputs);
+  std::optional<c10::InferenceMode> inference;
+  std::optional<torch::NoGradGuard> no_grad;
+  if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
+  const int warmup = std::max(0, o.warmup);
+  const int iters = o.duration_seconds > 0 ? 0 : std::max(1, o.iters);
+  try {
+    QuietStderr quiet;
+    for (int i = 0; i < warmup; ++i) {
+      t0 = NowNs();
+      package.Run(inputs);
+      r.warmup_ns.push_back(NowNs() - t0);
+      if (o.progress && i % 10 == 0) o.progress("warm-up", i, warmup);
+    }
+    if (o.progress) o.progress("timing", 0, iters);
+    const uint64_t start = NowNs();
+    const uint64_t until = o.duration_seconds > 0 ? start + static_cast<uint64_t>(o.duration_seconds * 1e9) : 0;
+    r.latencies_ns.reserve(static_cast<size_t>(iters));
+    for (int i = 0; until ? NowNs() < until : i < iters; ++i) {
+      t0 = NowNs();
+      package.Run(inputs);
+      r.latencies_ns.push_back(NowNs() - t0);
+    }
+    r.wall_ns = NowNs() - start;
+    if (!o.save_outputs_path.empty()) SaveValueFile(package.Outputs(package.Run(inputs)), o.save_outputs_path);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::kTorch, "running the AOTInductor model failed: " + std::string(FromTorch(e).what()));
+  }
+  r.first_ns = !r.warmup_ns.empty() ? r.warmup_ns.front() : (r.latencies_ns.empty() ? 0 : r.latencies_ns.front());
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  r.peak_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
+  return r;
+}
+#endif
+
+}  // namespace tsctl
