@@ -5,15 +5,13 @@
 #include <cstdio>
 #include <numeric>
 
+#include "bench_text.h"
 #include "tensor_type.h"
 #include "tsctl/bench.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
-
-std::string OnOff(bool v) { return v ? "on" : "off"; }
-std::string OptOnOff(const std::optional<bool>& v) { return v ? OnOff(*v) : "default"; }
 
 double Percentile(std::vector<uint64_t> sorted, double p) {
   if (sorted.empty()) return 0;
@@ -22,13 +20,6 @@ double Percentile(std::vector<uint64_t> sorted, double p) {
   size_t lo = static_cast<size_t>(std::floor(rank)), hi = static_cast<size_t>(std::ceil(rank));
   double frac = rank - static_cast<double>(lo);
   return static_cast<double>(sorted[lo]) * (1 - frac) + static_cast<double>(sorted[hi]) * frac;
-}
-
-std::string Ms(double ns) {
-  char buf[32];
-  double ms = ns / 1e6;
-  std::snprintf(buf, sizeof buf, ms < 0.01 ? "%.4f ms" : ms < 1 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
-  return buf;
 }
 
 std::string PercentName(double p) {
@@ -132,6 +123,8 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
   return w;
 }
 
+namespace {
+
 // How many calls each phase made, and what bounded it: a count given, or a time.
 nlohmann::json RunsJson(const BenchResult& r) {
   auto bound = [](int count, double seconds) -> nlohmann::json {
@@ -155,6 +148,8 @@ std::string RunsText(const BenchResult& r) {
   return phase(r.warmup_ns.size(), "warm-up", "--warmup", "--warmup-time", r.warmup_count, r.warmup_seconds) + ", " +
          phase(r.latencies_ns.size(), "timed", "--iters", "--duration", r.iters_count > 0 ? r.iters_count : -1, r.duration_seconds);
 }
+
+}  // namespace
 
 nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles) {
   Stats s = ComputeStats(r, percentiles);
@@ -293,151 +288,6 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
     out << "\nwarnings\n";
     for (const auto& w : warnings) out << "  " << w << '\n';
   }
-}
-
-std::vector<ExecutionSettings> SweepSettings(bool cuda) {
-  std::vector<ExecutionSettings> out;
-  for (bool optimized : {true, false}) {
-    for (bool inference : {true, false}) {
-      for (bool profiling : {true, false}) {
-        for (bool fuser : {true, false}) {
-          ExecutionSettings s;
-          s.optimized_execution = optimized;
-          s.inference_mode = inference;
-          s.jit_profiling = profiling;
-          s.jit_executor = true;
-          s.tensor_fuser = fuser;
-          out.push_back(s);
-        }
-      }
-    }
-  }
-  (void)cuda;
-  return out;
-}
-
-bool IsDefaultSweepSettings(const ExecutionSettings& s) {
-  return s.optimized_execution && s.inference_mode && s.jit_profiling.value_or(true) && s.jit_executor.value_or(true) &&
-         s.tensor_fuser.value_or(true);
-}
-
-SweepChoice ChooseSweep(const std::vector<SweepRow>& rows) {
-  SweepChoice c;
-  for (const auto& r : rows) {
-    if (!r.ok) continue;
-    if (!c.fastest || r.mean_ns < c.fastest->mean_ns) c.fastest = &r;
-    if (!c.defaults && IsDefaultSweepSettings(r.settings)) c.defaults = &r;
-  }
-  if (!c.fastest) {
-    c.reason = "every combination failed";
-    return c;
-  }
-  if (!c.defaults) {
-    c.recommended = c.fastest;
-    c.reason = "the defaults' combination failed, so the fastest that ran is recommended";
-    return c;
-  }
-  if (c.fastest == c.defaults) {
-    c.recommended = c.defaults;
-    c.reason = "the defaults were the fastest; keep them";
-    return c;
-  }
-  auto half_width = [](const SweepRow& r) {
-    return r.iterations > 1 ? 1.96 * r.stddev_ns / std::sqrt(static_cast<double>(r.iterations)) : r.mean_ns;
-  };
-  const double gain = c.defaults->mean_ns - c.fastest->mean_ns;
-  const double noise = half_width(*c.defaults) + half_width(*c.fastest);
-  const double floor = 0.01 * c.defaults->mean_ns;
-  char buf[400];
-  if (gain > noise && gain > floor) {
-    c.recommended = c.fastest;
-    std::snprintf(buf, sizeof buf,
-                  "the fastest beats the defaults by %s (%.1f%%), more than the noise (%s: the 95%% confidence half-widths "
-                  "of both means) and 1%%",
-                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
-  } else {
-    c.recommended = c.defaults;
-    std::snprintf(buf, sizeof buf,
-                  "no combination beats the defaults beyond the noise (fastest %s faster, %.1f%%; noise %s: the 95%% "
-                  "confidence half-widths of both means; or under 1%%): keep the defaults",
-                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
-  }
-  c.reason = buf;
-  return c;
-}
-
-void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s\n", "optimized", "inference", "profiling", "fuser",
-                "first", "mean", "median", "p90");
-  out << line;
-  const SweepChoice choice = ChooseSweep(rows);
-  const SweepRow* best = choice.fastest;
-  for (const auto& r : rows) {
-    const auto& s = r.settings;
-    if (!r.ok) {
-      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s  failed: %s\n", OnOff(s.optimized_execution).c_str(),
-                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(), r.error.c_str());
-    } else {
-      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s%s\n", OnOff(s.optimized_execution).c_str(),
-                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(),
-                    Ms(static_cast<double>(r.first_ns)).c_str(), Ms(r.mean_ns).c_str(), Ms(r.median_ns).c_str(), Ms(r.p90_ns).c_str(),
-                    &r == best ? "  <- fastest" : (&r == choice.defaults ? "  <- defaults" : ""));
-    }
-    out << line;
-  }
-  if (!choice.recommended) return;
-  out << "\n" << choice.reason << '\n';
-  if (choice.recommended == choice.defaults) {
-    out << "Triton config.pbtxt: no parameters needed (the defaults)\n";
-  } else {
-    out << "Triton config.pbtxt for the recommended settings:\n" << TritonParameters(choice.recommended->settings);
-  }
-}
-
-nlohmann::json SweepJson(const std::vector<SweepRow>& rows) {
-  nlohmann::json j;
-  j["schema_version"] = kBenchSchemaVersion;
-  j["rows"] = nlohmann::json::array();
-  const SweepChoice choice = ChooseSweep(rows);
-  const SweepRow* best = choice.fastest;
-  for (const auto& r : rows) {
-    nlohmann::json row = {{"settings", r.settings.Describe()}, {"ok", r.ok}, {"defaults", IsDefaultSweepSettings(r.settings)}};
-    if (r.ok) {
-      row["first_ns"] = r.first_ns;
-      row["mean_ns"] = r.mean_ns;
-      row["median_ns"] = r.median_ns;
-      row["p90_ns"] = r.p90_ns;
-      row["stddev_ns"] = r.stddev_ns;
-      row["iterations"] = r.iterations;
-    } else {
-      row["error"] = r.error;
-    }
-    j["rows"].push_back(row);
-  }
-  j["fastest"] = best ? nlohmann::json(best->settings.Describe()) : nlohmann::json(nullptr);
-  j["recommended"] = choice.recommended ? nlohmann::json(choice.recommended->settings.Describe()) : nlohmann::json(nullptr);
-  j["decision"] = choice.reason;
-  // The parameters to put in config.pbtxt: empty when the defaults are kept.
-  j["triton_parameters"] = choice.recommended ? nlohmann::json(choice.recommended == choice.defaults
-                                                                    ? std::string()
-                                                                    : TritonParameters(choice.recommended->settings))
-                                              : nlohmann::json(nullptr);
-  return j;
-}
-
-std::string TritonParameters(const ExecutionSettings& s) {
-  auto param = [](const std::string& key, bool value) {
-    return "parameters: {\n  key: \"" + key + "\"\n  value: { string_value: \"" + (value ? "true" : "false") + "\" }\n}\n";
-  };
-  std::string out;
-  out += param("DISABLE_OPTIMIZED_EXECUTION", !s.optimized_execution);
-  out += param("INFERENCE_MODE", s.inference_mode);
-  if (s.jit_profiling) out += param("ENABLE_JIT_PROFILING", *s.jit_profiling);
-  if (s.jit_executor) out += param("ENABLE_JIT_EXECUTOR", *s.jit_executor);
-  if (s.tensor_fuser) out += param("ENABLE_TENSOR_FUSER", *s.tensor_fuser);
-  if (s.cache_cleaning) out += param("ENABLE_CACHE_CLEANING", true);
-  return out;
 }
 
 }  // namespace tsctl
