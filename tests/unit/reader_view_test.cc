@@ -149,6 +149,17 @@ TEST_CASE("reader view: the end record is the last one, as miniz takes it", "[vi
     CHECK(a.Read("code/__torch__.py") == "evil");
     CHECK(Mentions(a, "another end record at offset " + std::to_string(first.size() - 22)));
   }
+  SECTION("a ZIP stored as a record near the end is not another end record") {
+    // torch.save's reference in extra/ (stamped by --record-reference): its
+    // end record lies in the last 64 KiB, its offsets are its own and point
+    // into the large record before it, where no central header is.
+    Records r = Model("m", "benign");
+    r.emplace_back("m/extra/big.bin", std::string(70000, 'x'));
+    r.emplace_back("m/extra/tsctl_reference.pt", Zip(Model("ref", "inner")));
+    const std::string bytes = Zip(r);
+    CHECK(ReadZipLayout(*MakeMemorySource(bytes)).other_end_records.empty());
+    CHECK(Archive::Open(MakeMemorySource(bytes)).Ambiguities().empty());
+  }
   SECTION("bytes after the end record") {
     Archive a = Archive::Open(MakeMemorySource(first + "tail"));
     CHECK(Mentions(a, "4 bytes after the end record"));

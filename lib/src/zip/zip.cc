@@ -58,15 +58,23 @@ void ApplyZip64Extra(const std::string& extra, ZipEntry& e, bool& disk_saturated
 // Well-formed end records before the one at `chosen` (an index into `tail`,
 // which starts at file offset `base`): single disk, a central directory that
 // ends before the record and starts with a central signature (or is empty).
-std::vector<uint64_t> OtherEndRecords(const std::string& tail, uint64_t base, uint64_t chosen) {
+std::vector<uint64_t> OtherEndRecords(const ByteSource& src, const std::string& tail, uint64_t base, uint64_t chosen) {
   std::vector<uint64_t> out;
   for (uint64_t i = 0; i < chosen && out.size() < 16; ++i) {
     const char* p = tail.data() + i;
     if (U32(p) != kEocdSig || U16(p + 4) != 0 || U16(p + 6) != 0 || U16(p + 8) != U16(p + 10)) continue;
     const uint64_t at = base + i, count = U16(p + 10), cd_size = U32(p + 12), cd_off = U32(p + 16);
     if (cd_off > at || cd_size > at - cd_off || cd_size < count * 46) continue;
-    // (A directory that starts before the window passes on the record's word.)
-    if (count > 0 && cd_off >= base && U32(tail.data() + (cd_off - base)) != kCentralSig) continue;
+    // Its directory must start with a central header, as a reader that
+    // tries this record (libzip) requires: a ZIP stored as a record near the
+    // end (a torch.save reference) has an end record whose offsets are its
+    // own, pointing elsewhere in this file, and no reader takes it.
+    if (count > 0) {
+      char sig[4];
+      if (cd_off >= base) std::memcpy(sig, tail.data() + (cd_off - base), 4);
+      else src.Read(cd_off, sig, 4);
+      if (U32(sig) != kCentralSig) continue;
+    }
     out.push_back(at);
   }
   return out;
@@ -167,7 +175,7 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   layout.comment_truncated = comment_len > comment_room;
   layout.comment = std::string(eocd + 22, std::min(comment_len, comment_room));
   layout.trailing_bytes = comment_room - layout.comment.size();
-  layout.other_end_records = OtherEndRecords(tail, size - tail_len, static_cast<uint64_t>(found));
+  layout.other_end_records = OtherEndRecords(src, tail, size - tail_len, static_cast<uint64_t>(found));
   layout.trailer_offset = layout.eocd_offset;
   if (U16(eocd + 4) != 0 || U16(eocd + 6) != 0) throw Bad("multi-disk ZIP archives are not supported");
 
