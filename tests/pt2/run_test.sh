@@ -63,6 +63,22 @@ expect 0 validate "$two" --load-inputs "$work/two_input_aoti.inputs.pt" --save-o
 expect 0 validate "$two" --reference "$work/two_input_aoti.ref.pt" --format json
 "$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); c={x["id"]:x["status"] for x in r["archives"][0]["checks"]}; sys.exit(0 if c.get("torch.reference")=="PASS" and c.get("torch.run")=="PASS" else 1)' "$tmp/out" ||
   bad "two_input_aoti --reference: JSON report without torch.reference/torch.run PASS"
+# The package's sample inputs (data/sample_inputs/model.pt, (args, kwargs) as torch.export writes them; deflated here).
+"$py" - "$cnn" "$work/cnn_aoti.inputs.pt" "$tmp/samples.pt2" <<'PY' 2>&1 | grep -v Warning
+import io, sys, zipfile, torch
+src, inputs, dst = sys.argv[1:4]
+buf = io.BytesIO()
+torch.save((torch.load(inputs), {}), buf)
+with zipfile.ZipFile(src) as z, zipfile.ZipFile(dst, "w") as w:
+    root = z.namelist()[0].split("/")[0]
+    for info in z.infolist():
+        w.writestr(info, z.read(info))
+    w.writestr(root + "/data/sample_inputs/model.pt", buf.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
+PY
+expect 0 validate "$tmp/samples.pt2" --save-outputs "$tmp/samples_out.pt"
+has 'PASS  torch.run .*inputs from data/sample_inputs/model.pt'
+cmp -s "$tmp/samples_out.pt" "$tmp/cnn_out.pt" || "$py" -c 'import sys, torch; sys.exit(0 if torch.equal(torch.load(sys.argv[1]), torch.load(sys.argv[2])) else 1)' "$tmp/samples_out.pt" "$tmp/cnn_out.pt" ||
+  bad "outputs on the sample inputs differ from those on the same inputs given with --load-inputs"
 # The dynamic batch within its range, and outside it: the package's own input check, a FAIL (not a crash).
 expect 0 validate "$two" --input 7x6:float32 --input 7:int64:randint:0:10
 has 'PASS  torch.run'

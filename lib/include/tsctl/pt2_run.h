@@ -28,6 +28,10 @@ struct Pt2RunSpec {
   std::string guess_note;
   // Why no inputs could be inferred ("" when `guess` is set or none are needed).
   std::string guess_missing;
+  // A file with the package's sample inputs (data/sample_inputs/<model>.pt,
+  // copied out by the caller; "" if none): used when no inputs are given,
+  // loaded or in the reference, before the guess.
+  std::string sample_inputs_path;
 
   // "forward(Tensor x, Tensor idx)": the signature as a schema, for messages
   // and for typing --arg values.

@@ -100,10 +100,7 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
     m.reference_label = "extra/tsctl_reference.pt";
   }
   const std::string sample_record = "data/sample_inputs/" + m.pt2.model + ".pt";
-  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && (samples = RecordFile(archive, sample_record))) {
-    m.load_inputs_path = samples->path;
-    m.input_source = sample_record;
-  }
+  if ((samples = RecordFile(archive, sample_record))) m.pt2.sample_inputs_path = samples->path;
   CheckModelInChild(archive, report.path, options, m, report);
 }
 

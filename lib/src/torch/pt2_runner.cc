@@ -121,7 +121,20 @@ class Pt2Checker {
     }
   }
 
-  // Given, loaded, the reference's, inferred from the archive; else none.
+  // The package's sample inputs; false (and why, in the notes) if they cannot be read.
+  bool SampleInputs() {
+    const std::string record = "data/sample_inputs/" + spec_.model + ".pt";
+    try {
+      inputs_ = Pt2ArgumentList(LoadValueFile(spec_.sample_inputs_path), record);
+      return true;
+    } catch (const Error& e) {
+      sample_error_ = record + " unreadable: " + e.what();
+      return false;
+    }
+  }
+
+  // Given, loaded, the reference's, the package's samples, inferred from
+  // the archive; else none.
   bool Inputs() {
     std::vector<ArgSpec> given = ArgsFromInputs(o_.inputs);
     given.insert(given.end(), o_.args.begin(), o_.args.end());
@@ -140,6 +153,8 @@ class Pt2Checker {
     } else if (ref_has_inputs_) {
       inputs_ = ref_inputs_;
       r_.input_source = r_.reference_source;
+    } else if (!spec_.sample_inputs_path.empty() && SampleInputs()) {
+      r_.input_source = "data/sample_inputs/" + spec_.model + ".pt";
     } else if (!spec_.guess.empty() && o_.infer_inputs) {
       inputs_ = BuildArguments(*schema_, spec_.guess, gen);
       guessed_ = true;
@@ -147,10 +162,10 @@ class Pt2Checker {
       r_.input_args = spec_.guess;
       r_.inputs_desc = DescribeArgs(spec_.guess);
       r_.inputs_flags = ArgsAsFlags(spec_.guess);
-      r_.inputs_note = spec_.guess_note;
+      r_.inputs_note = spec_.guess_note + (sample_error_.empty() ? "" : "; " + sample_error_);
       r_.candidates_tried = 1;
     } else {
-      r_.run_skipped = "no inputs known (" +
+      r_.run_skipped = (sample_error_.empty() ? "" : sample_error_ + "; ") + "no inputs known (" +
                        (!o_.infer_inputs ? std::string("--no-infer")
                                          : spec_.guess_missing.empty() ? "none inferred" : spec_.guess_missing) +
                        "); pass --input SHAPE:DTYPE for each input, or --load-inputs FILE";
@@ -235,6 +250,7 @@ class Pt2Checker {
   c10::IValue expected_;
   std::vector<c10::IValue> inputs_;
   bool have_inputs_ = false, guessed_ = false;
+  std::string sample_error_;
   c10::IValue out1_, out2_;
 };
 
