@@ -52,7 +52,7 @@ class ModelChecker {
     if (!have_inputs_ && !TryCandidates()) return r_;
     DescribeInputs();
     if (!RunAndCompare()) return r_;
-    KeepFiles();
+    KeepRunFiles(o_, inputs_, out1_, r_);
     return r_;
   }
 
@@ -77,7 +77,7 @@ class ModelChecker {
         r_.mobile_loaded = true;
       } catch (const std::exception& e) {
         r_.mobile_loaded = false;
-        r_.mobile_error = FromTorch(e).what();
+        r_.mobile_error = FromLoadFailure(e, o_.path).what();
       }
     }
     if (o_.reference_from_archive) extra_["tsctl_reference.pt"] = "";
@@ -400,29 +400,6 @@ class ModelChecker {
       r_.reference_compared = true;
     }
     return true;
-  }
-
-  // --record-reference / --save-reference's recording, --save-outputs.
-  void KeepFiles() {
-    if (!o_.record_reference_path.empty()) {
-      c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-      dict.insert("inputs", c10::ivalue::Tuple::create(inputs_));
-      dict.insert("outputs", out1_);
-      try {
-        SaveValueFile(dict, o_.record_reference_path);
-        r_.recorded = true;
-      } catch (const Error&) {
-        r_.recorded = false;
-      }
-    }
-    if (!o_.save_outputs_path.empty()) {
-      try {
-        SaveValueFile(out1_, o_.save_outputs_path);
-        r_.outputs_saved = true;
-      } catch (const Error&) {
-        r_.outputs_saved = false;
-      }
-    }
   }
 
   const ModelCheckOptions& o_;

@@ -117,7 +117,14 @@ std::string DescribeMissingOperators(const std::vector<std::string>& missing) {
   std::vector<std::string> parts;
   for (const auto& [ns, ops] : by_ns) {
     std::string list = Join(ops, ", ");
-    if (ns == "aten" || ns == "prim" || ns == "quantized" || ns == "prepacked" || ns == "_quantized") {
+    if (ns == "prepacked") {
+      // Registered by ATen's XNNPACK code (RegisterOpContextClass.cpp) only
+      // in builds with USE_XNNPACK; optimize_for_mobile writes them.
+      parts.push_back(list + " (XNNPACK's operators, written by optimize_for_mobile: LibTorch " +
+                      std::string(TORCH_VERSION) +
+                      " was built without XNNPACK; run it on a LibTorch built with it, or save the model without "
+                      "optimize_for_mobile)");
+    } else if (ns == "aten" || ns == "prim" || ns == "quantized" || ns == "_quantized") {
       parts.push_back(list + " (not in LibTorch " + std::string(TORCH_VERSION) + ": the archive needs another version)");
     } else if (ns == "torchvision") {
       std::string lib = FindTorchvisionLibrary();
