@@ -2,6 +2,7 @@
 #include "bench_runner.h"
 
 #include "arguments.h"
+#include "bench_phases.h"
 #include "backend.h"
 #include "compare_values.h"
 #include "infer_inputs.h"
@@ -43,11 +44,6 @@
 namespace tsctl {
 namespace {
 
-uint64_t NowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
-
 struct ApiUsage {
   std::mutex mu;
   std::map<std::string, uint64_t> counts;
@@ -79,40 +75,23 @@ torch::jit::Module Load(const BenchOptions& o, const torch::Device& device) {
   return m;
 }
 
-// How long a phase lasts: `calls` calls when > 0, else until `seconds` have
-// passed since the phase began (at least one call when seconds > 0).
-struct PhaseBound {
-  int calls = 0;
-  double seconds = 0;
-};
-
-// One instance's loop over one phase, latencies appended; `tick` (may be
-// empty) is called after each call with the calls made and the time spent.
+// One instance's loop over one phase, latencies appended.
 void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& inputs, bool cuda, PhaseBound bound,
-               std::vector<uint64_t>& out, bool cache_cleaning, const std::function<void(int, uint64_t)>& tick = {}) {
-  const uint64_t start = NowNs(), budget = static_cast<uint64_t>(std::max(0.0, bound.seconds) * 1e9);
-  for (int i = 0; bound.calls > 0 ? i < bound.calls : (budget > 0 && (i == 0 || NowNs() - start < budget)); ++i) {
-    uint64_t t0 = NowNs();
-    c10::IValue r = method(inputs);
-    if (cuda) torch::cuda::synchronize();
-    out.push_back(NowNs() - t0);
-    if (cache_cleaning && cuda) {
+               std::vector<uint64_t>& out, bool cache_cleaning, const std::function<void(int, uint64_t)>& tick) {
+  TimePhase(
+      bound, out,
+      [&] {
+        c10::IValue r = method(inputs);
+        if (cuda) torch::cuda::synchronize();
+      },
+      [&] {
+        if (cache_cleaning && cuda) {
 #ifdef TSCTL_HAVE_CUDA_ALLOCATOR
-      c10::cuda::CUDACachingAllocator::emptyCache();
+          c10::cuda::CUDACachingAllocator::emptyCache();
 #endif
-    }
-    if (tick) tick(i + 1, NowNs() - start);
-  }
-}
-
-// BenchOptions::progress for a phase: calls made of a count, or tenths of a
-// second spent of a time (the phase's name then ends in " s").
-void Tick(const BenchOptions& o, const char* phase, PhaseBound bound, int calls, uint64_t spent_ns) {
-  if (bound.calls > 0) {
-    o.progress(phase, calls, bound.calls);
-  } else {
-    o.progress(std::string(phase) + " s", static_cast<int>(spent_ns / 100000000), static_cast<int>(bound.seconds * 10 + 0.5));
-  }
+        }
+      },
+      tick);
 }
 
 // `value` with every tensor in it moved to `device`.
@@ -206,14 +185,14 @@ BenchResult RunBench(const BenchOptions& o) {
   std::vector<torch::jit::Module> modules;
   {
     c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
-    uint64_t t0 = NowNs();
+    uint64_t t0 = BenchNowNs();
     if (o.settings.inference_mode) {
       c10::InferenceMode guard;
       modules.push_back(Load(o, device));
     } else {
       modules.push_back(Load(o, device));
     }
-    r.load_ns = NowNs() - t0;
+    r.load_ns = BenchNowNs() - t0;
     for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
   }
   torch::jit::Method probe = FindMethod(modules[0], o.method);  // throws with the list of methods
@@ -258,8 +237,7 @@ BenchResult RunBench(const BenchOptions& o) {
   }
   for (auto& v : inputs) v = ToDevice(v, device);
 
-  const PhaseBound warmup = o.warmup >= 0 ? PhaseBound{o.warmup, 0} : PhaseBound{0, o.warmup_seconds};
-  const PhaseBound timing = o.iters > 0 ? PhaseBound{o.iters, 0} : PhaseBound{0, std::max(1e-3, o.duration_seconds)};
+  const PhaseBound warmup = WarmupBound(o), timing = TimingBound(o);
   std::unique_ptr<OpProfiler> profiler;
   std::mutex result_mu;
   std::atomic<int> failures{0};
@@ -273,13 +251,7 @@ BenchResult RunBench(const BenchOptions& o) {
       RunModeGuard mode(o.settings.inference_mode);
       torch::jit::Method method = modules[o.share_weights ? 0 : static_cast<size_t>(index)].get_method(o.method);
       auto ticker = [&](const char* phase, PhaseBound bound) -> std::function<void(int, uint64_t)> {
-        if (index != 0 || !o.progress) return {};
-        // At most ten lines a second, so that the pipe stays out of the timings.
-        return [&o, phase, bound, next_ns = uint64_t{0}](int calls, uint64_t spent_ns) mutable {
-          if (spent_ns < next_ns) return;
-          next_ns = spent_ns + 100000000;
-          Tick(o, phase, bound, calls, spent_ns);
-        };
+        return index == 0 ? PhaseTicker(o, phase, bound) : std::function<void(int, uint64_t)>();
       };
       TimeCalls(method, inputs, cuda, warmup, *warm, false, ticker("warm-up", warmup));
       if (sync) sync->arrive_and_wait();  // profiler attaches between the phases
@@ -301,10 +273,10 @@ BenchResult RunBench(const BenchOptions& o) {
   for (int i = 0; i < r.instances; ++i) threads.emplace_back(instance, i, &sync, &warm[static_cast<size_t>(i)], &timed[static_cast<size_t>(i)]);
   sync.arrive_and_wait();  // all warmed up
   if (o.profile || !o.trace_path.empty()) profiler = std::make_unique<OpProfiler>(o.profile_shapes, o.profile_sample, !o.trace_path.empty());
-  uint64_t start = NowNs();
+  uint64_t start = BenchNowNs();
   sync.arrive_and_wait();  // go
   for (auto& t : threads) t.join();
-  r.wall_ns = NowNs() - start;
+  r.wall_ns = BenchNowNs() - start;
   if (failures > 0) throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + failure);
   if (!o.save_outputs_path.empty()) {
     // One more run, not timed, whose outputs (on the CPU) Python's torch.load reads.

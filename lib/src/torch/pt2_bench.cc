@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "arguments.h"
+#include "bench_phases.h"
 #include "backend.h"
 #include "compare_values.h"
 #include "pt2_package.h"
@@ -25,11 +26,6 @@ BenchResult BenchPt2(const BenchOptions&) {
 }
 #else
 namespace {
-
-uint64_t NowNs() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 // What bench's options ask that a package cannot do: a usage error naming it.
 void RequireAotiOptions(const BenchOptions& o) {
@@ -82,33 +78,21 @@ BenchResult BenchPt2(const BenchOptions& o) {
   r.threads = at::get_num_threads();
   r.interop_threads = at::get_num_interop_threads();
   InstallWarningHandler();
-  uint64_t t0 = NowNs();
+  uint64_t t0 = BenchNowNs();
   AotiPackage package(o.path, o.pt2.model);  // kTorch with the loader's message
-  r.load_ns = NowNs() - t0;
+  r.load_ns = BenchNowNs() - t0;
   const std::vector<at::Tensor> inputs = BenchInputs(o, r.inputs);
   std::optional<c10::InferenceMode> inference;
   std::optional<torch::NoGradGuard> no_grad;
   if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
-  const int warmup = std::max(0, o.warmup);
-  const int iters = o.duration_seconds > 0 ? 0 : std::max(1, o.iters);
+  const PhaseBound warmup = WarmupBound(o), timing = TimingBound(o);
   try {
     QuietStderr quiet;
-    for (int i = 0; i < warmup; ++i) {
-      t0 = NowNs();
-      package.Run(inputs);
-      r.warmup_ns.push_back(NowNs() - t0);
-      if (o.progress && i % 10 == 0) o.progress("warm-up", i, warmup);
-    }
-    if (o.progress) o.progress("timing", 0, iters);
-    const uint64_t start = NowNs();
-    const uint64_t until = o.duration_seconds > 0 ? start + static_cast<uint64_t>(o.duration_seconds * 1e9) : 0;
-    r.latencies_ns.reserve(static_cast<size_t>(iters));
-    for (int i = 0; until ? NowNs() < until : i < iters; ++i) {
-      t0 = NowNs();
-      package.Run(inputs);
-      r.latencies_ns.push_back(NowNs() - t0);
-    }
-    r.wall_ns = NowNs() - start;
+    TimePhase(warmup, r.warmup_ns, [&] { package.Run(inputs); }, [] {}, PhaseTicker(o, "warm-up", warmup));
+    const uint64_t start = BenchNowNs();
+    r.latencies_ns.reserve(static_cast<size_t>(std::max(timing.calls, 1)));
+    TimePhase(timing, r.latencies_ns, [&] { package.Run(inputs); }, [] {}, PhaseTicker(o, "timing", timing));
+    r.wall_ns = BenchNowNs() - start;
     if (!o.save_outputs_path.empty()) SaveValueFile(package.Outputs(package.Run(inputs)), o.save_outputs_path);
   } catch (const Error&) {
     throw;
