@@ -39,6 +39,10 @@ void RequireOneInputSource(bool given, const std::string& load_inputs_path, cons
 
 InputSpec ParseInputSpec(const std::string& text);
 
+// True for the floating dtypes a spec names (float16/32/64, bfloat16): the
+// ones a uniform fill and a value range of reals apply to.
+bool IsFloatingDtype(const std::string& dtype);
+
 // One method argument from the command line (`--arg`): "NAME=VALUE" binds an
 // argument by name, a bare "VALUE" takes the next position. VALUE is JSON-like
 // and typed by the method's schema in the plugin: a tensor spec

@@ -13,4 +13,8 @@ std::string HumanBytes(uint64_t bytes);
 // and \t: how inspect and diff decide that an extra/ record is text.
 bool IsTextual(const std::string& s);
 
+// True if `s` is an identifier as Python and TorchScript spell one in ASCII:
+// a letter or '_' first, then letters, digits and '_'.
+bool IsIdentifier(const std::string& s);
+
 }  // namespace tsctl

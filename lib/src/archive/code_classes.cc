@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tsctl/text_util.h"
+
 namespace tsctl {
 namespace {
 
@@ -43,14 +45,6 @@ std::string Trim(const std::string& s) {
   if (b == std::string::npos) return {};
   size_t e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
-}
-
-bool IsIdentifier(const std::string& s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s) {
-    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
-  }
-  return true;
 }
 
 // The signature of the def at `at` ("def " starts there): its name,

@@ -12,6 +12,7 @@
 #include "tsctl/json_input.h"
 #include "tsctl/pickle.h"
 #include "tsctl/storage_types.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
@@ -167,7 +168,7 @@ InputSpec ParseInputSpec(const std::string& text) {
       if (spec.high <= spec.low) throw bad("randint needs LOW < HIGH");
       i += 2;
     } else if (p == "uniform") {
-      if (spec.dtype.rfind("float", 0) != 0 && spec.dtype != "bfloat16") throw bad("uniform needs a floating dtype (randint:LOW:HIGH fills integers)");
+      if (!IsFloatingDtype(spec.dtype)) throw bad("uniform needs a floating dtype (randint:LOW:HIGH fills integers)");
       spec.fill = InputSpec::Fill::kUniform;
       spec.low = number(i + 1, "uniform");
       spec.high = number(i + 2, "uniform");
@@ -184,13 +185,12 @@ InputSpec ParseInputSpec(const std::string& text) {
   return spec;
 }
 
+bool IsFloatingDtype(const std::string& dtype) { return dtype.rfind("float", 0) == 0 || dtype == "bfloat16"; }
+
 ArgSpec ParseArgSpec(const std::string& text) {
   ArgSpec arg;
   size_t eq = text.find('=');
-  bool named = eq != std::string::npos && eq > 0 && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
-  for (size_t i = 0; named && i < eq; ++i) {
-    named = std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_';
-  }
+  const bool named = eq != std::string::npos && IsIdentifier(text.substr(0, eq));
   if (named) {
     arg.name = text.substr(0, eq);
     arg.value = text.substr(eq + 1);

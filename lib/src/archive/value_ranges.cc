@@ -12,6 +12,7 @@
 
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
@@ -27,21 +28,11 @@ double Number(const std::string& text, const std::string& whole) {
   return v;
 }
 
-bool IsIdentifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
 std::string Shown(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
-
-bool Floating(const std::string& dtype) { return dtype.rfind("float", 0) == 0 || dtype == "bfloat16"; }
 
 // The spec with `range` applied, if it is a randomly filled tensor spec.
 std::optional<std::string> Ranged(const std::string& text, const ValueRange& range) {
@@ -52,7 +43,7 @@ std::optional<std::string> Ranged(const std::string& text, const ValueRange& ran
     return std::nullopt;  // not a spec: a nested list of numbers, a string
   }
   if (spec.fill != InputSpec::Fill::kRandom || spec.dtype == "bool") return std::nullopt;
-  if (Floating(spec.dtype)) {
+  if (IsFloatingDtype(spec.dtype)) {
     spec.fill = InputSpec::Fill::kUniform;
     spec.low = range.low;
     spec.high = range.high;

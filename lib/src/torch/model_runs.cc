@@ -10,6 +10,7 @@
 
 #include "compare_values.h"
 #include "py_values.h"
+#include "tsctl/error.h"
 
 namespace tsctl {
 namespace {
@@ -137,6 +138,29 @@ std::string Suspect(const c10::IValue& out1, const c10::IValue& out2, bool twice
   CompareRuns(out1, out2, runs);
   if (runs.deterministic == false) return "two runs differ at " + runs.determinism_note;
   return "";
+}
+
+void KeepRunFiles(const ModelCheckOptions& o, const std::vector<c10::IValue>& inputs, const c10::IValue& outputs,
+                  ModelCheckResult& r) {
+  if (!o.record_reference_path.empty()) {
+    c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+    dict.insert("inputs", c10::ivalue::Tuple::create(inputs));
+    dict.insert("outputs", outputs);
+    try {
+      SaveValueFile(dict, o.record_reference_path);
+      r.recorded = true;
+    } catch (const Error&) {
+      r.recorded = false;
+    }
+  }
+  if (!o.save_outputs_path.empty()) {
+    try {
+      SaveValueFile(outputs, o.save_outputs_path);
+      r.outputs_saved = true;
+    } catch (const Error&) {
+      r.outputs_saved = false;
+    }
+  }
 }
 
 }  // namespace tsctl

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tsctl/model_check.h"
+#include "tsctl/torch_backend.h"
 
 namespace tsctl {
 
@@ -62,6 +63,12 @@ c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs);
 // Compares two runs' outputs exactly (NaN and Inf in the same places count
 // as equal) into r.deterministic, r.determinism_note and r.max_run_diff.
 void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckResult& r);
+
+// --record-reference / --save-reference's recording ({"inputs": (...),
+// "outputs": outputs}) and --save-outputs: writes the files `o` names, and
+// says in r.recorded and r.outputs_saved whether each was written.
+void KeepRunFiles(const ModelCheckOptions& o, const std::vector<c10::IValue>& inputs, const c10::IValue& outputs,
+                  ModelCheckResult& r);
 
 // What makes a run on guessed inputs suspect: NaN/Inf in its outputs, or a
 // second run that differs (`out2` set when `twice`). "" if neither.

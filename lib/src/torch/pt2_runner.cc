@@ -76,7 +76,7 @@ class Pt2Checker {
     }
     if (!have_inputs_) return r_;
     if (!RunAndCompare()) return r_;
-    KeepFiles();
+    KeepRunFiles(o_, inputs_, out1_, r_);
     return r_;
   }
 
@@ -218,26 +218,6 @@ class Pt2Checker {
                      ") raised: " + error + "; pass --input SHAPE:DTYPE for each input";
     r_.input_source.clear();
     return false;
-  }
-
-  void KeepFiles() {
-    if (!o_.record_reference_path.empty()) {
-      c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-      dict.insert("inputs", c10::ivalue::Tuple::create(inputs_));
-      dict.insert("outputs", out1_);
-      try {
-        SaveValueFile(dict, o_.record_reference_path);
-        r_.recorded = true;
-      } catch (const Error&) {
-      }
-    }
-    if (!o_.save_outputs_path.empty()) {
-      try {
-        SaveValueFile(out1_, o_.save_outputs_path);
-        r_.outputs_saved = true;
-      } catch (const Error&) {
-      }
-    }
   }
 
   const ModelCheckOptions& o_;
