@@ -74,6 +74,18 @@ TEST_CASE("refine: concatenations and dimensions an operator reads", "[refine]")
         "1x1x16:float32");
 }
 
+TEST_CASE("refine: a dictionary argument gets the key the code reads", "[refine]") {
+  const std::string batch = R"({"input":"1x3x224x224:float32"})";
+  CHECK(Refined({{"batch", batch}}, "RuntimeError: KeyError: foo at File \"code/__torch__.py\", line 8, in generate") ==
+        R"({"foo":"1x3x224x224:float32","input":"1x3x224x224:float32"})");
+  // The next key, on the dictionary that already has the first.
+  CHECK(Refined({{"batch", R"({"foo":"2:float32"})"}}, "KeyError: bar\n") == R"({"bar":"2:float32","foo":"2:float32"})");
+  // Quoted keys; the second dictionary when the first has the key.
+  CHECK(Refined({{"a", R"({"foo":"2:float32"})"}, {"b", R"({"x":"3:int64"})"}}, "KeyError: 'foo'", 1) ==
+        R"({"foo":"3:int64","x":"3:int64"})");
+  CHECK_FALSE(RefineFromError({{"x", "1x3:float32"}}, "KeyError: foo").has_value());
+}
+
 TEST_CASE("refine: nothing for messages no rule reads, or without a tensor argument to change", "[refine]") {
   CHECK_FALSE(RefineFromError({{"x", "1x3x224x224:float32"}}, "some other error").has_value());
   CHECK_FALSE(RefineFromError({{"k", "3"}}, "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)").has_value());

@@ -4,6 +4,8 @@
 // count, an embedding's integer indices, a norm's normalized shape); each rule
 // below reads one such message, as LibTorch 1.13 and 2.x word it, and changes
 // the argument it is about. No rule knows any model: only operators.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <optional>
 #include <regex>
@@ -193,7 +195,7 @@ std::optional<Refinement> IntegerIndices(const Tensors& t, const std::string& e)
   std::smatch m = Match(e, R"(scalar types?: Long(, Int)?; but got torch\.(\w+)Tensor)");
   if (m.empty()) m = Match(e, R"(expected scalar type (Long|Int) but found (Float|Double|Half|BFloat16))");
   if (m.empty()) return std::nullopt;
-  auto floating = [](const InputSpec& s) { return s.dtype.rfind("float", 0) == 0 || s.dtype == "bfloat16"; };
+  auto floating = [](const InputSpec& s) { return IsFloatingDtype(s.dtype); };
   auto i = t.Find(floating);  // the first: indices come before masks and lengths
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
@@ -329,14 +331,40 @@ std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e)
   return t.With(*i, s, "an operator reads dimension " + std::string(m[2]));
 }
 
+// "KeyError: foo": TorchScript's dict lookup (aten::__getitem__.Dict_str)
+// found no such key. The first dictionary argument (spelled as a JSON object)
+// without it gets the key, its value a copy of the dictionary's first value:
+// a model reads the keys it needs, one error at a time.
+std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(KeyError: ([^\n]{1,64}?)(?: at File |\n|$))");
+  if (m.empty()) return std::nullopt;
+  std::string key = m[1];
+  if (key.size() >= 2 && (key[0] == '\'' || key[0] == '"') && key.back() == key[0]) key = key.substr(1, key.size() - 2);
+  for (size_t i = 0; i < args.size(); ++i) {
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (!j.is_object() || j.empty() || j.contains(key) || j.size() >= 16) continue;
+    j[key] = j.begin().value();
+    Refinement r{args, ""};
+    r.args[i].value = j.dump();
+    const std::string name = args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name;
+    r.note = name + " " + r.args[i].value + ", from LibTorch's error: the code reads key '" + key + "'";
+    return r;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error) {
-  const Tensors t(args);
-  if (t.Count() == 0) return std::nullopt;
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
+  try {
+    if (std::optional<Refinement> r = DictKey(args, e)) return r;
+  } catch (const std::exception&) {
+  }
+  const Tensors t(args);
+  if (t.Count() == 0) return std::nullopt;
   for (auto rule : {ConvChannels, ConvRank, MatrixProduct, ViewSize, IntegerIndices, Broadcast, Recurrent, Norms,
                     Concatenation, DimensionRange}) {
     try {
