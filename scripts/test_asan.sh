@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 build_dir=${ASAN_BUILD_DIR:-build-asan}
 jobs=${JOBS:-$(nproc)}
+# -O1 -g1 (line tables only): what ASan's documentation suggests, and half the
+# compile time of -O2 -g; reports still name file and line.
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3 \
-  -DTSCTL_SANITIZE=ON "$@" >/dev/null
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DTSCTL_SANITIZE=ON "$@" >/dev/null
 cmake --build "$build_dir" -j"$jobs" --target tsctl_app tsctl_unit \
   fuzz_replay_zip fuzz_replay_pickle fuzz_replay_inspect fuzz_replay_validate fuzz_replay_stamp
 # CLI cases whose command needs no LibTorch.
