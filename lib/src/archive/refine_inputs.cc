@@ -54,6 +54,19 @@ std::string ShapeText(const Shape& s) {
   return t.empty() ? "scalar" : t;
 }
 
+// An argument as the notes name it: its name, or "argument N".
+std::string ArgName(const std::vector<ArgSpec>& args, size_t i) {
+  return args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name;
+}
+
+// `args` with argument i's value replaced, the note saying why.
+Refinement Replaced(const std::vector<ArgSpec>& args, size_t i, const std::string& value, const std::string& why) {
+  Refinement r{args, ""};
+  r.args[i].value = value;
+  r.note = ArgName(args, i) + " " + value + ", from LibTorch's error: " + why;
+  return r;
+}
+
 // The tensor arguments of a candidate, parsed.
 struct Tensors {
   std::vector<ArgSpec> args;
@@ -81,12 +94,9 @@ struct Tensors {
   std::optional<size_t> Only() const {
     return Count() == 1 ? Find([](const InputSpec&) { return true; }) : std::nullopt;
   }
-  std::string Name(size_t i) const { return args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name; }
+  std::string Name(size_t i) const { return ArgName(args, i); }
   Refinement With(size_t i, const InputSpec& spec, const std::string& why) const {
-    Refinement r{args, ""};
-    r.args[i].value = spec.ToString();
-    r.note = Name(i) + " " + spec.ToString() + ", from LibTorch's error: " + why;
-    return r;
+    return Replaced(args, i, spec.ToString(), why);
   }
 };
 
@@ -344,11 +354,7 @@ std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::s
     nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
     if (!j.is_object() || j.empty() || j.contains(key) || j.size() >= 16) continue;
     j[key] = j.begin().value();
-    Refinement r{args, ""};
-    r.args[i].value = j.dump();
-    const std::string name = args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name;
-    r.note = name + " " + r.args[i].value + ", from LibTorch's error: the code reads key '" + key + "'";
-    return r;
+    return Replaced(args, i, j.dump(), "the code reads key '" + key + "'");
   }
   return std::nullopt;
 }
