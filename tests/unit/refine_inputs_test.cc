@@ -41,6 +41,48 @@ TEST_CASE("refine: a matrix product's inner size, on the argument that has the w
                 "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)", 1) == "1x128:float32");
 }
 
+TEST_CASE("refine: a product's inner size on an argument concatenated with a few features first", "[refine]") {
+  // cat([x, ones], 2) @ w.t(): 225 = 224 + 1; w wants 8, so x gets 7.
+  CHECK(Refined({{"x", "3x224x224:float32"}}, "mat1 and mat2 shapes cannot be multiplied (672x225 and 8x32)") ==
+        "3x224x7:float32");
+  // A flattened image is far from any argument's size: not this rule's case.
+  CHECK(Refined({{"x", "1x3x28x28:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x2352 and 784x10)") ==
+        "1x3x16x16:float32");
+}
+
+TEST_CASE("refine: matrix-vector products and signals", "[refine]") {
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "vector + matrix @ vector expected, got 1, 2, 4") == "224:float32");
+  CHECK(Refined({{"x", "16:float32"}}, "size mismatch, got 2, 2x6,16") == "6:float32");
+  CHECK(Refined({{"x", "1x1x16000:float32"}},
+                "stft(CPUFloatType[1, 1, 16320], n_fft=320, hop_length=160, win_length=320, window=None, "
+                "normalized=0, onesided=None, return_complex=None) : expected a 1D or 2D tensor") == "1x16000:float32");
+  CHECK(Refined({{"x", "1x16:float32"}},
+                "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
+                "(160, 160) at dimension 2 of input [1, 1, 16]") == "1x16000:float32");
+}
+
+TEST_CASE("refine: a count that grows with the input's area", "[refine]") {
+  // Anchors of a detector: 2890 at 224x224, 9984 wanted.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "The size of tensor a (2890) must match the size of tensor b (9984) at non-singleton dimension 1") ==
+        "1x3x416x416:float32");
+  // Rounding gives the same size back: the area at aspect 3:4.
+  CHECK(Refined({{"x", "1x3x416x416:float32"}},
+                "The size of tensor a (9949) must match the size of tensor b (9984) at non-singleton dimension 1") ==
+        "1x3x360x480:float32");
+  // A flattened 23x23 feature map where a 1-D convolution wants 21x21.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "Given groups=1, weight of size [1, 441, 1], expected input[1, 529, 40] to have 441 channels, but got "
+                "529 channels instead") == "1x3x204x204:float32");
+  // A signal's length.
+  CHECK(Refined({{"x", "1x1x16000:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x4000 and 1000x2)") ==
+        "1x1x4000:float32");
+  // A size the argument has is another rule's case; so is an integer argument.
+  CHECK(Refined({{"x", "1x16:int64"}},
+                "The size of tensor a (2890) must match the size of tensor b (9984) at non-singleton dimension 1")
+            .empty());
+}
+
 TEST_CASE("refine: a traced view's sizes, integer indices, broadcasts, recurrent layers and norms", "[refine]") {
   CHECK(Refined({{"x", "1x3x32x32:float32"}}, "shape '[3, 4, 256]' is invalid for input of size 3072") ==
         "3x4x256:float32");

@@ -152,6 +152,93 @@ def forward(self, n: int, words: List[str], scale: float = 2.0) -> int:
   CHECK(m.get_method("forward")(tsctl::BuildArguments(Schema(m), candidates[0].args, gen)).toInt() == 2);
 }
 
+TEST_CASE("InferInputCandidates: the method's own checks before it raises", "[torch][inputs]") {
+  SECTION("a rank bound, a length chosen by an int, and the int's compared constant") {
+    torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor, sr: int) -> Tensor:
+    if x.dim() == 1:
+        x = x.unsqueeze(0)
+    assert x.dim() <= 2, "too many dimensions"
+    if sr != 16000:
+        assert False, "rate"
+    n = 512 if sr == 16000 else 256
+    if x.size(-1) != n:
+        assert False, "samples"
+    return x.sum()
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    REQUIRE(candidates[0].args.size() == 2);
+    CHECK(candidates[0].args[0].value == "1x512:float32");
+    CHECK(candidates[0].args[1].value == "16000");
+    CHECK(candidates[0].note.find("from the method's checks") != std::string::npos);
+    CHECK(candidates[0].note.find("sr 16000, a constant the method compares it with") != std::string::npos);
+    at::Generator gen = at::detail::createCPUGenerator(0);
+    CHECK_NOTHROW(m.get_method("forward")(tsctl::BuildArguments(Schema(m), candidates[0].args, gen)));
+  }
+  SECTION("an int looked up in a list the module holds") {
+    torch::jit::Module m("__torch__.M");
+    c10::List<int64_t> rates({8000, 16000});
+    m.register_attribute("rates", c10::ListType::ofInts(), rates);
+    m.define(R"(
+def forward(self, sr: int) -> int:
+    assert sr in self.rates, "rate"
+    return sr
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "8000");
+  }
+  SECTION("an exact rank") {
+    torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    if x.dim() != 3:
+        assert False, "want N, C, L"
+    return x.sum()
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "1x224x224:float32");
+  }
+}
+
+TEST_CASE("InferInputCandidates: slices, matrix-vector products, computed views", "[torch][inputs]") {
+  SECTION("the smallest shape whose constant slices are whole") {
+    torch::jit::Module m = Define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    a = x[:, 1:4, 0:3]
+    b = x[:, 0:3, -2:]
+    return torch.cat([a.flatten(), b.flatten()])
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "1x4x3:float32");
+  }
+  SECTION("a vector as long as the matrix is wide") {
+    torch::jit::Module m("__torch__.M");
+    m.register_parameter("w", torch::randn({2, 6}), false);
+    m.define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    return torch.mv(self.w, x)
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "6:float32");
+  }
+  SECTION("a view to sizes computed from the input is followed") {
+    torch::jit::Module m("__torch__.M");
+    m.register_parameter("w", torch::randn({4, 2, 3}), false);
+    m.define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    y = x.view(x.size())
+    return torch.conv1d(y, self.w)
+)");
+    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+    REQUIRE_FALSE(candidates.empty());
+    CHECK(candidates[0].args[0].value == "1x2x16000:float32");
+  }
+}
+
 TEST_CASE("UseQuantizedEngine: by name, and a usage error naming the engines there are", "[torch][inputs]") {
   tsctl::ErrorKind kind = tsctl::ErrorKind::kIo;
   std::string why = tsctl::QuantizedEngines();

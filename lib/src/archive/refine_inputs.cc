@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <regex>
 #include <string>
@@ -172,10 +173,76 @@ std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) 
   if (m.empty()) return std::nullopt;
   const int64_t got = std::stoll(m[2]), want = std::stoll(m[3]);
   auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (i) {
+    InputSpec s = *t.specs[*i];
+    s.shape.back() = want;
+    return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features");
+  }
+  // The argument concatenated with a few features of its own before the
+  // product (`cat([x, ones], -1) @ w`): its last size moves by the same step.
+  i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() < got && got - s.shape.back() <= 8; });
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
-  s.shape.back() = want;
-  return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features");
+  const int64_t added = got - s.shape.back();
+  if (want - added < 1) return std::nullopt;
+  s.shape.back() = want - added;
+  return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features, " + std::to_string(added) +
+                           " of them added to the argument's");
+}
+
+std::optional<Refinement> MatrixVector(const Tensors& t, const std::string& e) {
+  // addmv/mv: "vector + matrix @ vector expected, got 1, 2, 4": the argument
+  // of that rank becomes a vector (its last size kept); "size mismatch, got
+  // 2, 2x6,16": the vector must be as long as the matrix is wide.
+  std::smatch m = Match(e, R"(size mismatch, got (\d+), (\d+)x(\d+),(\d+))");
+  if (!m.empty()) {
+    const int64_t want = std::stoll(m[3]), got = std::stoll(m[4]);
+    auto i = t.Find([&](const InputSpec& s) { return s.shape == Shape{got}; });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    s.shape = {want};
+    return t.With(*i, s, "a matrix-vector product wants a vector of " + std::to_string(want));
+  }
+  m = Match(e, R"(vector \+ matrix @ vector expected, got \d+, \d+, (\d+))");
+  if (m.empty()) return std::nullopt;
+  const size_t rank = std::stoul(m[1]);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == rank; });
+  if (!i || rank == 1) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape = {s.shape.empty() ? 16 : s.shape.back()};
+  return t.With(*i, s, "a matrix-vector product wants a vector");
+}
+
+std::optional<Refinement> Signal(const Tensors& t, const std::string& e) {
+  // stft: "stft(CPUFloatType[1, 1, 16320], n_fft=320, ...) : expected a 1D or
+  // 2D tensor": the argument becomes a batch of one signal (its last size).
+  std::smatch m = Match(e, R"(stft\(\w+\[([0-9, ]+)\].*expected a 1D or 2D tensor)");
+  if (!m.empty()) {
+    std::optional<Shape> got = Dims(m[1]);
+    if (!got || got->size() <= 2) return std::nullopt;
+    auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == got->size(); });
+    if (!i) i = t.Find([&](const InputSpec& s) { return s.shape.size() > 2; });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    s.shape = {1, s.shape.back()};
+    return t.With(*i, s, "a short-time Fourier transform wants a 1-D or 2-D signal");
+  }
+  // A reflection pad wider than the input: "Padding size should be less than
+  // the corresponding input dimension, but got: padding (160, 160) at
+  // dimension 2 of input [1, 1, 16]": the argument's size there (its last,
+  // for a signal) grows to a second of 16 kHz audio, or past the padding.
+  m = Match(e, R"(Padding size should be less than the corresponding input dimension, but got: padding \((\d+), (\d+)\) at dimension (\d+) of input \[([0-9, ]+)\])");
+  if (m.empty()) return std::nullopt;
+  const int64_t pad = std::max(std::stoll(m[1]), std::stoll(m[2]));
+  std::optional<Shape> input = Dims(m[4]);
+  const size_t dim = std::stoul(m[3]);
+  if (!input || dim >= input->size() || pad > 100000) return std::nullopt;
+  const int64_t got = (*input)[dim];
+  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.back() = std::max<int64_t>(16000, 4 * pad);
+  return t.With(*i, s, "a padding of " + std::to_string(pad) + " wants a longer input");
 }
 
 std::optional<Refinement> ViewSize(const Tensors& t, const std::string& e) {
@@ -341,6 +408,60 @@ std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e)
   return t.With(*i, s, "an operator reads dimension " + std::string(m[2]));
 }
 
+// A size that no argument has, which grows with the input's area (anchors
+// of a detector, a flattened feature map before a linear layer, the
+// positions of a patch grid): "The size of tensor a (2890) must match the
+// size of tensor b (9984)", "expected input[1, 529, 40] to have 441
+// channels", "mat1 and mat2 shapes cannot be multiplied (1x2890 and
+// 9984x10)". The first image argument (rank 4, or a signal of rank 3)
+// scales its spatial sizes by want/got, rounded to a multiple of 4 (8 for
+// other aspects); where that rounds back to the same size, the area is
+// tried at aspect 3:4, then 4:3.
+std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
+  int64_t got = 0, want = 0;
+  std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
+  if (!m.empty()) {
+    got = std::stoll(m[1]);
+    want = std::stoll(m[2]);
+  } else if (!(m = Match(e, R"(expected input\[[0-9, ]+\] to have (\d+) channels, but got (\d+) channels)")).empty()) {
+    want = std::stoll(m[1]);
+    got = std::stoll(m[2]);
+  } else if (!(m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))")).empty()) {
+    got = std::stoll(m[2]);
+    want = std::stoll(m[3]);
+  } else {
+    return std::nullopt;
+  }
+  if (got < 2 || want < 2 || got == want || want > 256 * got || got > 256 * want) return std::nullopt;
+  // Only a size the arguments do not have: else another rule's case.
+  if (t.Find([&](const InputSpec& s) { return std::count(s.shape.begin(), s.shape.end(), got) > 0; })) return std::nullopt;
+  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && (s.shape.size() == 4 || s.shape.size() == 3); });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  const double ratio = static_cast<double>(want) / static_cast<double>(got);
+  auto round_to = [](double v, int64_t step) { return std::max<int64_t>(step, static_cast<int64_t>(v / step + 0.5) * step); };
+  Shape next = s.shape;
+  if (s.shape.size() == 3) {
+    next[2] = round_to(static_cast<double>(s.shape[2]) * ratio, 4);
+  } else {
+    const double scale = std::sqrt(ratio);
+    next[2] = round_to(static_cast<double>(s.shape[2]) * scale, 4);
+    next[3] = round_to(static_cast<double>(s.shape[3]) * scale, 4);
+    if (next == s.shape) {
+      // Rounding gives the same size back: the count wants another aspect.
+      const double area = static_cast<double>(s.shape[2] * s.shape[3]) * ratio;
+      const bool wide = s.shape[3] > s.shape[2];
+      const double h = std::sqrt(area * (wide ? 4.0 / 3.0 : 3.0 / 4.0));
+      next[2] = round_to(h, 8);
+      next[3] = round_to(h * (wide ? 3.0 / 4.0 : 4.0 / 3.0), 8);
+    }
+  }
+  if (next == s.shape || std::any_of(next.begin() + 2, next.end(), [](int64_t d) { return d > 8192; })) return std::nullopt;
+  s.shape = next;
+  return t.With(*i, s, "a size of " + std::to_string(want) + " where the input gives " + std::to_string(got) +
+                           ": a count that grows with the input's " + (next.size() == 3 ? "length" : "area"));
+}
+
 // "KeyError: foo": TorchScript's dict lookup (aten::__getitem__.Dict_str)
 // found no such key. The first dictionary argument (spelled as a JSON object)
 // without it gets the key, its value a copy of the dictionary's first value:
@@ -371,8 +492,8 @@ std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, cons
   }
   const Tensors t(args);
   if (t.Count() == 0) return std::nullopt;
-  for (auto rule : {ConvChannels, ConvRank, MatrixProduct, ViewSize, IntegerIndices, Broadcast, Recurrent, Norms,
-                    Concatenation, DimensionRange}) {
+  for (auto rule : {ConvChannels, ConvRank, MatrixProduct, MatrixVector, Signal, ViewSize, IntegerIndices, Broadcast,
+                    Recurrent, Norms, Concatenation, DimensionRange, AreaScale}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {

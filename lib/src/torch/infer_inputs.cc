@@ -1,5 +1,7 @@
 #include "infer_inputs.h"
 
+#include "infer_guards.h"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -7,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <deque>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -200,6 +203,63 @@ std::vector<Shape> ConvShapes(const at::Tensor& w, int64_t groups, bool transpos
   return out;
 }
 
+// The smallest shape of `x` in which every slice, select and narrow with
+// constant bounds that the code takes of it (or of a slice of it) is whole:
+// a traced graph records the bounds of its example (`x[:, 1:4, 0:3]`).
+// nullopt if no bound asks for more than 1.
+std::optional<std::vector<int64_t>> SlicedShape(Value* x) {
+  std::vector<int64_t> need;
+  auto require = [&](int64_t dim, int64_t size) {
+    if (dim < 0 || dim > 5 || size < 1 || size > 4096) return;
+    if (need.size() <= static_cast<size_t>(dim)) need.resize(static_cast<size_t>(dim) + 1, 1);
+    need[static_cast<size_t>(dim)] = std::max(need[static_cast<size_t>(dim)], size);
+  };
+  auto constant = [](Value* v, int64_t none) -> std::optional<int64_t> {
+    auto c = torch::jit::toIValue(v);
+    if (c && c->isNone()) return none;
+    if (!c || !c->isInt()) return std::nullopt;
+    return c->toInt();
+  };
+  constexpr int64_t kAll = int64_t{1} << 40;
+  std::function<void(Value*, std::vector<int64_t>, int)> walk = [&](Value* v, std::vector<int64_t> offset, int depth) {
+    if (depth > 4) return;
+    for (const torch::jit::Use& use : v->uses()) {
+      Node* n = use.user;
+      const std::string k = n->kind().toQualString();
+      if (use.offset != 0 || n->inputs().size() < 3) continue;
+      auto dim = constant(n->input(1), -1);
+      if (!dim || *dim < 0 || *dim > 5) continue;
+      offset.resize(std::max(offset.size(), static_cast<size_t>(*dim) + 1), 0);
+      const int64_t at = offset[static_cast<size_t>(*dim)];
+      if (k == "aten::slice" && n->inputs().size() >= 4) {
+        auto start = constant(n->input(2), 0), end = constant(n->input(3), kAll);
+        if (!start || !end) continue;
+        if (*start < 0) {
+          require(*dim, at - *start);
+          continue;
+        }
+        require(*dim, at + (*end > 0 && *end < kAll ? *end : *start + 1));
+        std::vector<int64_t> next = offset;
+        next[static_cast<size_t>(*dim)] += *start;
+        walk(n->output(0), next, depth + 1);
+      } else if (k == "aten::select") {
+        auto index = constant(n->input(2), 0);
+        if (index) require(*dim, *index >= 0 ? at + *index + 1 : at - *index);
+      } else if (k == "aten::narrow" && n->inputs().size() >= 4) {
+        auto start = constant(n->input(2), 0), length = constant(n->input(3), 0);
+        if (!start || !length || *start < 0) continue;
+        require(*dim, at + *start + *length);
+        std::vector<int64_t> next = offset;
+        next[static_cast<size_t>(*dim)] += *start;
+        walk(n->output(0), next, depth + 1);
+      }
+    }
+  };
+  walk(x, {}, 0);
+  if (std::all_of(need.begin(), need.end(), [](int64_t d) { return d <= 1; })) return std::nullopt;
+  return need;
+}
+
 // Operators whose second argument is a packed weight (see Unpack).
 const std::set<std::string> kPackedOps = {
     "prepacked::conv2d_clamp_run", "prepacked::conv2d_transpose_clamp_run", "prepacked::linear_clamp_run",
@@ -216,15 +276,17 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
       "aten::div",        "aten::sigmoid", "aten::tanh",    "aten::neg",     "aten::abs",        "aten::clamp",
       "aten::hardtanh",   "aten::sub_",    "aten::div_",    "aten::mul_",    "aten::add_",       "aten::quantize_per_tensor",
       "aten::dequantize", "prim::unchecked_cast", "aten::_cast_Float", "aten::sqrt", "aten::exp", "aten::log",
-      "aten::pad", "aten::constant_pad_nd"};
+      "aten::pad", "aten::constant_pad_nd", "aten::reflection_pad1d", "aten::reflection_pad2d",
+      "aten::replication_pad1d", "aten::replication_pad2d"};
   std::vector<Shape> out;
   std::deque<std::pair<Value*, int>> queue = {{x, 0}};
   std::set<Value*> seen;
+  bool sliced = false;
   auto add = [&](InputSpec s, std::string note) { out.push_back({std::move(s), std::move(note)}); };
   while (!queue.empty() && out.size() < 16) {
     auto [v, depth] = queue.front();
     queue.pop_front();
-    if (!seen.insert(v).second || depth > 6) continue;
+    if (!seen.insert(v).second || depth > 10) continue;
     for (const torch::jit::Use& use : v->uses()) {
       Node* n = use.user;
       const std::string k = n->kind().toQualString();
@@ -261,6 +323,18 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         std::string note = "from " + wname + " " + Dims(*w);
         add(Spec({1, in}, FloatDtype(*w)), note);
         add(Spec({1, 8, in}, FloatDtype(*w)), note);
+      } else if (at == 1 && k == "aten::mv") {
+        // A matrix times the argument: a vector as long as the matrix is wide.
+        auto w = r.Tensor(n->input(0), wname);
+        if (!w || w->dim() != 2) continue;
+        add(Spec({w->size(1)}, FloatDtype(*w)), "from " + wname + " " + Dims(*w) + " (a matrix-vector product)");
+      } else if (at == 0 && (k == "aten::slice" || k == "aten::select" || k == "aten::narrow") && !sliced) {
+        sliced = true;
+        if (auto shape = SlicedShape(v)) {
+          std::ostringstream note;
+          note << "the smallest shape whose constant slices are whole " << c10::IntArrayRef(*shape);
+          add(Spec(*shape), note.str());
+        }
       } else if (at == 1 && k == "aten::addmm") {
         auto w = r.Tensor(n->input(2), wname);
         if (!w || w->dim() != 2) continue;
@@ -309,7 +383,12 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         add(Spec(b), note.str());
       } else if (at == 0 && (k == "aten::view" || k == "aten::reshape")) {
         auto dims = r.IntList(n->input(1));
-        if (!dims) continue;
+        if (!dims) {
+          // Sizes computed from the input itself (torch.stft's view to 3-D
+          // and back): what comes after still sees the input's values.
+          queue.push_back({n->output(0), depth + 1});
+          continue;
+        }
         int unknown = 0;
         for (int64_t& d : *dims) {
           if (d == -1) {
@@ -426,9 +505,23 @@ std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& modul
   }
   // Per argument without a default: its candidate shapes (tensors) or none.
   std::vector<std::vector<Shape>> shapes(formal.size());
+  std::vector<std::optional<int64_t>> ints(formal.size());
   size_t rounds = 1;
   for (size_t i = 1; i < formal.size(); ++i) {
     if (formal[i].default_value()) continue;
+    if (graph && i < graph->inputs().size() && formal[i].type()->kind() == c10::TypeKind::IntType) {
+      // An int the code compares with constants (`if sr != 16000: raise`)
+      // takes the first of them.
+      try {
+        Resolver resolver(module, graph->inputs()[0]);
+        std::vector<int64_t> compared = IntsComparedWith(graph->inputs()[i], [&](Value* v) {
+          std::string unused;
+          return resolver.Resolve(v, unused);
+        });
+        if (!compared.empty()) ints[i] = compared.front();
+      } catch (const std::exception&) {
+      }
+    }
     std::vector<Shape> s;
     const bool tensor_list = IsTensorList(formal[i].type());
     if (graph && (formal[i].type()->kind() == c10::TypeKind::TensorType || tensor_list) && i < graph->inputs().size()) {
@@ -449,6 +542,20 @@ std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& modul
       }
     }
     for (Shape& g : GenericShapes(formal[i].name())) s.push_back(std::move(g));
+    if (graph && i < graph->inputs().size() && formal[i].type()->kind() == c10::TypeKind::TensorType) {
+      // The method's own checks (rank, sizes) before it raises: every
+      // candidate is made to pass them.
+      try {
+        const TensorGuards guards(graph->inputs()[i]);
+        if (!guards.empty()) {
+          for (Shape& g : s) {
+            const std::string why = guards.Apply(g.spec.shape);
+            if (!why.empty()) g.note += " (" + why + ")";
+          }
+        }
+      } catch (const std::exception&) {
+      }
+    }
     // Drop repeats, keep the first note.
     std::vector<Shape> unique;
     std::set<std::string> seen;
@@ -464,12 +571,15 @@ std::vector<InputCandidate> InferInputCandidates(const torch::jit::Module& modul
     for (size_t i = 1; i < formal.size(); ++i) {
       if (formal[i].default_value()) continue;
       const Shape& s = shapes[i][std::min(k, shapes[i].size() - 1)];
-      nlohmann::json v = DefaultSpelling(formal[i].type(), s.spec.ToString());
+      nlohmann::json v = ints[i] ? nlohmann::json(*ints[i]) : DefaultSpelling(formal[i].type(), s.spec.ToString());
       c.args.push_back({formal[i].name(), v.is_string() && formal[i].type()->kind() == c10::TypeKind::TensorType
                                               ? v.get<std::string>()
                                               : v.dump()});
       if (formal[i].type()->kind() == c10::TypeKind::TensorType || IsTensorList(formal[i].type())) {
         c.note += (c.note.empty() ? "" : "; ") + formal[i].name() + " " + s.note;
+      } else if (ints[i]) {
+        c.note += (c.note.empty() ? "" : "; ") + formal[i].name() + " " + std::to_string(*ints[i]) +
+                  ", a constant the method compares it with";
       }
     }
     out.push_back(std::move(c));
