@@ -110,7 +110,7 @@ RunFn BindDiff(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--exact", flags->options.exact,
                 "Read and compare records whose size and CRC-32 match (default: take them as equal)");
   sub->add_flag("--ignore-mangle", flags->options.ignore_mangle,
-                "Leave ___torch_mangle_N namespaces out of class names, types and code before comparing");
+                "Leave ___torch_mangle_N namespaces out of class names and code before comparing (module types are always compared modulo them)");
   sub->add_option("-U,--context", flags->options.context_lines, "Lines of context in code and text diffs (default 3)")
       ->check(CLI::Range(0, 1000));
   return [flags, &global] { return RunDiff(*flags, global); };

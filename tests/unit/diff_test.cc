@@ -480,6 +480,10 @@ TEST_CASE("diff: swapped numbers are matched by code, and a swapped reference st
   DiffResult r = DiffFiles("diff/base.pt", "diff/renumbered.pt", code_only);
   CHECK(r.code.empty());
   CHECK(r.Equal());
+  // Every section: the modules' types are the same modulo the numbers too.
+  DiffResult all = DiffFiles("diff/base.pt", "diff/renumbered.pt");
+  CHECK(all.modules.empty());
+  CHECK(all.Equal());
 
   // Encoder.fc pointing at the other Linear is a real difference.
   std::vector<RawRecord> recs = RecordsOf("diff/renumbered.pt");

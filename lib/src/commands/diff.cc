@@ -151,12 +151,15 @@ std::string Parent(const std::string& path) {
   return dot == std::string::npos ? "" : path.substr(0, dot);
 }
 
-void DiffModules(const ArchiveInfo& a, const ArchiveInfo& b, const DiffOptions& options, DiffResult& r) {
+void DiffModules(const ArchiveInfo& a, const ArchiveInfo& b, DiffResult& r) {
   std::map<std::string, const ModuleInfo*> ma, mb;
   std::vector<std::string> oa, ob;
   if (a.module) IndexModules(*a.module, ma, oa);
   if (b.module) IndexModules(*b.module, mb, ob);
-  auto norm = [&](const std::string& s) { return options.ignore_mangle ? diff_internal::NormalizeMangle(s) : s; };
+  // Types are compared modulo ___torch_mangle_N, as the code section pairs
+  // classes: the numbers are TorchScript's compile order, not the model; a
+  // class whose code differs is the code section's finding.
+  auto norm = [](const std::string& s) { return diff_internal::NormalizeMangle(s); };
   for (const std::string& p : oa) {
     const ModuleInfo& x = *ma.at(p);
     auto it = mb.find(p);
@@ -246,7 +249,7 @@ void DiffTorchScriptSections(const Archive& archive_a, const ArchiveInfo& ia, co
   auto run = [&](DiffSection s, auto&& fn) {
     if (options.Enabled(s)) fn();
   };
-  run(DiffSection::kModules, [&] { DiffModules(ia, ib, options, r); });
+  run(DiffSection::kModules, [&] { DiffModules(ia, ib, r); });
   run(DiffSection::kParameters, [&] {
     std::vector<const TensorInfo*> ta, tb;
     if (ia.module) Flatten(*ia.module, ta);
