@@ -124,6 +124,9 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--load-inputs", f->o.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
+  sub->add_option("--data-loader-script", f->o.data_loader,
+                  "FILE.py[:FUNC]: arguments from the first item FUNC (default load_data) yields, run in the embedded "
+                  "Python (see tsctl-validate(1))");
   sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
   sub->add_option("--seed", f->o.seed, "Seed of the random values of generated inputs (default 0)");
   sub->add_option("--val-range", f->val_ranges,

@@ -218,6 +218,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--load-inputs", f->options.load_inputs_path,
                   "Arguments from FILE: torch.save of the argument tuple (as Python writes it), or .npy/.npz for tensors");
+  sub->add_option("--data-loader-script", f->options.data_loader,
+                  "FILE.py[:FUNC]: arguments from FUNC (default load_data), a generator or iterable run in the embedded "
+                  "Python (in a child process); its first item: a tuple of arguments, one tensor, or a dict of arrays by "
+                  "argument name (Polygraphy's data loader)");
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->options.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");

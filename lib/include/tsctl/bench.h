@@ -39,6 +39,7 @@ struct BenchOptions {
   std::string input_source;    // where the inputs came from, for the report
   std::vector<ArgSpec> args;   // --arg: any type, typed by the method's schema (after `inputs`)
   std::string load_inputs_path;  // --load-inputs: torch.save of the argument tuple, .npy, .npz
+  std::string data_loader;       // --data-loader-script FILE.py[:FUNC]: its first argument set, loaded as above
   bool infer_inputs = true;      // none given or stored: infer them (FindInputs), else take what is stored
   uint64_t seed = 0;             // --seed: the generator of random input values
   std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take

@@ -36,6 +36,9 @@ struct InputSpec {
 // or loaded from a file (--load-inputs), not both. Throws tsctl::Error
 // (kUsage) naming `given_flags` ("--input/--arg", or "--input" for trace).
 void RequireOneInputSource(bool given, const std::string& load_inputs_path, const std::string& given_flags = "--input/--arg");
+// The same for --data-loader-script, which is a third source: it takes
+// neither --input/--arg nor --load-inputs beside it.
+void RequireOneDataSource(bool given, const std::string& load_inputs_path);
 
 InputSpec ParseInputSpec(const std::string& text);
 

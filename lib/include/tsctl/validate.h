@@ -75,6 +75,10 @@ struct ValidateOptions {
   // from a file (--load-inputs: torch.save of the argument tuple, .npy, .npz).
   std::vector<ArgSpec> args;
   std::string load_inputs_path;
+  // --data-loader-script FILE.py[:FUNC]: run in the embedded Python (in a
+  // child) before the archives are checked; its first argument set is then
+  // loaded as with --load-inputs (ValidateBatch does this).
+  std::string data_loader;
   std::string save_outputs_path;  // write the outputs here (torch.load reads it)
   std::string quantized_engine;   // --quantized-engine for the runs (empty: LibTorch's default)
   bool method_given = false;      // --method was given ("all" checks every method)

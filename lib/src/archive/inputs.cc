@@ -107,6 +107,11 @@ void RequireOneInputSource(bool given, const std::string& load_inputs_path, cons
   if (given && !load_inputs_path.empty()) throw Error(ErrorKind::kUsage, "--load-inputs cannot be combined with " + given_flags);
 }
 
+void RequireOneDataSource(bool given, const std::string& load_inputs_path) {
+  if (given) throw Error(ErrorKind::kUsage, "--data-loader-script cannot be combined with --input/--arg");
+  if (!load_inputs_path.empty()) throw Error(ErrorKind::kUsage, "--data-loader-script cannot be combined with --load-inputs");
+}
+
 InputSpec ParseInputSpec(const std::string& text) {
   auto bad = [&](const std::string& why) -> Error {
     return Error(ErrorKind::kUsage, "bad input spec '" + text + "': " + why +

@@ -67,7 +67,12 @@ std::unique_ptr<TempFile> WithStoredInputs(BenchOptions& o) {
   Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
   RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
   std::unique_ptr<TempFile> recorded;
-  if (!o.inputs.empty() || !o.args.empty()) {
+  if (!o.data_loader.empty()) {
+    RequireOneDataSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
+    recorded = RunDataLoader(o.data_loader, 0);
+    o.load_inputs_path = recorded->path;
+    o.input_source = "--data-loader-script " + o.data_loader;
+  } else if (!o.inputs.empty() || !o.args.empty()) {
     if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;

@@ -224,7 +224,10 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
   m.infer_inputs = options.infer_inputs;
   m.seed = options.seed;
   m.value_ranges = options.value_ranges;
-  m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
+  m.input_source = !options.args.empty()           ? "--arg"
+                   : !options.inputs.empty()       ? "--input"
+                   : !options.data_loader.empty()  ? "--data-loader-script " + options.data_loader
+                                                   : "";
   if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
   if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
       options.reference_path.empty() && options.method != "all") {

@@ -165,6 +165,13 @@ std::vector<std::string> ShardOf(const std::vector<std::string>& items, int k, i
 
 std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
                                       const ValidateBatchOptions& batch) {
+  // The data loader runs once; every archive loads its first argument set.
+  std::unique_ptr<TempFile> loaded;
+  if (!options.data_loader.empty() && options.load && options.run) {
+    RequireOneDataSource(!options.inputs.empty() || !options.args.empty(), options.load_inputs_path);
+    loaded = RunDataLoader(options.data_loader, options.timeout_seconds);
+    options.load_inputs_path = loaded->path;
+  }
   std::vector<BatchEntry> entries(paths.size());
   size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
   // One file that every archive's run writes: one after another, the last wins.

@@ -16,7 +16,7 @@
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 10;
-inline constexpr int kPythonPluginAbi = 2;
+inline constexpr int kPythonPluginAbi = 3;
 
 class TorchBackend {
  public:
@@ -58,6 +58,12 @@ class PythonBackend {
   // name, scripting errors, said plainly), kUnavailable (Python's torch is
   // another LibTorch build than tsctl's), kTorch.
   virtual MakeResult Make(const PythonRequest& request) const = 0;
+  // Runs a data loader (--data-loader-script FILE:NAME) and returns its
+  // first set of arguments as a file's suffix and bytes: ".pt" and
+  // torch.save of the argument tuple, or ".npz" of arrays by argument name.
+  // Throws tsctl::Error: kUsage (the script's errors, said plainly), kIo
+  // (no such file), kUnavailable (Python's torch is another LibTorch build).
+  virtual std::pair<std::string, std::string> LoadData(const std::string& file, const std::string& name) const = 0;
 };
 
 // Loads the LibTorch plugin on first call (in this process). Throws

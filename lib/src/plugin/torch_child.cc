@@ -15,6 +15,8 @@
 #include <iterator>
 
 #include "plugin_abi.h"
+#include "tsctl/atomic_file.h"
+#include "tsctl/text_util.h"
 #include "process.h"
 #include "torch_child_codec.h"
 
@@ -74,6 +76,10 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
     }
     ChildValue operator()(const TraceRequest& r) const { return b.Trace(r.options); }
     ChildValue operator()(const ScriptRequest& r) const { return b.ScriptSource(r.options); }
+    ChildValue operator()(const DataLoaderRequest& r) const {
+      auto [suffix, bytes] = LoadPythonPlugin().LoadData(r.file, r.name);
+      return suffix + '\n' + bytes;
+    }
   };
   std::function<void(const std::string&)> send = progress;
   return std::visit(Visitor{b, send}, request);
@@ -276,6 +282,32 @@ TempFile::~TempFile() { ::unlink(path.c_str()); }
 std::string TempFile::Read() const {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::unique_ptr<TempFile> RunDataLoader(const std::string& spec, double timeout_seconds) {
+  // FILE.py:NAME, or FILE.py alone (NAME load_data, as Polygraphy has it); a
+  // colon that is not followed by a name is part of the file's name.
+  std::string file = spec, name = "load_data";
+  const size_t colon = spec.rfind(':');
+  if (colon != std::string::npos && IsIdentifier(spec.substr(colon + 1))) {
+    file = spec.substr(0, colon);
+    name = spec.substr(colon + 1);
+  }
+  if (file.empty()) throw Error(ErrorKind::kUsage, "--data-loader-script wants FILE.py[:FUNC], got '" + spec + "'");
+  if (!PythonPluginBuilt()) {
+    throw Error(ErrorKind::kUnavailable, "--data-loader-script runs Python: this tsctl was built without Python support");
+  }
+  ChildLimits limits;
+  limits.timeout_seconds = timeout_seconds;
+  std::string answer = RunTorchChild(DataLoaderRequest{.file = file, .name = name}, limits)
+                           .Take<std::string>("running the data loader " + file + ":" + name);
+  const size_t nl = answer.find('\n');
+  if (nl == std::string::npos || (answer.compare(0, nl, ".pt") != 0 && answer.compare(0, nl, ".npz") != 0)) {
+    throw Error(ErrorKind::kIo, "the data loader's child answered in an unknown format");
+  }
+  auto out = std::make_unique<TempFile>(answer.substr(0, nl));
+  WriteFileAtomically(out->path, answer.substr(nl + 1));
+  return out;
 }
 
 }  // namespace tsctl

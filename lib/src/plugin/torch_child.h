@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -49,7 +50,14 @@ struct TraceRequest {
 struct ScriptRequest {
   ScriptOptions options;
 };
-using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest>;
+// A data loader (--data-loader-script FILE:NAME) run in the embedded Python:
+// answers its first argument set as "SUFFIX\nBYTES" (PythonBackend::LoadData).
+struct DataLoaderRequest {
+  std::string file;
+  std::string name;
+};
+using ChildRequest =
+    std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest, DataLoaderRequest>;
 
 // What each request answers with, in the same order.
 using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult>;
@@ -157,5 +165,15 @@ struct TempFile {
   TempFile& operator=(const TempFile&) = delete;
   std::string Read() const;
 };
+
+// --data-loader-script FILE.py[:NAME] (Polygraphy's data loader; NAME
+// defaults to load_data): runs it in the embedded Python in a child (neither
+// Python nor its torch enters this process) within `timeout_seconds`, and
+// returns the file that holds its first argument set, which
+// load_inputs_path takes (.pt: torch.save of the argument tuple; .npz:
+// arrays by argument name). Throws tsctl::Error: kUsage (a bad spec, the
+// script's errors), kIo, kUnavailable (a build without Python or LibTorch),
+// kTorch (the child died).
+std::unique_ptr<TempFile> RunDataLoader(const std::string& spec, double timeout_seconds);
 
 }  // namespace tsctl

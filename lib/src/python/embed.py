@@ -177,3 +177,47 @@ def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
 def spec_text(s):
     # The spec as tsctl prints it (InputSpec::ToString), fill included.
     return s[7]
+
+
+def load_data(file, name):
+    """--data-loader-script FILE:NAME (Polygraphy's data loader): NAME is a
+    function (called with no arguments) or an iterable; its first item is one
+    set of arguments: a tuple or list of them, one value, or a dict of arrays
+    by argument name. Returns (suffix, bytes): ".pt" and torch.save of the
+    argument tuple, or ".npz" and the named arrays."""
+    import torch
+    source, _ = _import_file(file, name)
+    try:
+        data = source() if callable(source) else source
+        items = iter(data)
+    except TypeError:
+        raise UsageError("%s:%s gave %s, not an iterable of argument sets (write a generator that yields tuples)"
+                         % (file, name, type(data).__name__))
+    except Exception as e:
+        raise UsageError("calling %s:%s() failed: %s: %s" % (file, name, type(e).__name__, e))
+    try:
+        first = next(items)
+    except StopIteration:
+        raise UsageError("%s:%s yielded nothing" % (file, name))
+    except Exception as e:
+        raise UsageError("%s:%s failed before its first item: %s: %s" % (file, name, type(e).__name__, e))
+
+    def value(v):
+        if type(v).__module__ == "numpy" and hasattr(v, "shape"):
+            return torch.from_numpy(v.copy())
+        return v
+
+    if isinstance(first, dict):
+        import numpy
+        arrays = {}
+        for k, v in first.items():
+            if isinstance(v, torch.Tensor):
+                v = v.detach().cpu().numpy()
+            arrays[str(k)] = numpy.asarray(v)
+        buf = io.BytesIO()
+        numpy.savez(buf, **arrays)
+        return ".npz", buf.getvalue()
+    args = tuple(value(v) for v in first) if isinstance(first, (tuple, list)) else (value(first),)
+    buf = io.BytesIO()
+    torch.save(args, buf)
+    return ".pt", buf.getvalue()

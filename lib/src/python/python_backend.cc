@@ -79,26 +79,45 @@ class Backend final : public PythonBackend {
       WriteFileAtomically(r.output, bytes);
       result.bytes = bytes.size();
     } catch (py::error_already_set& e) {
-      std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Error";
-      std::string message = py::str(e.value()).cast<std::string>();
-      // The first line that says something: torch's compiler errors start with
-      // a blank line and continue with source excerpts.
-      std::string first;
-      size_t pos = 0;
-      while (first.empty() && pos < message.size()) {
-        size_t nl = message.find('\n', pos);
-        std::string line = message.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-        if (line.find_first_not_of(" \t") != std::string::npos) first = line.substr(line.find_first_not_of(" \t"));
-        pos = nl == std::string::npos ? message.size() : nl + 1;
-      }
-      ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : type == "IoError" ? ErrorKind::kIo : ErrorKind::kTorch;
-      if (type == "IoError") type = "UsageError";  // no type prefix for either
-      throw Error(kind, type == "UsageError" ? first : type + ": " + first, e.what());
+      throw FromPython(e);
     }
     return result;
   }
 
+  std::pair<std::string, std::string> LoadData(const std::string& file, const std::string& name) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Start();
+    try {
+      std::string refusal = embed_.attr("check_torch")(OurLibTorch()).cast<std::string>();
+      if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
+      py::tuple out = embed_.attr("load_data")(file, name);
+      return {out[0].cast<std::string>(), out[1].cast<std::string>()};
+    } catch (py::error_already_set& e) {
+      throw FromPython(e);
+    }
+  }
+
  private:
+  // A Python exception as one line: embed.py's UsageError and IoError say
+  // it plainly; anything else is prefixed with its type.
+  static Error FromPython(py::error_already_set& e) {
+    std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Error";
+    std::string message = py::str(e.value()).cast<std::string>();
+    // The first line that says something: torch's compiler errors start with
+    // a blank line and continue with source excerpts.
+    std::string first;
+    size_t pos = 0;
+    while (first.empty() && pos < message.size()) {
+      size_t nl = message.find('\n', pos);
+      std::string line = message.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      if (line.find_first_not_of(" \t") != std::string::npos) first = line.substr(line.find_first_not_of(" \t"));
+      pos = nl == std::string::npos ? message.size() : nl + 1;
+    }
+    ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : type == "IoError" ? ErrorKind::kIo : ErrorKind::kTorch;
+    if (type == "IoError") type = "UsageError";  // no type prefix for either
+    return Error(kind, type == "UsageError" ? first : type + ": " + first, e.what());
+  }
+
   void Start() const {
     if (started_) return;
     interpreter_ = std::make_unique<py::scoped_interpreter>();

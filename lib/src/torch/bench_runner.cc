@@ -215,7 +215,7 @@ BenchResult RunBench(const BenchOptions& o) {
     r.inputs.clear();
     for (const ArgSpec& a : given) r.inputs.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty()) {
-    inputs = LoadArguments(schema, o.load_inputs_path);
+    inputs = LoadArguments(schema, o.load_inputs_path, o.input_source);
     const auto& formal = schema.arguments();
     for (size_t i = 0; i < inputs.size(); ++i) {
       inputs[i] = Retype(formal[i + 1].type(), inputs[i]);

@@ -191,8 +191,8 @@ class ModelChecker {
       used_args_ = given;
       have_inputs_ = true;
     } else if (!o_.load_inputs_path.empty()) {
-      inputs_ = LoadArguments(schema, o_.load_inputs_path);  // kIo/kFormat/kUsage go to the caller
-      r_.input_source = o_.load_inputs_path;
+      inputs_ = LoadArguments(schema, o_.load_inputs_path, o_.input_source);  // kIo/kFormat/kUsage go to the caller
+      r_.input_source = o_.input_source.empty() ? o_.load_inputs_path : o_.input_source;
       have_inputs_ = true;
     } else if (ref_has_inputs_) {
       inputs_ = ref_inputs_;

@@ -289,7 +289,19 @@ std::vector<c10::IValue> BindNamedArrays(const c10::FunctionSchema& schema,
   return out;
 }
 
-std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path) {
+std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path,
+                                       const std::string& label) {
+  if (!label.empty() && label != path) {
+    try {
+      return LoadArguments(schema, path);
+    } catch (const Error& e) {
+      std::string message = e.what();
+      for (size_t at = message.find(path); at != std::string::npos; at = message.find(path, at + label.size())) {
+        message.replace(at, path.size(), label);
+      }
+      throw Error(e.kind(), message, e.detail());
+    }
+  }
   std::vector<c10::IValue> inputs;
   if (EndsWith(path, ".npz")) {
     inputs = BindNamedArrays(schema, LoadNpzArrays(path), path);

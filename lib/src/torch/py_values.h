@@ -46,8 +46,11 @@ std::vector<c10::IValue> ArgumentList(const c10::IValue& value);
 // tuple (or list, or one value), or a reference ({"inputs": (...),
 // "outputs": ...}, what --save-reference writes), whose inputs are taken.
 // Throws as LoadValueFile, and tsctl::Error (kUsage, naming `path`) for more
-// arguments than the method takes or fewer than it needs.
-std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path);
+// arguments than the method takes or fewer than it needs. `label`, if
+// given, names the file in those errors instead of `path` (a temporary file
+// that --data-loader-script wrote).
+std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path,
+                                       const std::string& label = "");
 
 // Writes `value` in torch.save's format (torch.load reads it). Throws
 // tsctl::Error (kIo).

@@ -1,0 +1,1 @@
+validate --data-loader-script tests/cli/data/data_loader.py:nothing testdata/traced_cnn.pt
