@@ -91,6 +91,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
       if (o.record_reference) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --record-reference");
       if (f.no_load || f.no_run) throw Error(ErrorKind::kUsage, "--reference-model needs to load and run both models");
       if (o.method == "all") throw Error(ErrorKind::kUsage, "--reference-model compares one method: give -m METHOD, not all");
+    } else if (o.compare_intermediates) {
+      throw Error(ErrorKind::kUsage, "--compare-intermediates compares with a reference model: give --reference-model B");
     }
     if ((o.record_reference || !o.save_reference_path.empty()) && (f.no_load || f.no_run)) {
       throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
@@ -237,6 +239,9 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
   sub->add_option("--reference-model", f->options.reference_model_path,
                   "Run this archive too, on the same inputs, and compare outputs with it (tolerances as --reference)");
+  sub->add_flag("--compare-intermediates", f->options.compare_intermediates,
+                "With --reference-model: compare every intermediate tensor of the two graphs (matched by position, or by "
+                "debug name) and report the first that differs beyond the tolerances (torch.intermediates)");
   sub->add_option("--rtol", f->rtol, "Relative tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_option("--atol", f->atol, "Absolute tolerance, or one per output separated by commas")->capture_default_str();
   sub->add_flag("--record-reference", f->options.record_reference,

@@ -10,6 +10,7 @@
 
 #include "arguments.h"
 #include "infer_inputs.h"
+#include "intermediates.h"
 #include "torch_util.h"
 #include "tsctl/error.h"
 
@@ -236,6 +237,95 @@ def forward(self, x: Tensor) -> Tensor:
     auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
     REQUIRE_FALSE(candidates.empty());
     CHECK(candidates[0].args[0].value == "1x2x16000:float32");
+  }
+}
+
+TEST_CASE("Intermediates: recorded in graph order, matched by position or debug name, first divergence named",
+          "[torch][intermediates]") {
+  auto module = [](const std::string& body, double w) {
+    torch::jit::Module m("__torch__.M");
+    m.register_parameter("w", torch::full({4}, w), false);
+    m.define(body);
+    return m;
+  };
+  const std::string source = R"(
+def forward(self, x: Tensor) -> Tensor:
+    a = x + 1
+    b = a * self.w
+    y = torch.relu(b)
+    return y
+)";
+  std::vector<c10::IValue> inputs = {torch::ones({2, 4})};
+  std::string note;
+  auto base = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+  REQUIRE(base.size() == 3);  // a, b, relu: the weight (GetAttr) and constants are left out
+  CHECK(base[0].kind == "aten::add");
+  CHECK(base[1].kind == "aten::mul");
+  // Round trip through the recording's form.
+  base = tsctl::UnpackIntermediates(tsctl::PackIntermediates(base));
+  REQUIRE(base.size() == 3);
+  tsctl::Tolerances tol;
+
+  SECTION("the same graph and weights: all match, by position") {
+    auto same = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    tsctl::IntermediatesResult r = tsctl::CompareIntermediates(same, base, tol);
+    CHECK(r.compared);
+    CHECK(r.matched_by == "position");
+    CHECK(r.values == 3);
+    CHECK(r.first_divergence == -1);
+  }
+  SECTION("another weight: the product is the first value that differs") {
+    auto other = tsctl::RecordIntermediates(module(source, 3.0), "forward", inputs, uint64_t{1} << 30, note);
+    tsctl::IntermediatesResult r = tsctl::CompareIntermediates(other, base, tol);
+    CHECK(r.first_divergence == 1);
+    CHECK(r.node.find("aten::mul") != std::string::npos);
+    CHECK(r.detail.find("max abs difference 2") != std::string::npos);
+  }
+  SECTION("the same values computed in another order: matched by debug name") {
+    const std::string first = R"(
+def forward(self, x: Tensor) -> Tensor:
+    a = x + 1
+    n = torch.neg(x)
+    m = a * self.w
+    y = m + n
+    return y
+)";
+    const std::string second = R"(
+def forward(self, x: Tensor) -> Tensor:
+    n = torch.neg(x)
+    a = x + 1
+    m = a * self.w
+    y = m + n
+    return y
+)";
+    auto one = tsctl::RecordIntermediates(module(first, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto two = tsctl::RecordIntermediates(module(second, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    REQUIRE(one.size() == 4);
+    tsctl::IntermediatesResult r = tsctl::CompareIntermediates(one, two, tol);
+    CHECK(r.compared);
+    CHECK(r.matched_by == "debug name");
+    CHECK(r.values == 4);
+    CHECK(r.first_divergence == -1);
+  }
+  SECTION("graphs that part: the values before are compared, and the note says where") {
+    auto longer = tsctl::RecordIntermediates(module(R"(
+def forward(self, x: Tensor) -> Tensor:
+    a = x + 1
+    b = a * self.w
+    c = torch.relu(b)
+    return torch.sigmoid(c)
+)", 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    for (auto& v : longer) v.name += "_renamed";  // no match by name
+    tsctl::IntermediatesResult r = tsctl::CompareIntermediates(longer, base, tol);
+    CHECK(r.compared);
+    CHECK(r.partial);
+    CHECK(r.values == 3);
+    CHECK(r.note.find("the graphs part at value 4 (aten::sigmoid here, none in the reference model") != std::string::npos);
+  }
+  SECTION("a byte budget leaves the rest out and says so") {
+    auto few = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, 40, note);
+    CHECK(few.size() == 1);
+    CHECK(note.find("left out") != std::string::npos);
   }
 }
 

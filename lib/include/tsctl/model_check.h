@@ -38,6 +38,19 @@ struct CandidateTry {
   std::string outcome;  // "raised: ...", "NaN/Inf in output", "two runs differ at output", "crashed LibTorch (...)"
 };
 
+// --compare-intermediates: this model's intermediate values against the
+// reference model's, on the same inputs.
+struct IntermediatesResult {
+  bool compared = false;         // matched and compared (else `note` says why not)
+  std::string matched_by;        // "position", "debug name", "position, up to where the graphs part"
+  bool partial = false;          // only the values before the graphs part were compared (`note` says where)
+  int64_t values = 0;            // pairs compared, up to and with the first divergence
+  int64_t first_divergence = -1; // index in this model's graph order; -1: none
+  std::string node, node_b;      // "%x.3 = aten::conv2d" here and in the reference model
+  std::string detail;            // "max abs difference 0.31, ... ; shape [1, 8, 32, 32]"
+  std::string note;              // why not compared, or what was left out
+};
+
 struct ModelCheckResult {
   // Loading.
   bool loaded = false;
@@ -84,6 +97,8 @@ struct ModelCheckResult {
   // The lite interpreter (check_mobile): unset when not asked.
   std::optional<bool> mobile_loaded;
   std::string mobile_error;
+  // Set when compare_intermediates was asked and the method ran.
+  std::optional<IntermediatesResult> intermediates;
 };
 
 }  // namespace tsctl

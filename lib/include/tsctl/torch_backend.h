@@ -78,6 +78,11 @@ struct ModelCheckOptions {
   std::vector<double> atol = {1e-8};
   // Write {"inputs", "outputs"} of this run here (for --record-reference).
   std::string record_reference_path;
+  // --compare-intermediates: the recording above also holds every tensor
+  // the method's graph computes ("intermediates"), and a run against a
+  // reference with them compares its own with them (result.intermediates).
+  bool record_intermediates = false;
+  bool compare_intermediates = false;
   std::vector<std::string> load_libraries;
   // Arguments of any type (--arg), typed by the method's schema; used with
   // `inputs` (tensors, first positions) when given.

@@ -60,6 +60,10 @@ struct ValidateOptions {
   // --reference-model B: run B (in its own child) on the same inputs and
   // compare this archive's outputs with B's, as with --reference.
   std::string reference_model_path;
+  // --compare-intermediates (with reference_model_path): record every tensor
+  // both methods' graphs compute and report the first that differs
+  // (torch.intermediates).
+  bool compare_intermediates = false;
   std::vector<double> rtol = {1e-5};
   std::vector<double> atol = {1e-8};
   bool record_reference = false;   // store inputs and outputs in extra/tsctl_reference.pt

@@ -180,6 +180,30 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   } else if (!r.reference_error.empty()) {
     out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
   }
+  if (r.intermediates) {
+    // --compare-intermediates: compared nothing is a WARN, never a PASS.
+    const IntermediatesResult& x = *r.intermediates;
+    const std::string note = x.note.empty() ? "" : " (" + x.note + ")";
+    if (!x.compared) {
+      out.push_back({"torch.intermediates", CheckStatus::kWarn, prefix + "not compared: " + x.note});
+    } else if (x.first_divergence >= 0) {
+      out.push_back({"torch.intermediates", CheckStatus::kFail,
+                     prefix + "the first value that differs from the reference model's is value " +
+                         std::to_string(x.first_divergence + 1) + " of the graph, " + x.node +
+                         (x.node_b == x.node ? "" : " (reference model: " + x.node_b + ")") + ": " + x.detail + "; the " +
+                         std::to_string(x.values - 1) + " before it match (matched by " + x.matched_by + ")" + note});
+    } else if (x.partial) {
+      out.push_back({"torch.intermediates", CheckStatus::kWarn,
+                     prefix + "the first " + std::to_string(x.values) + " intermediate values match the reference model's; " +
+                         x.note + ", and nothing after that is compared"});
+    } else if (x.values == 0) {
+      out.push_back({"torch.intermediates", CheckStatus::kWarn, prefix + "compared nothing: the graph computes no tensor" + note});
+    } else {
+      out.push_back({"torch.intermediates", CheckStatus::kPass,
+                     prefix + "all " + std::to_string(x.values) + " intermediate values match the reference model's (matched by " +
+                         x.matched_by + ")" + note});
+    }
+  }
 }
 
 // Methods `--method all` (or an archive without forward) runs: all but
@@ -230,6 +254,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   b.pt2 = {};  // B is a TorchScript archive (the CLI checked), whatever this archive is
   b.load_path.clear();  // B by its path (m's descriptor is this archive's)
   b.reference_from_archive = false;
+  b.record_intermediates = options.compare_intermediates;
   // The inputs recorded in an archive's extra/tsctl_reference.pt (its
   // --record-reference), given to B as --load-inputs takes them.
   std::unique_ptr<TempFile> recorded_inputs;
@@ -269,6 +294,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
     m.reference_path = model_reference->path;
     m.reference_label = "reference model " + b_path;
     m.reference_from_archive = false;
+    m.compare_intermediates = options.compare_intermediates && m.pt2.kind == Pt2RunSpec::Kind::kNone;
     m.inputs.clear();
     m.args.clear();
     m.load_inputs_path.clear();

@@ -17,7 +17,7 @@ const std::vector<std::string>& CheckIds() {
       "ts.hooks",      "ts.mobile",    "meta.producer",   "code.ops",      "pt2.kind",        "pt2.version",
       "pt2.program",   "pt2.weights",  "pt2.aoti",        "pt2.ops",       "torch.load",      "torch.method",
       "torch.ops",     "torch.mobile", "torch.run",       "torch.outputs", "torch.finite",    "torch.deterministic",
-      "torch.reference"};
+      "torch.reference", "torch.intermediates"};
   return kIds;
 }
 

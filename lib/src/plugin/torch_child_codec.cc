@@ -29,11 +29,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CandidateTry, flags, outcome)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputSummary, name, desc, nonfinite)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tensor, rtol, atol, max_abs, mean_abs, max_rel,
                                    mean_rel, has_min_tolerance, min_atol, min_rtol, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
+                                   detail, note)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, ops_error, method_found,
                                    schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
-                                   candidates, candidates_stop, guess_suspect,                                   outputs_saved, reference_compared, reference_source, reference_error, reference,
-                                   recorded, mobile_loaded, mobile_error)
+                                   candidates, candidates_stop, guess_suspect, outputs_saved, reference_compared, reference_source, reference_error, reference,
+                                   recorded, mobile_loaded, mobile_error, intermediates)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_source, settings, libtorch_version,
                                    threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,

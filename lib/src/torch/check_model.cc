@@ -16,6 +16,7 @@
 #include "arguments.h"
 #include "compare_values.h"
 #include "infer_inputs.h"
+#include "intermediates.h"
 #include "model_runs.h"
 #include "py_values.h"
 #include "tensors.h"
@@ -52,7 +53,16 @@ class ModelChecker {
     if (!have_inputs_ && !TryCandidates()) return r_;
     DescribeInputs();
     if (!RunAndCompare()) return r_;
-    KeepRunFiles(o_, inputs_, out1_, r_);
+    c10::IValue intermediates;
+    if (o_.record_intermediates && !o_.record_reference_path.empty()) {
+      try {
+        intermediates = Intermediates(nullptr);
+      } catch (const std::exception&) {
+        // None recorded: the model compared with this recording says so.
+      }
+    }
+    if (o_.compare_intermediates && have_reference_) CompareWithReferenceIntermediates();
+    KeepRunFiles(o_, inputs_, out1_, r_, intermediates);
     return r_;
   }
 
@@ -109,12 +119,49 @@ class ModelChecker {
     return true;
   }
 
+  // This run's intermediate values, packed for the recording (None if they
+  // cannot be recorded: the recording then has none, and the model compared
+  // with it says so), or into `values`.
+  c10::IValue Intermediates(std::vector<Intermediate>* values) {
+    constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
+    std::string note;
+    std::vector<Intermediate> recorded = RecordIntermediates(module_, o_.method, inputs_, kMaxBytes, note);
+    intermediates_note_ = note;
+    if (values) *values = std::move(recorded);
+    return values ? c10::IValue() : PackIntermediates(recorded);
+  }
+
+  // --compare-intermediates, on this archive's side.
+  void CompareWithReferenceIntermediates() {
+    IntermediatesResult& out = r_.intermediates.emplace();
+    if (ref_intermediates_.empty()) {
+      out.note = "the reference model's run recorded no intermediate values";
+      return;
+    }
+    std::vector<Intermediate> mine;
+    try {
+      Intermediates(&mine);
+    } catch (const std::exception& e) {
+      out.note = std::string("this model's intermediate values cannot be recorded: ") + FromTorch(e).what();
+      return;
+    }
+    Tolerances tol;
+    tol.rtol = o_.rtol;
+    tol.atol = o_.atol;
+    out = CompareIntermediates(mine, ref_intermediates_, tol);
+    if (out.note.empty()) out.note = intermediates_note_;
+  }
+
   // --reference FILE, or the archive's extra/tsctl_reference.pt.
   bool ReadReference() {
     if (o_.reference_path.empty() && !(o_.reference_from_archive && !extra_["tsctl_reference.pt"].empty())) return true;
     try {
       if (!o_.reference_path.empty()) {
-        SplitReference(LoadValueFile(o_.reference_path), ref_inputs_, ref_has_inputs_, expected_);
+        const c10::IValue loaded = LoadValueFile(o_.reference_path);
+        SplitReference(loaded, ref_inputs_, ref_has_inputs_, expected_);
+        if (o_.compare_intermediates && loaded.isGenericDict() && loaded.toGenericDict().contains("intermediates")) {
+          ref_intermediates_ = UnpackIntermediates(loaded.toGenericDict().at("intermediates"));
+        }
         r_.reference_source = o_.reference_label.empty() ? o_.reference_path : o_.reference_label;
       } else {
         ReadStoredReference();
@@ -414,6 +461,8 @@ class ModelChecker {
   bool ref_has_inputs_ = false;
   c10::IValue expected_;
   bool have_reference_ = false;
+  std::vector<Intermediate> ref_intermediates_;  // --compare-intermediates: the reference model's
+  std::string intermediates_note_;
   // The inputs and the two runs' outputs.
   std::vector<c10::IValue> inputs_;
   bool have_inputs_ = false;

@@ -141,11 +141,12 @@ std::string Suspect(const c10::IValue& out1, const c10::IValue& out2, bool twice
 }
 
 void KeepRunFiles(const ModelCheckOptions& o, const std::vector<c10::IValue>& inputs, const c10::IValue& outputs,
-                  ModelCheckResult& r) {
+                  ModelCheckResult& r, const c10::IValue& intermediates) {
   if (!o.record_reference_path.empty()) {
     c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
     dict.insert("inputs", c10::ivalue::Tuple::create(inputs));
     dict.insert("outputs", outputs);
+    if (!intermediates.isNone()) dict.insert("intermediates", intermediates);
     try {
       SaveValueFile(dict, o.record_reference_path);
       r.recorded = true;

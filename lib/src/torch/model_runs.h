@@ -67,8 +67,9 @@ void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckRes
 // --record-reference / --save-reference's recording ({"inputs": (...),
 // "outputs": outputs}) and --save-outputs: writes the files `o` names, and
 // says in r.recorded and r.outputs_saved whether each was written.
+// `intermediates`, if not None, goes into the recording as "intermediates".
 void KeepRunFiles(const ModelCheckOptions& o, const std::vector<c10::IValue>& inputs, const c10::IValue& outputs,
-                  ModelCheckResult& r);
+                  ModelCheckResult& r, const c10::IValue& intermediates = {});
 
 // What makes a run on guessed inputs suspect: NaN/Inf in its outputs, or a
 // second run that differs (`out2` set when `twice`). "" if neither.

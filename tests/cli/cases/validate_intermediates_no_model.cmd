@@ -1,0 +1,1 @@
+validate --compare-intermediates testdata/diff/base.pt
