@@ -66,10 +66,17 @@ TEST_CASE("refine: a count that grows with the input's area", "[refine]") {
   CHECK(Refined({{"x", "1x3x224x224:float32"}},
                 "The size of tensor a (2890) must match the size of tensor b (9984) at non-singleton dimension 1") ==
         "1x3x416x416:float32");
-  // Rounding gives the same size back: the area at aspect 3:4.
+  // Rounding gives the same size back: the common size of nearest area.
   CHECK(Refined({{"x", "1x3x416x416:float32"}},
                 "The size of tensor a (9949) must match the size of tensor b (9984) at non-singleton dimension 1") ==
         "1x3x360x480:float32");
+  // A common size nearer than the scaled square: 240x320 (76800) for 77043.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}},
+                "The size of tensor a (3087) must match the size of tensor b (4740) at non-singleton dimension 1") ==
+        "1x3x240x320:float32");
+  // A video's frames keep their number; height and width scale.
+  CHECK(Refined({{"clip", "1x3x8x32x32:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x1024 and 4096x7)") ==
+        "1x3x8x64x64:float32");
   // A flattened 23x23 feature map where a 1-D convolution wants 21x21.
   CHECK(Refined({{"x", "1x3x224x224:float32"}},
                 "Given groups=1, weight of size [1, 441, 1], expected input[1, 529, 40] to have 441 channels, but got "

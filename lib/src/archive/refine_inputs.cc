@@ -413,10 +413,12 @@ std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e)
 // positions of a patch grid): "The size of tensor a (2890) must match the
 // size of tensor b (9984)", "expected input[1, 529, 40] to have 441
 // channels", "mat1 and mat2 shapes cannot be multiplied (1x2890 and
-// 9984x10)". The first image argument (rank 4, or a signal of rank 3)
-// scales its spatial sizes by want/got, rounded to a multiple of 4 (8 for
-// other aspects); where that rounds back to the same size, the area is
-// tried at aspect 3:4, then 4:3.
+// 9984x10)". The first image argument (rank 4; a video's frames of rank
+// 5; a signal of rank 3, whose length scales by want/got) takes the size
+// whose area is nearest want/got times its own: its height and width scaled
+// by the square root, rounded to a multiple of 4, or one of the common
+// input sizes (240x320, 300x300, 360x480, ...: detectors' anchors fix one,
+// often not square), never the size that gave the error.
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
   int64_t got = 0, want = 0;
   std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
@@ -435,7 +437,7 @@ std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
   if (got < 2 || want < 2 || got == want || want > 256 * got || got > 256 * want) return std::nullopt;
   // Only a size the arguments do not have: else another rule's case.
   if (t.Find([&](const InputSpec& s) { return std::count(s.shape.begin(), s.shape.end(), got) > 0; })) return std::nullopt;
-  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && (s.shape.size() == 4 || s.shape.size() == 3); });
+  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && s.shape.size() >= 3 && s.shape.size() <= 5; });
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
   const double ratio = static_cast<double>(want) / static_cast<double>(got);
@@ -444,16 +446,25 @@ std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
   if (s.shape.size() == 3) {
     next[2] = round_to(static_cast<double>(s.shape[2]) * ratio, 4);
   } else {
+    // Height and width (a video's frames keep their number): the scaled
+    // size, or the common input size whose area is nearest the one wanted
+    // (detectors' anchors fix one size, often not square), whichever is
+    // nearer; never the size that gave this error.
+    const size_t h = s.shape.size() - 2, w = s.shape.size() - 1;
+    const double area = static_cast<double>(s.shape[h] * s.shape[w]) * ratio;
     const double scale = std::sqrt(ratio);
-    next[2] = round_to(static_cast<double>(s.shape[2]) * scale, 4);
-    next[3] = round_to(static_cast<double>(s.shape[3]) * scale, 4);
-    if (next == s.shape) {
-      // Rounding gives the same size back: the count wants another aspect.
-      const double area = static_cast<double>(s.shape[2] * s.shape[3]) * ratio;
-      const bool wide = s.shape[3] > s.shape[2];
-      const double h = std::sqrt(area * (wide ? 4.0 / 3.0 : 3.0 / 4.0));
-      next[2] = round_to(h, 8);
-      next[3] = round_to(h * (wide ? 3.0 / 4.0 : 4.0 / 3.0), 8);
+    std::vector<std::pair<int64_t, int64_t>> sizes = {
+        {round_to(static_cast<double>(s.shape[h]) * scale, 4), round_to(static_cast<double>(s.shape[w]) * scale, 4)},
+        {240, 320}, {320, 240}, {300, 300}, {320, 320}, {360, 480}, {480, 360}, {384, 384}, {416, 416}, {512, 512},
+        {480, 640}, {640, 480}, {384, 640}, {608, 608}, {640, 640}, {720, 1280}, {1024, 1024}};
+    double best = -1;
+    for (auto [hh, ww] : sizes) {
+      if (hh == s.shape[h] && ww == s.shape[w]) continue;
+      const double miss = std::abs(static_cast<double>(hh * ww) - area);
+      if (best >= 0 && miss >= best) continue;
+      best = miss;
+      next[h] = hh;
+      next[w] = ww;
     }
   }
   if (next == s.shape || std::any_of(next.begin() + 2, next.end(), [](int64_t d) { return d > 8192; })) return std::nullopt;
