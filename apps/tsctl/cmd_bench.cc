@@ -21,6 +21,7 @@ struct BenchFlags {
   std::string percentiles = "50,90,99";
   std::string format;
   bool sweep = false;
+  std::vector<std::string> shapes;
   std::vector<std::string> libraries;
   std::string memory_limit;
   CLI::Option* duration = nullptr;
@@ -72,6 +73,22 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
 
     const bool json = f.format == "json";
     ProgressLine line("bench", StderrIsTerminal() && !json);
+    if (!f.shapes.empty()) {
+      if (f.sweep) throw Error(ErrorKind::kUsage, "--shapes cannot be combined with --sweep");
+      std::vector<ShapeRange> ranges;
+      for (const std::string& s : f.shapes) ranges.push_back(ParseShapeRange(s));
+      auto points = BenchShapes(o, ranges, [&](size_t done, size_t total) { line.Steps("shapes: timed", done, total); });
+      line.Clear();
+      if (json) {
+        std::cout << DumpJson(ShapesJson(points, percentiles)) << '\n';
+      } else {
+        RenderShapes(points, percentiles, std::cout);
+      }
+      bool any = false;
+      for (const auto& p : points) any |= p.ok;
+      if (!any) throw Error(ErrorKind::kTorch, "every shape failed: " + points.front().error);
+      return kExitOk;
+    }
     if (f.sweep) {
       if (f.duration->count() == 0 && f.iters->count() == 0) o.duration_seconds = kSweepDurationSeconds;
       auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) { line.Steps("sweep: timed", done, total); });
@@ -168,6 +185,10 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--memory-limit", f->memory_limit,
                   "How far the benchmark's child may grow past what it inherited, e.g. 4G (default: min(8G, half of this "
                   "machine's memory); not with --device cuda)");
+  sub->add_option("--shapes", f->shapes,
+                  "NAME:MIN,OPT,MAX: time the tensor argument NAME at three shapes (trtexec's --minShapes/--optShapes/"
+                  "--maxShapes), e.g. x:1x3x224x224,8x3x224x224,32x3x224x224; repeatable, one per argument")
+      ->allow_extra_args(false);
   sub->add_flag("--sweep", f->sweep, "Time every combination of the execution settings and print Triton's parameters for the fastest");
   sub->add_option("--percentiles", f->percentiles, "Percentiles to report, comma-separated")->capture_default_str();
   sub->add_flag("--profile", f->o.profile, "Per-operator calls, total and self time (global operator callbacks)");

@@ -41,6 +41,10 @@ cases = [
     ("validate", ["validate", "--format", "json", "--reference-model", f"{td}/diff/base.pt", "-i", "2x4:float32:ones",
                   f"{td}/diff/weight.pt", f"{td}/diff/resaved.pt"], {1}),
     ("bench", ["bench", "--format", "json", "--iters", "3", "--warmup", "1", "-i", "1x3x32x32", f"{td}/traced_cnn.pt"], {0}),
+    ("bench_shapes", ["bench", "--format", "json", "--iters", "3", "--warmup", "1", "--shapes",
+                      "x:1x3x32x32,2x3x32x32,4x3x32x32", f"{td}/traced_cnn.pt"], {0}),
+    ("validate", ["validate", "--format", "json", "--reference-model", f"{td}/diff/base.pt", "--compare-intermediates",
+                  "-i", "2x4:float32:ones", f"{td}/diff/weight.pt", f"{td}/diff/op_added.pt"], {1}),
     ("make", ["trace", "--format", "json", "-i", "1x3x32x32", f"{td}/traced_cnn.pt", "-o", made], {0}),
 ] + [
     ("diff", ["diff", "--format", "json", f"{td}/diff/base.pt", f"{td}/diff/{v}.pt"], {0, 1})

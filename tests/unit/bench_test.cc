@@ -214,3 +214,17 @@ TEST_CASE("bench: warm-up advice names the flag that bounded the warm-up", "[ben
   r.warmup_seconds = 0;
   CHECK(advice().find("raise --warmup (e.g. --warmup 20)") != std::string::npos);
 }
+
+TEST_CASE("ParseShapeRange: NAME:MIN,OPT,MAX, the first's dtype and fill carried to the others", "[bench]") {
+  tsctl::ShapeRange r = tsctl::ParseShapeRange("ids:1x16:int64:randint:0:100,4x16,8x128");
+  CHECK(r.name == "ids");
+  REQUIRE(r.specs.size() == 3);
+  CHECK(r.specs[0].ToString() == "1x16:int64:randint:0:100");
+  CHECK(r.specs[1].ToString() == "4x16:int64:randint:0:100");
+  CHECK(r.specs[2].ToString() == "8x128:int64:randint:0:100");
+  // A dtype given on a later one is its own.
+  CHECK(tsctl::ParseShapeRange("x:1x3:float32,2x3:float64,4x3").specs[1].dtype == "float64");
+  CHECK_THROWS_AS(tsctl::ParseShapeRange("1x3,2x3,4x3"), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ParseShapeRange("x:1x3,2x3"), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ParseShapeRange("x:1x3,2x3,4"), tsctl::Error);
+}

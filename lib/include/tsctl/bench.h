@@ -141,6 +141,33 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);
 nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles);
 void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out);
 
+// --shapes NAME:MIN,OPT,MAX (trtexec's --minShapes/--optShapes/--maxShapes):
+// the tensor argument NAME at three specs ("x:1x3x224x224,8x3x224x224,32x3x224x224";
+// a dtype or fill given on the first applies to all three).
+struct ShapeRange {
+  std::string name;
+  std::vector<InputSpec> specs;  // min, opt, max
+};
+// Throws tsctl::Error (kUsage) naming what is wrong.
+ShapeRange ParseShapeRange(const std::string& text);
+
+// One benchmark per point (min, opt, max), each in its own child, the
+// ranges' arguments at that point's spec beside the other arguments given.
+struct ShapePoint {
+  std::string point;          // "min", "opt", "max"
+  std::vector<ArgSpec> args;  // the ranges' arguments at this point
+  bool ok = false;
+  std::string error;          // why this point failed (the others still run)
+  BenchResult result;
+};
+// Throws tsctl::Error (kUsage) for options --shapes cannot take (--load-inputs,
+// --data-loader-script, --sweep, --save-outputs, a .pt2) and for ranges that
+// name one argument twice.
+std::vector<ShapePoint> BenchShapes(BenchOptions options, const std::vector<ShapeRange>& ranges,
+                                    const std::function<void(size_t done, size_t total)>& progress = {});
+void RenderShapes(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles, std::ostream& out);
+nlohmann::json ShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
+
 // --sweep: one row per settings combination.
 struct SweepRow {
   ExecutionSettings settings;
