@@ -82,7 +82,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       if (json) {
         std::cout << DumpJson(ShapesJson(points, percentiles)) << '\n';
       } else {
-        RenderShapes(points, percentiles, std::cout);
+        RenderShapes(points, std::cout);
       }
       bool any = false;
       for (const auto& p : points) any |= p.ok;

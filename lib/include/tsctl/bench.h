@@ -165,7 +165,8 @@ struct ShapePoint {
 // name one argument twice.
 std::vector<ShapePoint> BenchShapes(BenchOptions options, const std::vector<ShapeRange>& ranges,
                                     const std::function<void(size_t done, size_t total)>& progress = {});
-void RenderShapes(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles, std::ostream& out);
+// The table shows each point's median and p90; JSON has every percentile asked for.
+void RenderShapes(const std::vector<ShapePoint>& points, std::ostream& out);
 nlohmann::json ShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
 
 // --sweep: one row per settings combination.

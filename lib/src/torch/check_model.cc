@@ -56,7 +56,7 @@ class ModelChecker {
     c10::IValue intermediates;
     if (o_.record_intermediates && !o_.record_reference_path.empty()) {
       try {
-        intermediates = Intermediates(nullptr);
+        intermediates = PackIntermediates(OwnIntermediates());
       } catch (const std::exception&) {
         // None recorded: the model compared with this recording says so.
       }
@@ -119,16 +119,12 @@ class ModelChecker {
     return true;
   }
 
-  // This run's intermediate values, packed for the recording (None if they
-  // cannot be recorded: the recording then has none, and the model compared
-  // with it says so), or into `values`.
-  c10::IValue Intermediates(std::vector<Intermediate>* values) {
+  // This run's intermediate values (what was left out goes to
+  // intermediates_note_). Throws what running throws: a recording then holds
+  // none, and the model compared with it says so.
+  std::vector<Intermediate> OwnIntermediates() {
     constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
-    std::string note;
-    std::vector<Intermediate> recorded = RecordIntermediates(module_, o_.method, inputs_, kMaxBytes, note);
-    intermediates_note_ = note;
-    if (values) *values = std::move(recorded);
-    return values ? c10::IValue() : PackIntermediates(recorded);
+    return RecordIntermediates(module_, o_.method, inputs_, kMaxBytes, intermediates_note_);
   }
 
   // --compare-intermediates, on this archive's side.
@@ -140,7 +136,7 @@ class ModelChecker {
     }
     std::vector<Intermediate> mine;
     try {
-      Intermediates(&mine);
+      mine = OwnIntermediates();
     } catch (const std::exception& e) {
       out.note = std::string("this model's intermediate values cannot be recorded: ") + FromTorch(e).what();
       return;

@@ -36,12 +36,6 @@ std::string Swapped(const std::string& op) {
   return op;
 }
 
-std::optional<int64_t> ConstantInt(Value* v) {
-  auto c = torch::jit::toIValue(v);
-  if (!c || !c->isInt()) return std::nullopt;
-  return c->toInt();
-}
-
 // The int constants `v` can be: a constant, or the result of an If whose
 // branches each return a constant (`num_samples = 512 if sr == 16000 else 256`).
 std::vector<int64_t> IntsOf(Value* v) {
@@ -90,9 +84,8 @@ std::optional<bool> RaisingValue(Value* cond) {
 std::vector<Value*> PassedOn(const torch::jit::Use& use) {
   Node* n = use.user;
   std::vector<Value*> out;
-  if (n->kind() == c10::prim::Return && n->owningBlock() && n->owningBlock()->owningNode() &&
-      n->owningBlock()->owningNode()->kind() == c10::prim::If) {
-    out.push_back(n->owningBlock()->owningNode()->output(use.offset));
+  if (Value* result = IfResult(use)) {
+    out.push_back(result);
   } else if (n->kind() == c10::prim::TupleConstruct) {
     for (const torch::jit::Use& t : n->output(0)->uses()) {
       if (t.user->kind() == c10::prim::TupleUnpack && use.offset < t.user->outputs().size()) {
@@ -107,6 +100,21 @@ std::vector<Value*> PassedOn(const torch::jit::Use& use) {
 }
 
 }  // namespace
+
+std::optional<int64_t> ConstantInt(Value* v) {
+  auto c = torch::jit::toIValue(v);
+  if (!c || !c->isInt()) return std::nullopt;
+  return c->toInt();
+}
+
+Value* IfResult(const torch::jit::Use& use) {
+  Node* n = use.user;
+  if (n->kind() != c10::prim::Return || !n->owningBlock() || !n->owningBlock()->owningNode() ||
+      n->owningBlock()->owningNode()->kind() != c10::prim::If) {
+    return nullptr;
+  }
+  return n->owningBlock()->owningNode()->output(use.offset);
+}
 
 std::vector<int64_t> IntsComparedWith(Value* arg, const ResolveValue& resolve) {
   std::vector<int64_t> out;

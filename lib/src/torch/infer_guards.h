@@ -16,6 +16,13 @@
 
 namespace tsctl {
 
+// The int a graph value holds when it is a constant int; nullopt otherwise.
+std::optional<int64_t> ConstantInt(torch::jit::Value* v);
+
+// The If's result a use passes its value on to when the use is a branch's
+// return (`x = pad(x) if ... else x`); nullptr for any other use.
+torch::jit::Value* IfResult(const torch::jit::Use& use);
+
 // A value of the graph resolved to a constant or a module attribute (a list
 // of ints held by the module); None when it is neither.
 using ResolveValue = std::function<c10::IValue(torch::jit::Value*)>;
@@ -55,7 +62,6 @@ class TensorGuards {
   };
   bool RankAllowed(int64_t rank) const;
   bool SizeAllowed(int64_t dim, int64_t rank, int64_t size) const;
-  void Read(torch::jit::Value* v);
 
   std::vector<Check> ranks_;
   std::vector<SizeCheck> sizes_;

@@ -150,11 +150,7 @@ class Resolver {
     if (!c || !c->isIntList()) return std::nullopt;
     return c->toIntVector();
   }
-  std::optional<int64_t> Int(Value* v) const {
-    auto c = torch::jit::toIValue(v);
-    if (!c || !c->isInt()) return std::nullopt;
-    return c->toInt();
-  }
+  std::optional<int64_t> Int(Value* v) const { return ConstantInt(v); }
   bool Bool(Value* v, bool fallback) const {
     auto c = torch::jit::toIValue(v);
     return c && c->isBool() ? c->toBool() : fallback;
@@ -214,11 +210,10 @@ std::optional<std::vector<int64_t>> SlicedShape(Value* x) {
     if (need.size() <= static_cast<size_t>(dim)) need.resize(static_cast<size_t>(dim) + 1, 1);
     need[static_cast<size_t>(dim)] = std::max(need[static_cast<size_t>(dim)], size);
   };
+  // A constant int, or `none` for a None bound (x[1:] ends at None).
   auto constant = [](Value* v, int64_t none) -> std::optional<int64_t> {
     auto c = torch::jit::toIValue(v);
-    if (c && c->isNone()) return none;
-    if (!c || !c->isInt()) return std::nullopt;
-    return c->toInt();
+    return c && c->isNone() ? std::optional<int64_t>(none) : ConstantInt(v);
   };
   constexpr int64_t kAll = int64_t{1} << 40;
   std::function<void(Value*, std::vector<int64_t>, int)> walk = [&](Value* v, std::vector<int64_t> offset, int depth) {
@@ -407,10 +402,9 @@ std::vector<Shape> ShapesFromGraph(Value* x, const Resolver& r) {
         add(Spec({1, 16000}), "audio: used by aten::stft");
       } else if (at == 0 && kTransparent.count(k) && n->outputs().size() == 1) {
         queue.push_back({n->output(0), depth + 1});
-      } else if (k == "prim::Return" && n->owningBlock() && n->owningBlock()->owningNode() &&
-                 n->owningBlock()->owningNode()->kind() == c10::prim::If) {
+      } else if (Value* result = IfResult(use)) {
         // Returned by a branch (an optional padding, a check): the If's value.
-        queue.push_back({n->owningBlock()->owningNode()->output(at), depth + 1});
+        queue.push_back({result, depth + 1});
       } else if (k == "prim::Loop" && at >= 2 && !n->blocks().empty() && at - 1 < n->blocks()[0]->inputs().size()) {
         // A loop-carried value: follow it into the loop body.
         queue.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1});
