@@ -23,11 +23,23 @@ namespace {
 
 using tsctl::ArgSpec;
 
-torch::jit::Module Define(const std::string& source, bool conv_weight = false) {
+// A module whose forward is `source`, with parameter `w` if it is given.
+torch::jit::Module Define(const std::string& source, const at::Tensor& w) {
   torch::jit::Module m("__torch__.M");
-  if (conv_weight) m.register_parameter("w", torch::randn({8, 3, 3, 3}), false);
+  if (w.defined()) m.register_parameter("w", w, false);
   m.define(source);
   return m;
+}
+
+torch::jit::Module Define(const std::string& source, bool conv_weight = false) {
+  return Define(source, conv_weight ? torch::randn({8, 3, 3, 3}) : at::Tensor());
+}
+
+// The arguments of the first candidate InferInputCandidates offers for forward.
+std::vector<ArgSpec> FirstCandidate(const torch::jit::Module& m) {
+  auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
+  REQUIRE_FALSE(candidates.empty());
+  return candidates[0].args;
 }
 
 const c10::FunctionSchema& Schema(const torch::jit::Module& m) { return m.get_method("forward").function().getSchema(); }
@@ -186,9 +198,7 @@ def forward(self, sr: int) -> int:
     assert sr in self.rates, "rate"
     return sr
 )");
-    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
-    REQUIRE_FALSE(candidates.empty());
-    CHECK(candidates[0].args[0].value == "8000");
+    CHECK(FirstCandidate(m)[0].value == "8000");
   }
   SECTION("an exact rank") {
     torch::jit::Module m = Define(R"(
@@ -197,9 +207,7 @@ def forward(self, x: Tensor) -> Tensor:
         assert False, "want N, C, L"
     return x.sum()
 )");
-    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
-    REQUIRE_FALSE(candidates.empty());
-    CHECK(candidates[0].args[0].value == "1x224x224:float32");
+    CHECK(FirstCandidate(m)[0].value == "1x224x224:float32");
   }
 }
 
@@ -211,43 +219,28 @@ def forward(self, x: Tensor) -> Tensor:
     b = x[:, 0:3, -2:]
     return torch.cat([a.flatten(), b.flatten()])
 )");
-    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
-    REQUIRE_FALSE(candidates.empty());
-    CHECK(candidates[0].args[0].value == "1x4x3:float32");
+    CHECK(FirstCandidate(m)[0].value == "1x4x3:float32");
   }
   SECTION("a vector as long as the matrix is wide") {
-    torch::jit::Module m("__torch__.M");
-    m.register_parameter("w", torch::randn({2, 6}), false);
-    m.define(R"(
+    torch::jit::Module m = Define(R"(
 def forward(self, x: Tensor) -> Tensor:
     return torch.mv(self.w, x)
-)");
-    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
-    REQUIRE_FALSE(candidates.empty());
-    CHECK(candidates[0].args[0].value == "6:float32");
+)", torch::randn({2, 6}));
+    CHECK(FirstCandidate(m)[0].value == "6:float32");
   }
   SECTION("a view to sizes computed from the input is followed") {
-    torch::jit::Module m("__torch__.M");
-    m.register_parameter("w", torch::randn({4, 2, 3}), false);
-    m.define(R"(
+    torch::jit::Module m = Define(R"(
 def forward(self, x: Tensor) -> Tensor:
     y = x.view(x.size())
     return torch.conv1d(y, self.w)
-)");
-    auto candidates = tsctl::InferInputCandidates(m, m.get_method("forward"));
-    REQUIRE_FALSE(candidates.empty());
-    CHECK(candidates[0].args[0].value == "1x2x16000:float32");
+)", torch::randn({4, 2, 3}));
+    CHECK(FirstCandidate(m)[0].value == "1x2x16000:float32");
   }
 }
 
 TEST_CASE("Intermediates: recorded in graph order, matched by position or debug name, first divergence named",
           "[torch][intermediates]") {
-  auto module = [](const std::string& body, double w) {
-    torch::jit::Module m("__torch__.M");
-    m.register_parameter("w", torch::full({4}, w), false);
-    m.define(body);
-    return m;
-  };
+  auto module = [](const std::string& body, double w) { return Define(body, torch::full({4}, w)); };
   const std::string source = R"(
 def forward(self, x: Tensor) -> Tensor:
     a = x + 1
@@ -321,6 +314,22 @@ def forward(self, x: Tensor) -> Tensor:
     CHECK(r.partial);
     CHECK(r.values == 3);
     CHECK(r.note.find("the graphs part at value 4 (aten::sigmoid here, none in the reference model") != std::string::npos);
+  }
+  SECTION("random numbers drawn alike in both runs; uninitialized memory left out") {
+    const std::string noisy = R"(
+def forward(self, x: Tensor) -> Tensor:
+    r = torch.rand([2, 4])
+    e = torch.empty([2, 4])
+    y = x + r * self.w
+    return y
+)";
+    auto one = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto two = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    for (const auto& v : one) CHECK(v.kind != "aten::empty");
+    tsctl::IntermediatesResult r = tsctl::CompareIntermediates(one, two, tol);
+    CHECK(r.compared);
+    CHECK(r.values == static_cast<int64_t>(one.size()));
+    CHECK(r.first_divergence == -1);
   }
   SECTION("a byte budget leaves the rest out and says so") {
     auto few = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, 40, note);

@@ -69,11 +69,11 @@ std::vector<ShapePoint> BenchShapes(BenchOptions options, const std::vector<Shap
     try {
       p.result = Bench(o);
       p.ok = true;
-    } catch (const Interrupted&) {
-      throw;
     } catch (const Error& e) {
-      // A usage error is the same at every point: once, as the command's.
-      if (e.kind() == ErrorKind::kUsage || e.kind() == ErrorKind::kUnavailable || e.kind() == ErrorKind::kFormat) throw;
+      // Only LibTorch's refusal of a point's shape is that point's; a usage,
+      // I/O (an interrupt too) or format error is the same at every point:
+      // once, as the command's.
+      if (e.kind() != ErrorKind::kTorch) throw;
       p.error = e.what();
     }
     out.push_back(std::move(p));

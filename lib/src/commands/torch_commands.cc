@@ -69,7 +69,7 @@ std::unique_ptr<TempFile> WithStoredInputs(BenchOptions& o) {
   std::unique_ptr<TempFile> recorded;
   if (!o.data_loader.empty()) {
     RequireOneDataSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
-    recorded = RunDataLoader(o.data_loader, 0);
+    recorded = RunDataLoader(o.data_loader, o.timeout_seconds);
     o.load_inputs_path = recorded->path;
     o.input_source = "--data-loader-script " + o.data_loader;
   } else if (!o.inputs.empty() || !o.args.empty()) {

@@ -16,6 +16,7 @@
 
 #include "plugin_abi.h"
 #include "tsctl/atomic_file.h"
+#include "tsctl/source.h"
 #include "tsctl/text_util.h"
 #include "process.h"
 #include "torch_child_codec.h"
@@ -294,6 +295,8 @@ std::unique_ptr<TempFile> RunDataLoader(const std::string& spec, double timeout_
     name = spec.substr(colon + 1);
   }
   if (file.empty()) throw Error(ErrorKind::kUsage, "--data-loader-script wants FILE.py[:FUNC], got '" + spec + "'");
+  // Python would wait on a pipe or device for ever: a script is a file.
+  if (IsStream(file)) throw Error(ErrorKind::kUsage, "--data-loader-script: " + file + " is a pipe or device, not a Python file");
   if (!PythonPluginBuilt()) {
     throw Error(ErrorKind::kUnavailable, "--data-loader-script runs Python: this tsctl was built without Python support");
   }

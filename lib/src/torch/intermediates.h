@@ -23,9 +23,11 @@ struct Intermediate {
 };
 
 // Runs `method` of `module` on `inputs` with every tensor its top-level graph
-// (inlined) computes as an extra output, in graph order (constants and
-// attributes left out). Values past `max_bytes` are left out and `note` says
-// so. Throws what running throws.
+// (inlined) computes as an extra output, in graph order (constants,
+// attributes and uninitialized memory such as aten::empty's left out), the
+// random generator seeded 0 first so that two models draw the same numbers.
+// Values past `max_bytes` are left out and `note` says so. Throws what
+// running throws.
 std::vector<Intermediate> RecordIntermediates(const torch::jit::Module& module, const std::string& method,
                                               const std::vector<c10::IValue>& inputs, uint64_t max_bytes,
                                               std::string& note);

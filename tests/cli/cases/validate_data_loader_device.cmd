@@ -1,0 +1,1 @@
+validate --data-loader-script /dev/null testdata/traced_cnn.pt
