@@ -227,6 +227,11 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->options.quantized_engine,
                   "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
+  sub->add_option("--device", f->options.device,
+                  "cpu, cuda or cuda:N: where LibTorch loads TorchScript archives (stored tensors mapped there, as a "
+                  "server does) and runs them; inputs are moved there, outputs compared on the CPU; on CUDA, cuDNN is "
+                  "deterministic and TF32 off")
+      ->capture_default_str();
   sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
   sub->add_option("--seed", f->options.seed, "Seed of the random values of generated inputs (default 0; the pin flags repeat it)");
   sub->add_option("--val-range", f->val_ranges,

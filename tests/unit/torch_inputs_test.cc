@@ -250,7 +250,7 @@ def forward(self, x: Tensor) -> Tensor:
 )";
   std::vector<c10::IValue> inputs = {torch::ones({2, 4})};
   std::string note;
-  auto base = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+  auto base = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
   REQUIRE(base.size() == 3);  // a, b, relu: the weight (GetAttr) and constants are left out
   CHECK(base[0].kind == "aten::add");
   CHECK(base[1].kind == "aten::mul");
@@ -260,7 +260,7 @@ def forward(self, x: Tensor) -> Tensor:
   tsctl::Tolerances tol;
 
   SECTION("the same graph and weights: all match, by position") {
-    auto same = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto same = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
     tsctl::IntermediatesResult r = tsctl::CompareIntermediates(same, base, tol);
     CHECK(r.compared);
     CHECK(r.matched_by == "position");
@@ -268,7 +268,7 @@ def forward(self, x: Tensor) -> Tensor:
     CHECK(r.first_divergence == -1);
   }
   SECTION("another weight: the product is the first value that differs") {
-    auto other = tsctl::RecordIntermediates(module(source, 3.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto other = tsctl::RecordIntermediates(module(source, 3.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
     tsctl::IntermediatesResult r = tsctl::CompareIntermediates(other, base, tol);
     CHECK(r.first_divergence == 1);
     CHECK(r.node.find("aten::mul") != std::string::npos);
@@ -291,8 +291,8 @@ def forward(self, x: Tensor) -> Tensor:
     y = m + n
     return y
 )";
-    auto one = tsctl::RecordIntermediates(module(first, 2.0), "forward", inputs, uint64_t{1} << 30, note);
-    auto two = tsctl::RecordIntermediates(module(second, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto one = tsctl::RecordIntermediates(module(first, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
+    auto two = tsctl::RecordIntermediates(module(second, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
     REQUIRE(one.size() == 4);
     tsctl::IntermediatesResult r = tsctl::CompareIntermediates(one, two, tol);
     CHECK(r.compared);
@@ -307,7 +307,7 @@ def forward(self, x: Tensor) -> Tensor:
     b = a * self.w
     c = torch.relu(b)
     return torch.sigmoid(c)
-)", 2.0), "forward", inputs, uint64_t{1} << 30, note);
+)", 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
     for (auto& v : longer) v.name += "_renamed";  // no match by name
     tsctl::IntermediatesResult r = tsctl::CompareIntermediates(longer, base, tol);
     CHECK(r.compared);
@@ -323,8 +323,8 @@ def forward(self, x: Tensor) -> Tensor:
     y = x + r * self.w
     return y
 )";
-    auto one = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, uint64_t{1} << 30, note);
-    auto two = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, uint64_t{1} << 30, note);
+    auto one = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
+    auto two = tsctl::RecordIntermediates(module(noisy, 2.0), "forward", inputs, torch::kCPU, uint64_t{1} << 30, note);
     for (const auto& v : one) CHECK(v.kind != "aten::empty");
     tsctl::IntermediatesResult r = tsctl::CompareIntermediates(one, two, tol);
     CHECK(r.compared);
@@ -332,7 +332,7 @@ def forward(self, x: Tensor) -> Tensor:
     CHECK(r.first_divergence == -1);
   }
   SECTION("a byte budget leaves the rest out and says so") {
-    auto few = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, 40, note);
+    auto few = tsctl::RecordIntermediates(module(source, 2.0), "forward", inputs, torch::kCPU, 40, note);
     CHECK(few.size() == 1);
     CHECK(note.find("left out") != std::string::npos);
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "backend.h"
+#include "check_model.h"
 #include "test_util.h"
 #include "tsctl/stamp.h"
 
@@ -128,11 +129,10 @@ TEST_CASE("bench: sampled profiling sees fewer calls", "[torch][bench]") {
   CHECK(calls < all_calls / 4);
 }
 
+// [cuda] cases run as ctest's torch_unit_cuda, only where a device is
+// visible (elsewhere that test is skipped, not passed).
 TEST_CASE("bench: CUDA", "[torch][bench][cuda]") {
-  if (!torch::cuda::is_available()) {
-    WARN("skipped: no CUDA device is visible");
-    return;
-  }
+  REQUIRE(torch::cuda::is_available());
   tsctl::BenchOptions o;
   o.path = tsctl::test::TestData("traced_cnn.pt");
   o.inputs = {tsctl::ParseInputSpec("1x3x32x32")};
@@ -142,4 +142,30 @@ TEST_CASE("bench: CUDA", "[torch][bench][cuda]") {
   tsctl::BenchResult r = tsctl::RunBench(o);
   CHECK(r.latencies_ns.size() == 20);
   CHECK(r.cuda_peak_bytes > 0);
+}
+
+TEST_CASE("validate's model check on CUDA: the CPU's reference holds, runs repeat", "[torch][validate][cuda]") {
+  REQUIRE(torch::cuda::is_available());
+  char tmpl[] = "/tmp/tsctl-cuda-XXXXXX";
+  fs::path dir = ::mkdtemp(tmpl);
+  tsctl::ModelCheckOptions cpu;
+  cpu.path = tsctl::test::TestData("traced_cnn.pt");
+  cpu.inputs = {tsctl::ParseInputSpec("2x3x32x32")};
+  cpu.record_reference_path = (dir / "ref.pt").string();
+  tsctl::ModelCheckResult recorded = tsctl::CheckModel(cpu);
+  REQUIRE(recorded.recorded);
+
+  tsctl::ModelCheckOptions gpu;
+  gpu.path = cpu.path;
+  gpu.device = "cuda";
+  gpu.reference_path = cpu.record_reference_path;
+  gpu.rtol = {1e-4};
+  gpu.atol = {1e-5};
+  tsctl::ModelCheckResult r = tsctl::CheckModel(gpu);
+  CHECK(r.loaded);
+  CHECK(r.ran);
+  CHECK(r.deterministic == true);
+  REQUIRE(r.reference_compared);
+  for (const auto& leaf : r.reference) CHECK(leaf.pass);
+  fs::remove_all(dir);
 }

@@ -104,6 +104,7 @@ struct ModelCheckOptions {
   // its parent as they happen).
   std::function<void(const std::string&)> progress;
   std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
+  std::string device = "cpu";      // --device: cpu, cuda, cuda:N (TorchScript archives)
   // A .pt2 (kind other than kNone): run through its runner instead of
   // torch::jit::load; `method` must be "forward".
   Pt2RunSpec pt2;

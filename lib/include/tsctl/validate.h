@@ -85,6 +85,10 @@ struct ValidateOptions {
   std::string data_loader;
   std::string save_outputs_path;  // write the outputs here (torch.load reads it)
   std::string quantized_engine;   // --quantized-engine for the runs (empty: LibTorch's default)
+  // --device: where LibTorch loads (map location) and runs TorchScript
+  // archives: cpu, cuda, cuda:N. Inputs are made on the CPU and moved there;
+  // outputs come back to the CPU to be compared and saved.
+  std::string device = "cpu";
   bool method_given = false;      // --method was given ("all" checks every method)
   bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
   uint64_t seed = 0;              // --seed: the generator of random input values

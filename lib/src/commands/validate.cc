@@ -211,6 +211,7 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
   if (int fd = archive->source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
   m.load_libraries = options.load_libraries;
   m.quantized_engine = options.quantized_engine;
+  m.device = options.device;
   m.method = options.method;
   m.run = options.run;
   m.rtol = options.rtol;
@@ -241,18 +242,7 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
     }
   }
   TimedStep(out, [&] { CheckModelInChild(*archive, path, options, m, report); });
-  if (PinsCuda(out)) {
-    // A model pinned to CUDA (ts.device) that fails on a machine or LibTorch
-    // without CUDA: the machine cannot run it, the archive is not broken.
-    for (CheckResult& c : out) {
-      if (c.id == "torch.run" && c.status == CheckStatus::kFail &&
-          (c.message.find("CUDA") != std::string::npos || c.message.find("cuda") != std::string::npos ||
-           c.message.find("NVIDIA") != std::string::npos)) {  // 2.x without a driver: "Found no NVIDIA driver"
-        c.status = CheckStatus::kSkip;
-        c.message = "unavailable here: the code needs CUDA (see ts.device) and this LibTorch or machine has none: " + c.message;
-      }
-    }
-  }
+  JudgeCudaPinning(options.device, out);
   return report;
 }
 

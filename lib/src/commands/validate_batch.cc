@@ -19,6 +19,7 @@
 
 #include "process.h"
 #include "torch_child.h"
+#include "validate_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/validate.h"
 
@@ -165,6 +166,7 @@ std::vector<std::string> ShardOf(const std::vector<std::string>& items, int k, i
 
 std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
                                       const ValidateBatchOptions& batch) {
+  RequireDeviceName(options.device);
   // The data loader runs once; every archive loads its first argument set.
   std::unique_ptr<TempFile> loaded;
   if (!options.data_loader.empty() && options.load && options.run) {

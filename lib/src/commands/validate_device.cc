@@ -62,11 +62,44 @@ void CheckDevices(const Archive& a, const std::map<std::string, uint64_t>& store
                      "no device pinned in the code; tensors stored: " + where});
 }
 
-bool PinsCuda(const std::vector<CheckResult>& checks) {
-  for (const CheckResult& c : checks) {
-    if (c.id == "ts.device" && c.status == CheckStatus::kWarn) return true;
+bool IsCudaDevice(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
+void RequireDeviceName(const std::string& device) {
+  if (device == "cpu" || device == "cuda") return;
+  const std::string digits = device.size() > 5 && device.rfind("cuda:", 0) == 0 ? device.substr(5) : "";
+  if (!digits.empty() && digits.size() <= 4 && digits.find_first_not_of("0123456789") == std::string::npos) return;
+  throw Error(ErrorKind::kUsage, "bad --device '" + EscapeText(device) + "' (cpu, cuda or cuda:N)");
+}
+
+void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out) {
+  auto pinned = std::find_if(out.begin(), out.end(), [](const CheckResult& c) {
+    return c.id == "ts.device" && c.status == CheckStatus::kWarn;
+  });
+  if (pinned == out.end()) return;
+  const bool ran = std::any_of(out.begin(), out.end(), [](const CheckResult& c) {
+    return c.id == "torch.run" && c.status == CheckStatus::kPass;
+  });
+  if (IsCudaDevice(device) && ran) {
+    // Asked for and given: the device the code names is the one it ran on.
+    pinned->status = CheckStatus::kPass;
+    const std::string kNeeds = "needs CUDA to run: ";
+    std::string what = pinned->message;
+    if (what.rfind(kNeeds, 0) == 0) what.erase(0, kNeeds.size());
+    pinned->message = "ran on " + device + " (--device): " + what;
+    return;
   }
-  return false;
+  if (IsCudaDevice(device)) return;
+  // A model pinned to CUDA that fails on a machine or LibTorch without
+  // CUDA: the machine cannot run it, the archive is not broken.
+  for (CheckResult& c : out) {
+    if (c.id == "torch.run" && c.status == CheckStatus::kFail &&
+        (c.message.find("CUDA") != std::string::npos || c.message.find("cuda") != std::string::npos ||
+         c.message.find("NVIDIA") != std::string::npos)) {  // 2.x without a driver: "Found no NVIDIA driver"
+      c.status = CheckStatus::kSkip;
+      c.message = "unavailable here: the code needs CUDA (see ts.device) and this LibTorch or machine has none (on a GPU "
+                  "machine: --device cuda): " + c.message;
+    }
+  }
 }
 
 }  // namespace tsctl

@@ -53,8 +53,15 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).
 void CheckDevices(const Archive& archive, const std::map<std::string, uint64_t>& stored, std::vector<CheckResult>& out);
-// Whether `checks` hold ts.device's WARN: the code pins a CUDA device.
-bool PinsCuda(const std::vector<CheckResult>& checks);
+// Whether --device names a CUDA device ("cuda", "cuda:N").
+bool IsCudaDevice(const std::string& device);
+// Throws kUsage unless `device` is cpu, cuda or cuda:N.
+void RequireDeviceName(const std::string& device);
+// After the LibTorch checks, for code that pins a CUDA device (ts.device's
+// WARN): run on `device` (--device cuda), that WARN becomes a PASS; on the
+// CPU, a torch.run that failed for want of CUDA is SKIP (this machine
+// cannot run it; the archive is not broken).
+void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out);
 
 // Whether the archive is meant for the lite interpreter: it has bytecode.pkl,
 // or its file name ends in .ptl.

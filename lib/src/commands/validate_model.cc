@@ -220,6 +220,11 @@ std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods
   return out;
 }
 
+// torch.load's PASS.
+std::string LoadsOn(const std::string& device) {
+  return device == "cpu" ? "loads in LibTorch on the CPU" : "loads in LibTorch on " + device;
+}
+
 }  // namespace
 
 std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits) {
@@ -402,7 +407,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     // A child that died while running: what it had already checked stands.
     auto keep_checks_made = [&] {
       if (first) {
-        out.push_back({"torch.load", CheckStatus::kPass, "loads in LibTorch on the CPU"});
+        out.push_back({"torch.load", CheckStatus::kPass, LoadsOn(m.device)});
         first = false;
       }
       if (!schema.empty()) {
@@ -464,7 +469,7 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
         out.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
         break;
       }
-      out.push_back({"torch.load", CheckStatus::kPass, m.pt2.kind == Pt2RunSpec::Kind::kNone ? "loads in LibTorch on the CPU"
+      out.push_back({"torch.load", CheckStatus::kPass, m.pt2.kind == Pt2RunSpec::Kind::kNone ? LoadsOn(m.device)
                                                        : "loads in LibTorch through AOTIModelPackageLoader"});
       // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
       if (m.pt2.kind == Pt2RunSpec::Kind::kNone) report.ops = r.ops;

@@ -92,6 +92,13 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
     out.push_back({"torch.load", CheckStatus::kSkip, "not run: " + why});
     return;
   }
+  if (IsCudaDevice(options.device)) {
+    out.push_back({"torch.load", CheckStatus::kSkip,
+                   "not run on " + options.device +
+                       ": an AOTInductor package runs on the device it was compiled for, here the CPU; validate it "
+                       "without --device"});
+    return;
+  }
   ModelCheckOptions m = CheckOptions(archive, report.path, options);
   m.pt2 = std::move(spec);
   std::unique_ptr<TempFile> stored_reference, samples;

@@ -87,8 +87,9 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
 }
 
 bool UsesCuda(const ChildRequest& request) {
-  const auto* bench = std::get_if<BenchRequest>(&request);
-  return bench && bench->options.device.rfind("cuda", 0) == 0;
+  if (const auto* bench = std::get_if<BenchRequest>(&request)) return bench->options.device.rfind("cuda", 0) == 0;
+  if (const auto* check = std::get_if<CheckRequest>(&request)) return check->options.device.rfind("cuda", 0) == 0;
+  return false;
 }
 
 // The child's side: limits first, then the work, then the answer.

@@ -94,30 +94,6 @@ void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& input
       tick);
 }
 
-// `value` with every tensor in it moved to `device`.
-c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device) {
-  if (device.is_cpu()) return value;
-  if (value.isTensor()) return value.toTensor().to(device);
-  if (value.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const auto& v : value.toTupleRef().elements()) items.push_back(ToDevice(v, device));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (value.isList()) {
-    c10::impl::GenericList list = value.toList();
-    c10::impl::GenericList out(list.elementType());
-    for (const auto& v : list) out.push_back(ToDevice(v, device));
-    return out;
-  }
-  if (value.isGenericDict()) {
-    c10::impl::GenericDict dict = value.toGenericDict();
-    c10::impl::GenericDict out(dict.keyType(), dict.valueType());
-    for (const auto& kv : dict) out.insert(kv.key(), ToDevice(kv.value(), device));
-    return out;
-  }
-  return value;
-}
-
 // The autograd mode of a run, per --inference-mode: InferenceMode, else
 // NoGradGuard. Thread-local, like the guards it holds.
 class RunModeGuard {
@@ -147,20 +123,8 @@ BenchResult RunBench(const BenchOptions& o) {
   r.profile_sample = o.profile_sample;
   for (const auto& s : o.inputs) r.inputs.push_back(s.ToString());
 
-  torch::Device device(torch::kCPU);
-  try {
-    device = torch::Device(o.device);
-  } catch (const std::exception&) {
-    throw Error(ErrorKind::kUsage, "bad --device '" + o.device + "' (cpu, cuda or cuda:N)");
-  }
+  const torch::Device device = UsableDevice(o.device);
   const bool cuda = device.is_cuda();
-  if (cuda) {
-    if (!at::globalContext().hasCUDART()) throw Error(ErrorKind::kUnavailable, "this LibTorch was built without CUDA; build tsctl against a CUDA-enabled LibTorch");
-    if (!torch::cuda::is_available()) throw Error(ErrorKind::kUnavailable, "no CUDA device is visible (this LibTorch has CUDA)");
-    if (device.has_index() && device.index() >= static_cast<int>(torch::cuda::device_count())) {
-      throw Error(ErrorKind::kUnavailable, "no device " + o.device + ": " + std::to_string(torch::cuda::device_count()) + " visible");
-    }
-  }
   if (o.interop_threads > 0) {
     try {
       at::set_num_interop_threads(o.interop_threads);

@@ -44,6 +44,8 @@ class ModelChecker {
     if (Fault("hang")) std::this_thread::sleep_for(std::chrono::hours(1));
     LoadOperatorLibraries(o_.load_libraries);
     UseQuantizedEngine(o_.quantized_engine);  // kUsage goes to the caller
+    device_ = UsableDevice(o_.device);        // kUsage, kUnavailable too
+    if (device_.is_cuda()) UseExactCuda();
     if (!Load() || !ReadReference() || !GivenInputs()) return r_;
     if (!o_.run) {
       r_.run_skipped = "not run (--no-run)";
@@ -93,7 +95,9 @@ class ModelChecker {
     if (o_.reference_from_archive) extra_["tsctl_reference.pt"] = "";
     auto t0 = Clock::now();
     try {
-      module_ = torch::jit::load(file, torch::Device(torch::kCPU), extra_);
+      // As a server loads it (Triton's backend): stored tensors mapped
+      // straight to the device.
+      module_ = torch::jit::load(file, device_, extra_);
     } catch (const std::exception& e) {
       r_.load_error = FromLoadFailure(e, o_.path).what();
       return false;
@@ -124,7 +128,7 @@ class ModelChecker {
   // none, and the model compared with it says so.
   std::vector<Intermediate> OwnIntermediates() {
     constexpr uint64_t kMaxBytes = uint64_t{512} << 20;
-    return RecordIntermediates(module_, o_.method, inputs_, kMaxBytes, intermediates_note_);
+    return RecordIntermediates(module_, o_.method, inputs_, device_, kMaxBytes, intermediates_note_);
   }
 
   // --compare-intermediates, on this archive's side.
@@ -292,8 +296,8 @@ class ModelChecker {
       // printed pin flags (--arg ...) make exactly these values again.
       at::Generator gen = at::detail::createCPUGenerator(o_.seed);
       std::vector<c10::IValue> values = BuildArguments(Schema(), c.args, gen);
-      c10::IValue a = Run(fresh_->Fresh(), values), b;
-      if (o_.check_determinism) b = Run(fresh_->Fresh(), values);
+      c10::IValue a = Run(fresh_->Fresh(), values, device_), b;
+      if (o_.check_determinism) b = Run(fresh_->Fresh(), values, device_);
       std::string why = Suspect(a, b, o_.check_determinism);
       if (why.empty()) {
         Take(std::move(values), a, b, c);
@@ -325,7 +329,9 @@ class ModelChecker {
       return false;
     }
     const auto start = Clock::now();
-    DataLimit limit(CandidateMemoryBudget());
+    // (Not on CUDA: the driver's mappings count against RLIMIT_DATA.)
+    std::optional<DataLimit> limit;
+    if (!device_.is_cuda()) limit.emplace(CandidateMemoryBudget());
     constexpr int kRefinements = 8;
     struct Queued {
       InputCandidate c;
@@ -412,16 +418,16 @@ class ModelChecker {
       std::optional<torch::jit::Method> first;
       if (!ran_once_) {
         first = fresh_->Fresh();
-        out1_ = Run(*first, inputs_);
-        if (o_.check_determinism) out2_ = Run(fresh_->Fresh(), inputs_);
+        out1_ = Run(*first, inputs_, device_);
+        if (o_.check_determinism) out2_ = Run(fresh_->Fresh(), inputs_, device_);
       }
       if (o_.check_determinism && fresh_->cloned()) {
         if (!first) {
           first = fresh_->Fresh();
-          Run(*first, inputs_);
+          Run(*first, inputs_, device_);
         }
         ModelCheckResult steps;
-        CompareRuns(out1_, Run(*first, inputs_), steps);
+        CompareRuns(out1_, Run(*first, inputs_, device_), steps);
         r_.stateful = steps.deterministic == false;
       }
     } catch (const Error& e) {
@@ -448,6 +454,7 @@ class ModelChecker {
   const ModelCheckOptions& o_;
   const char* fault_;
   ModelCheckResult r_;
+  torch::Device device_ = torch::Device(torch::kCPU);
   torch::jit::Module module_;
   torch::jit::ExtraFilesMap extra_;
   std::optional<torch::jit::Method> method_;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "py_values.h"
+#include "torch_util.h"
 
 namespace tsctl {
 namespace {
@@ -23,8 +24,8 @@ std::string Shape(const at::Tensor& t) {
 }  // namespace
 
 std::vector<Intermediate> RecordIntermediates(const torch::jit::Module& module, const std::string& method,
-                                              const std::vector<c10::IValue>& inputs, uint64_t max_bytes,
-                                              std::string& note) {
+                                              const std::vector<c10::IValue>& inputs, const torch::Device& device,
+                                              uint64_t max_bytes, std::string& note) {
   note.clear();
   const torch::jit::Method m = module.get_method(method);
   std::shared_ptr<torch::jit::Graph> graph = m.graph()->copy();
@@ -53,7 +54,9 @@ std::vector<Intermediate> RecordIntermediates(const torch::jit::Module& module, 
   torch::jit::GraphFunction fn("tsctl_intermediates", graph, nullptr);
   std::vector<c10::IValue> stack = {module._ivalue()};
   const auto& formal = m.function().getSchema().arguments();
-  for (size_t i = 0; i < inputs.size(); ++i) stack.push_back(i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs[i]) : inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    stack.push_back(ToDevice(i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs[i]) : inputs[i], device));
+  }
   c10::IValue result;
   {
     // Both models draw the same random numbers (aten::rand, dropout in
@@ -74,7 +77,7 @@ std::vector<Intermediate> RecordIntermediates(const torch::jit::Module& module, 
              " left out (over " + std::to_string(max_bytes >> 20) + " MiB)";
       break;
     }
-    out[kept] = {out[i].kind, out[i].name, t};
+    out[kept] = {out[i].kind, out[i].name, t.defined() ? t.cpu() : t};
     ++kept;
   }
   out.resize(kept);

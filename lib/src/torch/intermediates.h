@@ -29,8 +29,8 @@ struct Intermediate {
 // Values past `max_bytes` are left out and `note` says so. Throws what
 // running throws.
 std::vector<Intermediate> RecordIntermediates(const torch::jit::Module& module, const std::string& method,
-                                              const std::vector<c10::IValue>& inputs, uint64_t max_bytes,
-                                              std::string& note);
+                                              const std::vector<c10::IValue>& inputs, const torch::Device& device,
+                                              uint64_t max_bytes, std::string& note);
 
 // As a recording holds them: a list of (kind, name, tensor) tuples; and back
 // (entries of another form are skipped).

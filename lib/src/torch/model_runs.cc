@@ -10,6 +10,7 @@
 
 #include "compare_values.h"
 #include "py_values.h"
+#include "torch_util.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -94,11 +95,15 @@ torch::jit::Method FreshCopies::Fresh() {
   return copies_.back().get_method(method_);
 }
 
-c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs) {
+c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs, const torch::Device& device) {
   const auto& formal = method.function().getSchema().arguments();
-  for (size_t i = 0; i < inputs.size() && i + 1 < formal.size(); ++i) inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i + 1 < formal.size()) inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
+    if (!device.is_cpu()) inputs[i] = ToDevice(inputs[i], device);
+  }
   c10::InferenceMode guard;
-  return method(std::move(inputs));
+  c10::IValue out = method(std::move(inputs));
+  return device.is_cpu() ? out : ToDevice(out, torch::Device(torch::kCPU));
 }
 
 // Compares two runs' outputs exactly (NaN and Inf in the same places count

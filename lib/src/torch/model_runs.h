@@ -57,8 +57,11 @@ class FreshCopies {
   std::vector<torch::jit::Module> copies_;
 };
 
-// Runs the method on `inputs` (retyped by its schema), in inference mode.
-c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs);
+// Runs the method on `inputs` (retyped by its schema), in inference mode,
+// on `device`: tensors in the inputs are moved there first, and those in the
+// outputs brought back to the CPU (where they are compared and saved).
+c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs,
+                const torch::Device& device = torch::Device(torch::kCPU));
 
 // Compares two runs' outputs exactly (NaN and Inf in the same places count
 // as equal) into r.deterministic, r.determinism_note and r.max_run_diff.

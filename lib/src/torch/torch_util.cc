@@ -4,8 +4,10 @@
 
 #include <ATen/Context.h>
 #include <c10/core/QEngine.h>
+#include <torch/cuda.h>
 
 #include <cctype>
+#include <optional>
 #include <sstream>
 
 #include "op_diagnosis.h"
@@ -109,6 +111,57 @@ torch::jit::Method FindMethod(const torch::jit::Module& module, const std::strin
   std::string have;
   for (const auto& m : module.get_methods()) have += (have.empty() ? "" : ", ") + m.name();
   throw Error(ErrorKind::kUsage, "no method '" + name + "' (methods: " + (have.empty() ? "none" : have) + ")");
+}
+
+torch::Device UsableDevice(const std::string& name) {
+  std::optional<torch::Device> device;
+  try {
+    device.emplace(name);
+  } catch (const std::exception&) {
+  }
+  if (!device || !(device->is_cpu() || device->is_cuda())) {
+    throw Error(ErrorKind::kUsage, "bad --device '" + name + "' (cpu, cuda or cuda:N)");
+  }
+  if (device->is_cuda()) {
+    if (!at::globalContext().hasCUDART()) {
+      throw Error(ErrorKind::kUnavailable, "this LibTorch was built without CUDA; build tsctl against a CUDA-enabled LibTorch");
+    }
+    if (!torch::cuda::is_available()) throw Error(ErrorKind::kUnavailable, "no CUDA device is visible (this LibTorch has CUDA)");
+    if (device->has_index() && device->index() >= static_cast<int>(torch::cuda::device_count())) {
+      throw Error(ErrorKind::kUnavailable,
+                  "no device " + name + ": " + std::to_string(torch::cuda::device_count()) + " visible");
+    }
+  }
+  return *device;
+}
+
+c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device) {
+  if (value.isTensor()) return value.toTensor().to(device);
+  if (value.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const auto& v : value.toTupleRef().elements()) items.push_back(ToDevice(v, device));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (value.isList()) {
+    c10::impl::GenericList list = value.toList();
+    c10::impl::GenericList out(list.elementType());
+    for (const auto& v : list) out.push_back(ToDevice(v, device));
+    return out;
+  }
+  if (value.isGenericDict()) {
+    c10::impl::GenericDict dict = value.toGenericDict();
+    c10::impl::GenericDict out(dict.keyType(), dict.valueType());
+    for (const auto& kv : dict) out.insert(kv.key(), ToDevice(kv.value(), device));
+    return out;
+  }
+  return value;
+}
+
+void UseExactCuda() {
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setBenchmarkCuDNN(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  at::globalContext().setAllowTF32CuBLAS(false);
 }
 
 namespace {

@@ -32,6 +32,19 @@ torch::jit::Method FindMethod(const torch::jit::Module& module, const std::strin
 // has no such engine.
 void UseQuantizedEngine(const std::string& name);
 
+// The device `name` names (cpu, cuda, cuda:N), checked usable here: throws
+// tsctl::Error kUsage for another name, kUnavailable when this LibTorch has
+// no CUDA, no device is visible or there is no device N.
+torch::Device UsableDevice(const std::string& name);
+
+// `value` with every tensor in it (tuples, lists, dicts) moved to `device`.
+c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device);
+
+// Makes CUDA runs repeatable and as close to the CPU's as the device allows,
+// for a check: cuDNN deterministic and not autotuned, no TF32 in cuDNN or
+// cuBLAS. Nothing changes for the CPU.
+void UseExactCuda();
+
 // The engines UseQuantizedEngine accepts here, lower case, comma-separated.
 std::string QuantizedEngines();
 

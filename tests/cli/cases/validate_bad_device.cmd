@@ -1,0 +1,1 @@
+validate --device gpu testdata/traced_cnn.pt
