@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "tsctl/atomic_file.h"
 #include "tsctl/escape.h"
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
@@ -11,8 +12,15 @@
 namespace tsctl::cli {
 namespace {
 
+// --triton-config FILE, written whole or not at all; text reports say where.
+void WriteTritonConfig(const std::string& path, const std::string& config, bool json) {
+  WriteFileAtomically(path, config);
+  if (!json) std::cout << "Triton config.pbtxt written to " << EscapeText(path) << '\n';
+}
+
 struct BenchFlags {
   BenchOptions o;
+  std::string triton_config;  // --triton-config FILE
   std::vector<std::string> inputs;
   std::vector<std::string> args;
   bool no_infer = false;
@@ -75,6 +83,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     ProgressLine line("bench", StderrIsTerminal() && !json);
     if (!f.shapes.empty()) {
       if (f.sweep) throw Error(ErrorKind::kUsage, "--shapes cannot be combined with --sweep");
+      if (!f.triton_config.empty()) throw Error(ErrorKind::kUsage, "--triton-config applies to one benchmark or --sweep, not --shapes");
       std::vector<ShapeRange> ranges;
       for (const std::string& s : f.shapes) ranges.push_back(ParseShapeRange(s));
       auto points = BenchShapes(o, ranges, [&](size_t done, size_t total) { line.Steps("shapes: timed", done, total); });
@@ -101,6 +110,10 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       bool any = false;
       for (const auto& r : rows) any |= r.ok;
       if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
+      if (!f.triton_config.empty()) {
+        const SweepRow& chosen = *ChooseSweep(rows).recommended;
+        WriteTritonConfig(f.triton_config, TritonConfig(chosen.run, TritonParameters(chosen)), json);
+      }
       return kExitOk;
     }
     if (line.enabled()) {
@@ -113,6 +126,13 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       std::cout << DumpJson(ToJson(r, percentiles)) << '\n';
     } else {
       RenderText(r, percentiles, std::cout);
+    }
+    if (!f.triton_config.empty()) {
+      SweepRow ran;
+      ran.settings = o.settings;
+      ran.aoti = r.aoti;
+      ran.threads = r.aoti ? o.threads : 0;
+      WriteTritonConfig(f.triton_config, TritonConfig(r, TritonParameters(ran)), json);
     }
     return kExitOk;
   });
@@ -149,6 +169,10 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--val-range", f->val_ranges,
                   "[NAME:]LOW,HIGH: generated values of argument NAME (or of every argument) in this range: floats uniform, "
                   "integers from LOW to HIGH inclusive (repeatable)");
+  sub->add_option("--triton-config", f->triton_config,
+                  "Write a whole Triton config.pbtxt to FILE: platform pytorch_libtorch, or torch_aoti for an AOTInductor "
+                  "package; inputs and outputs at the shapes and dtypes benchmarked; the instance group; with --sweep, "
+                  "the recommended parameters");
   sub->add_option("--save-outputs", f->o.save_outputs_path,
                   "After timing, run once more and write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_option("--quantized-engine", f->o.quantized_engine,

@@ -117,6 +117,14 @@ print("PASS: outputs equal Python's aoti_load_package runner" if ok else "")
 sys.exit(0 if ok else 1)
 PY
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
+# --sweep on a package: its own settings (threads, inference mode) and a whole
+# Triton config.pbtxt with platform torch_aoti and Triton's names for it.
+expect 0 bench "$cnn" --sweep --duration 0.05 --load-inputs "$work/cnn_aoti.inputs.pt" --triton-config "$tmp/config.pbtxt"
+grep -q '^threads   inference' "$tmp/out" || bad "bench --sweep of a package: no threads/inference table: $(head -3 "$tmp/out")"
+grep -q '^platform: "torch_aoti"' "$tmp/config.pbtxt" || bad "config.pbtxt: no torch_aoti platform"
+grep -q 'name: "ARGS\[0\]"' "$tmp/config.pbtxt" || bad "config.pbtxt: no ARGS[0] input"
+grep -q 'name: "RESULT' "$tmp/config.pbtxt" || bad "config.pbtxt: no RESULT output"
+
 # Exported programs: no C++ runner in this LibTorch (nativert is not built): WARN, never PASS; bench exit 6.
 expect 0 validate "$root/testdata/pt2/cnn.pt2"
 has 'WARN  torch.load .*nativert'

@@ -126,6 +126,60 @@ TEST_CASE("bench: Triton parameters and sweep combinations", "[bench]") {
   CHECK(SweepSettings(false).size() == 16);
 }
 
+TEST_CASE("bench: AOTInductor sweep rows and their parameters", "[bench]") {
+  std::vector<SweepRow> rows = AotiSweepRows(8);
+  REQUIRE(rows.size() == 6);  // threads default, 1, 4; inference mode on, off
+  CHECK(IsDefaultSweepRow(rows[0]));
+  CHECK(TritonParameters(rows[0]).empty());
+  CHECK(AotiSweepRows(1).size() == 2);
+  CHECK(AotiSweepRows(2).size() == 4);
+  const std::string p = TritonParameters(rows[3]);  // 1 thread, no_grad
+  CHECK(p.find("key: \"INFERENCE_MODE\"\n  value: { string_value: \"false\" }") != std::string::npos);
+  CHECK(p.find("key: \"INTRA_OP_THREAD_COUNT\"\n  value: { string_value: \"1\" }") != std::string::npos);
+  CHECK(p.find("DISABLE_OPTIMIZED_EXECUTION") == std::string::npos);  // TorchScript's executor only
+  for (SweepRow& r : rows) {
+    r.ok = true;
+    r.mean_ns = 1000;
+    r.iterations = 10;
+  }
+  rows[4].mean_ns = 100;  // clearly faster: recommended
+  std::ostringstream text;
+  RenderSweep(rows, text);
+  CHECK(text.str().find("threads   inference") != std::string::npos);
+  CHECK(text.str().find("INTRA_OP_THREAD_COUNT") != std::string::npos);
+  nlohmann::json j = SweepJson(rows);
+  CHECK(j["rows"][4]["threads"] == 4);
+  CHECK(j["recommended"] == "inference mode, 4 intra-op threads");
+}
+
+TEST_CASE("bench: a whole Triton config.pbtxt", "[bench]") {
+  BenchResult r;
+  r.path = "m.pt";
+  r.device = "cpu";
+  r.instances = 2;
+  r.inputs = {"x=1x3x8x8:float32", "ids=2x5:int64", "n=3"};
+  r.outputs = {{"output[0]", "Float[1, 10]", 0}, {"output[1]", "Long[1]", 0}, {"output[2]", "int 7", 0}};
+  const std::string ts = TritonConfig(r, "");
+  CHECK(ts.find("platform: \"pytorch_libtorch\"\nmax_batch_size: 0\n") != std::string::npos);
+  CHECK(ts.find("name: \"INPUT__0\"\n    data_type: TYPE_FP32\n    dims: [ 1, 3, 8, 8 ]") != std::string::npos);
+  CHECK(ts.find("name: \"INPUT__1\"\n    data_type: TYPE_INT64\n    dims: [ 2, 5 ]") != std::string::npos);
+  CHECK(ts.find("# INPUT__2: 3 has no Triton data_type; left out") != std::string::npos);
+  CHECK(ts.find("name: \"OUTPUT__1\"\n    data_type: TYPE_INT64") != std::string::npos);
+  CHECK(ts.find("# OUTPUT__2: int 7 has no Triton data_type") != std::string::npos);
+  CHECK(ts.find("count: 2\n    kind: KIND_CPU") != std::string::npos);
+  r.aoti = true;
+  r.device = "cuda:1";
+  r.outputs = {{"output['scores']", "Float[1, 10]", 0}};
+  const std::string aoti = TritonConfig(r, "parameters: {}\n");
+  CHECK(aoti.find("platform: \"torch_aoti\"") != std::string::npos);
+  CHECK(aoti.find("name: \"ARGS[0]\"") != std::string::npos);
+  CHECK(aoti.find("name: \"RESULT[scores]\"") != std::string::npos);
+  CHECK(aoti.find("kind: KIND_GPU\n    gpus: [ 1 ]") != std::string::npos);
+  CHECK(aoti.substr(aoti.size() - 15) == "parameters: {}\n");
+  r.outputs = {{"output", "Float[1, 10]", 0}};
+  CHECK(TritonConfig(r, "").find("name: \"RESULT\"\n") != std::string::npos);
+}
+
 TEST_CASE("bench: JSON and text agree", "[bench]") {
   BenchResult r;
   r.latencies_ns = {1000, 2000, 3000};

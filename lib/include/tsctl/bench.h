@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tsctl/inputs.h"
+#include "tsctl/model_check.h"
 #include "tsctl/pt2_run.h"
 
 namespace tsctl {
@@ -123,6 +124,10 @@ struct BenchResult {
   std::vector<std::pair<std::string, uint64_t>> api_usage;  // event, count
   std::vector<std::string> warnings;
   bool device_time = false;              // per-op device time measured
+  bool aoti = false;                     // an AOTInductor package (Triton's torch_aoti)
+  // One untimed call's outputs, leaf by leaf ("output", "output[1]"; desc
+  // "Float[1, 10]" for a tensor).
+  std::vector<OutputSummary> outputs;
 };
 
 struct Stats {
@@ -178,8 +183,19 @@ struct SweepRow {
   double stddev_ns = 0;     // of the timed calls
   uint64_t iterations = 0;  // timed calls
   uint64_t first_ns = 0;
+  // An AOTInductor package's row: the TorchScript executor's settings do not
+  // apply; it varies inference mode and the intra-op threads (0: LibTorch's
+  // default, the number of cores).
+  bool aoti = false;
+  int threads = 0;
+  BenchResult run;  // the row's benchmark, when ok (inputs, outputs, device)
 };
 std::vector<ExecutionSettings> SweepSettings(bool cuda);
+// An AOTInductor package's rows: inference mode on/off times the intra-op
+// threads LibTorch's default, 1 and half the cores (those that differ).
+std::vector<SweepRow> AotiSweepRows(int cores);
+// Whether a row is what Triton runs when config.pbtxt sets no parameters.
+bool IsDefaultSweepRow(const SweepRow& row);
 // LibTorch's defaults as a sweep row's settings (optimized execution, inference
 // mode, profiling executor, tensor fuser: all on), which Triton uses when
 // config.pbtxt sets no parameters.
@@ -200,5 +216,19 @@ void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
 nlohmann::json SweepJson(const std::vector<SweepRow>& rows);
 // The `parameters { ... }` block of Triton's config.pbtxt for these settings.
 std::string TritonParameters(const ExecutionSettings& s);
+// The parameters block for a sweep row (TorchScript's settings, or an
+// AOTInductor row's INFERENCE_MODE and INTRA_OP_THREAD_COUNT); "" for the
+// defaults.
+std::string TritonParameters(const SweepRow& row);
+
+// A whole Triton model configuration (config.pbtxt) for what `run`
+// benchmarked: platform pytorch_libtorch, or torch_aoti for an AOTInductor
+// package; max_batch_size 0 with each input and output at the shape and
+// dtype it ran with, named as Triton's PyTorch backend names them
+// (INPUT__i/OUTPUT__i; ARGS[i] and RESULT, RESULT[i] for torch_aoti); one
+// instance group on run's device with run.instances; then `parameters`
+// (TritonParameters' text). An output that is not a tensor, or of a dtype
+// Triton has no type for, is left out with a comment saying so.
+std::string TritonConfig(const BenchResult& run, const std::string& parameters);
 
 }  // namespace tsctl

@@ -165,10 +165,9 @@ BenchResult Bench(BenchOptions options) {
 std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
-  if (PreparePt2Bench(options)) {
-    throw Error(ErrorKind::kUsage, "--sweep applies to TorchScript archives: its settings are TorchScript's executor's");
-  }
-  const std::unique_ptr<TempFile> recorded = WithStoredInputs(options);
+  // An AOTInductor package sweeps its own settings (threads, inference mode).
+  std::unique_ptr<TempFile> recorded;
+  if (!PreparePt2Bench(options)) recorded = WithStoredInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }
 

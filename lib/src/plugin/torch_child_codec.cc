@@ -40,7 +40,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_n
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_source, settings, libtorch_version,
                                    threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,
                                    latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
-                                   profile_sample, api_usage, warnings, device_time)
+                                   profile_sample, api_usage, warnings, device_time, aoti, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note)
 

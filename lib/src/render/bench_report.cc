@@ -169,6 +169,13 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
     AddTensorType(t, named ? in.substr(eq + 1) : in);
     j["input_tensors"].push_back(std::move(t));
   }
+  // One untimed call's outputs, leaf by leaf, typed as the inputs are.
+  j["outputs"] = nlohmann::json::array();
+  for (const OutputSummary& o : r.outputs) {
+    nlohmann::json t = {{"name", o.name}, {"desc", o.desc}};
+    AddTensorType(t, o.desc);
+    j["outputs"].push_back(std::move(t));
+  }
   j["input_source"] = r.input_source;
   if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
   j["settings"] = r.settings;

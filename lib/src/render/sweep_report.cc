@@ -9,6 +9,15 @@
 #include "tsctl/bench.h"
 
 namespace tsctl {
+namespace {
+
+// An AOTInductor row's settings in words.
+std::string AotiDescribe(const SweepRow& r) {
+  return std::string(r.settings.inference_mode ? "inference mode" : "no_grad") + ", " +
+         (r.threads ? std::to_string(r.threads) + " intra-op threads" : "default intra-op threads");
+}
+
+}  // namespace
 
 std::vector<ExecutionSettings> SweepSettings(bool cuda) {
   std::vector<ExecutionSettings> out;
@@ -31,6 +40,27 @@ std::vector<ExecutionSettings> SweepSettings(bool cuda) {
   return out;
 }
 
+std::vector<SweepRow> AotiSweepRows(int cores) {
+  std::vector<int> threads = {0};
+  if (cores > 1) threads.push_back(1);
+  if (cores / 2 > 1) threads.push_back(cores / 2);
+  std::vector<SweepRow> out;
+  for (int t : threads) {
+    for (bool inference : {true, false}) {
+      SweepRow row;
+      row.aoti = true;
+      row.threads = t;
+      row.settings.inference_mode = inference;
+      out.push_back(row);
+    }
+  }
+  return out;
+}
+
+bool IsDefaultSweepRow(const SweepRow& row) {
+  return row.aoti ? row.settings.inference_mode && row.threads == 0 : IsDefaultSweepSettings(row.settings);
+}
+
 bool IsDefaultSweepSettings(const ExecutionSettings& s) {
   return s.optimized_execution && s.inference_mode && s.jit_profiling.value_or(true) && s.jit_executor.value_or(true) &&
          s.tensor_fuser.value_or(true);
@@ -41,7 +71,7 @@ SweepChoice ChooseSweep(const std::vector<SweepRow>& rows) {
   for (const auto& r : rows) {
     if (!r.ok) continue;
     if (!c.fastest || r.mean_ns < c.fastest->mean_ns) c.fastest = &r;
-    if (!c.defaults && IsDefaultSweepSettings(r.settings)) c.defaults = &r;
+    if (!c.defaults && IsDefaultSweepRow(r)) c.defaults = &r;
   }
   if (!c.fastest) {
     c.reason = "every combination failed";
@@ -81,23 +111,44 @@ SweepChoice ChooseSweep(const std::vector<SweepRow>& rows) {
   return c;
 }
 
+namespace {
+
+// The columns that vary: TorchScript's executor settings, or an AOTInductor
+// row's threads and inference mode.
+std::string SettingsColumns(const SweepRow& r) {
+  char buf[64];
+  const auto& s = r.settings;
+  if (r.aoti) {
+    std::snprintf(buf, sizeof buf, "%-9s %-9s", r.threads ? std::to_string(r.threads).c_str() : "default",
+                  OnOff(s.inference_mode).c_str());
+  } else {
+    std::snprintf(buf, sizeof buf, "%-9s %-9s %-9s %-9s", OnOff(s.optimized_execution).c_str(), OnOff(s.inference_mode).c_str(),
+                  OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str());
+  }
+  return buf;
+}
+
+}  // namespace
+
 void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s\n", "optimized", "inference", "profiling", "fuser",
-                "first", "mean", "median", "p90");
+  char line[512];
+  const bool aoti = !rows.empty() && rows.front().aoti;
+  if (aoti) {
+    std::snprintf(line, sizeof line, "%-9s %-9s %12s %12s %12s %12s\n", "threads", "inference", "first", "mean", "median", "p90");
+  } else {
+    std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s\n", "optimized", "inference", "profiling",
+                  "fuser", "first", "mean", "median", "p90");
+  }
   out << line;
   const SweepChoice choice = ChooseSweep(rows);
   const SweepRow* best = choice.fastest;
   for (const auto& r : rows) {
-    const auto& s = r.settings;
     if (!r.ok) {
-      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s  failed: %s\n", OnOff(s.optimized_execution).c_str(),
-                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(), r.error.c_str());
+      std::snprintf(line, sizeof line, "%s  failed: %s\n", SettingsColumns(r).c_str(), r.error.c_str());
     } else {
-      std::snprintf(line, sizeof line, "%-9s %-9s %-9s %-9s %12s %12s %12s %12s%s\n", OnOff(s.optimized_execution).c_str(),
-                    OnOff(s.inference_mode).c_str(), OptOnOff(s.jit_profiling).c_str(), OptOnOff(s.tensor_fuser).c_str(),
-                    Ms(static_cast<double>(r.first_ns)).c_str(), Ms(r.mean_ns).c_str(), Ms(r.median_ns).c_str(), Ms(r.p90_ns).c_str(),
-                    &r == best ? "  <- fastest" : (&r == choice.defaults ? "  <- defaults" : ""));
+      std::snprintf(line, sizeof line, "%s %12s %12s %12s %12s%s\n", SettingsColumns(r).c_str(),
+                    Ms(static_cast<double>(r.first_ns)).c_str(), Ms(r.mean_ns).c_str(), Ms(r.median_ns).c_str(),
+                    Ms(r.p90_ns).c_str(), &r == best ? "  <- fastest" : (&r == choice.defaults ? "  <- defaults" : ""));
     }
     out << line;
   }
@@ -106,7 +157,7 @@ void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out) {
   if (choice.recommended == choice.defaults) {
     out << "Triton config.pbtxt: no parameters needed (the defaults)\n";
   } else {
-    out << "Triton config.pbtxt for the recommended settings:\n" << TritonParameters(choice.recommended->settings);
+    out << "Triton config.pbtxt for the recommended settings:\n" << TritonParameters(*choice.recommended);
   }
 }
 
@@ -117,7 +168,10 @@ nlohmann::json SweepJson(const std::vector<SweepRow>& rows) {
   const SweepChoice choice = ChooseSweep(rows);
   const SweepRow* best = choice.fastest;
   for (const auto& r : rows) {
-    nlohmann::json row = {{"settings", r.settings.Describe()}, {"ok", r.ok}, {"defaults", IsDefaultSweepSettings(r.settings)}};
+    nlohmann::json row = {{"settings", r.aoti ? AotiDescribe(r) : r.settings.Describe()},
+                          {"ok", r.ok},
+                          {"defaults", IsDefaultSweepRow(r)}};
+    if (r.aoti) row["threads"] = r.threads;
     if (r.ok) {
       row["first_ns"] = r.first_ns;
       row["mean_ns"] = r.mean_ns;
@@ -130,21 +184,39 @@ nlohmann::json SweepJson(const std::vector<SweepRow>& rows) {
     }
     j["rows"].push_back(row);
   }
-  j["fastest"] = best ? nlohmann::json(best->settings.Describe()) : nlohmann::json(nullptr);
-  j["recommended"] = choice.recommended ? nlohmann::json(choice.recommended->settings.Describe()) : nlohmann::json(nullptr);
+  auto describe = [](const SweepRow& r) { return r.aoti ? AotiDescribe(r) : r.settings.Describe(); };
+  j["fastest"] = best ? nlohmann::json(describe(*best)) : nlohmann::json(nullptr);
+  j["recommended"] = choice.recommended ? nlohmann::json(describe(*choice.recommended)) : nlohmann::json(nullptr);
   j["decision"] = choice.reason;
   // The parameters to put in config.pbtxt: empty when the defaults are kept.
-  j["triton_parameters"] = choice.recommended ? nlohmann::json(choice.recommended == choice.defaults
-                                                                    ? std::string()
-                                                                    : TritonParameters(choice.recommended->settings))
-                                              : nlohmann::json(nullptr);
+  const std::string parameters = !choice.recommended || choice.recommended == choice.defaults
+                                     ? std::string()
+                                     : TritonParameters(*choice.recommended);
+  j["triton_parameters"] = choice.recommended ? nlohmann::json(parameters) : nlohmann::json(nullptr);
+  // The whole config.pbtxt for the recommended row (its inputs and outputs).
+  j["triton_config"] = choice.recommended ? nlohmann::json(TritonConfig(choice.recommended->run, parameters))
+                                          : nlohmann::json(nullptr);
   return j;
 }
 
+namespace {
+
+std::string Param(const std::string& key, const std::string& value) {
+  return "parameters: {\n  key: \"" + key + "\"\n  value: { string_value: \"" + value + "\" }\n}\n";
+}
+
+}  // namespace
+
+std::string TritonParameters(const SweepRow& row) {
+  if (IsDefaultSweepRow(row)) return "";
+  if (!row.aoti) return TritonParameters(row.settings);
+  std::string out = Param("INFERENCE_MODE", row.settings.inference_mode ? "true" : "false");
+  if (row.threads > 0) out += Param("INTRA_OP_THREAD_COUNT", std::to_string(row.threads));
+  return out;
+}
+
 std::string TritonParameters(const ExecutionSettings& s) {
-  auto param = [](const std::string& key, bool value) {
-    return "parameters: {\n  key: \"" + key + "\"\n  value: { string_value: \"" + (value ? "true" : "false") + "\" }\n}\n";
-  };
+  auto param = [](const std::string& key, bool value) { return Param(key, value ? "true" : "false"); };
   std::string out;
   out += param("DISABLE_OPTIMIZED_EXECUTION", !s.optimized_execution);
   out += param("INFERENCE_MODE", s.inference_mode);

@@ -242,16 +242,6 @@ BenchResult RunBench(const BenchOptions& o) {
   for (auto& t : threads) t.join();
   r.wall_ns = BenchNowNs() - start;
   if (failures > 0) throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + failure);
-  if (!o.save_outputs_path.empty()) {
-    // One more run, not timed, whose outputs (on the CPU) Python's torch.load reads.
-    c10::IValue out;
-    {
-      RunModeGuard mode(o.settings.inference_mode);
-      out = modules[0].get_method(o.method)(inputs);
-    }
-    SaveValueFile(ToDevice(out, torch::Device(torch::kCPU)), o.save_outputs_path);
-  }
-
   r.warmup_ns = warm[0];
   for (const auto& t : timed) r.latencies_ns.insert(r.latencies_ns.end(), t.begin(), t.end());
   r.first_ns = !r.warmup_ns.empty() ? r.warmup_ns.front() : (r.latencies_ns.empty() ? 0 : r.latencies_ns.front());
@@ -260,6 +250,20 @@ BenchResult RunBench(const BenchOptions& o) {
     if (!o.trace_path.empty()) WriteChromeTrace(o.trace_path, profiler->Events(), model_id);
     if (!o.profile) r.ops.clear();
     profiler.reset();
+  }
+  {
+    // One more run, neither timed nor profiled: the outputs' types (the
+    // report, a Triton config) and --save-outputs (on the CPU, as Python's
+    // torch.load reads them).
+    c10::IValue out;
+    try {
+      RunModeGuard mode(o.settings.inference_mode);
+      out = ToDevice(modules[0].get_method(o.method)(inputs), torch::Device(torch::kCPU));
+    } catch (const std::exception& e) {
+      throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + FromTorch(e).what());
+    }
+    r.outputs = SummarizeOutputs(out, "output");
+    if (!o.save_outputs_path.empty()) SaveValueFile(out, o.save_outputs_path);
   }
   if (o.log_api_usage) {
     std::lock_guard<std::mutex> lock(Usage().mu);
