@@ -183,7 +183,7 @@ BenchResult RunBench(const BenchOptions& o) {
     const auto& formal = schema.arguments();
     for (size_t i = 0; i < inputs.size(); ++i) {
       inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
-      r.inputs.push_back(KindOf(inputs[i]));
+      r.inputs.push_back(DescribeValue(inputs[i]));
     }
   } else {
     std::string source;
@@ -194,7 +194,7 @@ BenchResult RunBench(const BenchOptions& o) {
     }
     if (!inputs.empty()) {
       r.input_source = source;
-      for (const auto& v : inputs) r.inputs.push_back(KindOf(v));
+      for (const auto& v : inputs) r.inputs.push_back(DescribeValue(v));
     } else {
       inputs = BuildArguments(schema, {}, gen);  // kUsage if the method needs arguments
     }

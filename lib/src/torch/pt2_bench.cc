@@ -14,6 +14,7 @@
 #include "compare_values.h"
 #include "pt2_package.h"
 #include "pt2_runner.h"
+#include "tensors.h"
 #include "py_values.h"
 #include "torch_util.h"
 #include "tsctl/error.h"
@@ -53,7 +54,7 @@ std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::stri
     for (const ArgSpec& a : given) described.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty()) {
     args = Pt2ArgumentList(LoadValueFile(o.load_inputs_path), o.load_inputs_path);
-    for (const c10::IValue& v : args) described.push_back(KindOf(v));
+    for (const c10::IValue& v : args) described.push_back(DescribeValue(v));
   } else {
     throw Error(ErrorKind::kUsage, "no inputs known: pass --input SHAPE:DTYPE for each input of the package, or --load-inputs FILE");
   }

@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "compare_values.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -77,5 +78,7 @@ std::string Describe(const at::Tensor& t) {
   s << c10::toString(t.scalar_type()) << t.sizes();
   return s.str();
 }
+
+std::string DescribeValue(const c10::IValue& v) { return v.isTensor() ? Describe(v.toTensor()) : KindOf(v); }
 
 }  // namespace tsctl

@@ -25,5 +25,7 @@ std::vector<std::pair<std::string, at::Tensor>> FlattenTensors(const c10::IValue
 
 // "float32[1, 10]".
 std::string Describe(const at::Tensor& t);
+// A tensor's Describe, else the value's kind ("int", "Tuple", ...).
+std::string DescribeValue(const c10::IValue& v);
 
 }  // namespace tsctl
