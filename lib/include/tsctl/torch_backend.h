@@ -15,8 +15,6 @@
 #include "tsctl/model_check.h"
 #include "tsctl/pt2_run.h"
 
-#include <nlohmann/json.hpp>
-
 namespace tsctl {
 
 // What the LibTorch plugin runs of .pt2 archives.
@@ -235,14 +233,15 @@ struct MakeRequest {
 MakeResult Make(const MakeRequest& request);
 
 // Renderers of a MakeResult; `mode` is "trace" or "script".
-nlohmann::json ToJson(const MakeResult& result);
+std::string RenderJson(const MakeResult& result);
 void RenderText(const MakeResult& result, std::ostream& out);
 // The one-line error for a diverging result ("the trace diverges from the model on ...").
 std::string DivergenceMessage(const MakeResult& result, const std::string& mode);
 
-// JSON documents of graph and code output (schema_version, archive, text).
-nlohmann::json GraphToJson(const GraphOptions& options, const std::string& graph);
-nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_method, const std::string& code);
+// JSON documents of graph and code output (schema_version, archive, text),
+// as text without a newline.
+std::string RenderGraphJson(const GraphOptions& options, const std::string& graph);
+std::string RenderCodeJson(const std::string& path, const std::string& compiled_method, const std::string& code);
 
 // The command table's promise (apps/tsctl/main.cc): a command declared to
 // need no LibTorch never loads the plugin. After this call every attempt to
