@@ -89,7 +89,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       auto points = BenchShapes(o, ranges, [&](size_t done, size_t total) { line.Steps("shapes: timed", done, total); });
       line.Clear();
       if (json) {
-        std::cout << DumpJson(ShapesJson(points, percentiles)) << '\n';
+        std::cout << RenderShapesJson(points, percentiles) << '\n';
       } else {
         RenderShapes(points, std::cout);
       }
@@ -103,7 +103,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) { line.Steps("sweep: timed", done, total); });
       line.Clear();
       if (json) {
-        std::cout << DumpJson(SweepJson(rows)) << '\n';
+        std::cout << RenderSweepJson(rows) << '\n';
       } else {
         RenderSweep(rows, std::cout);
       }
@@ -123,7 +123,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     BenchResult r = Bench(o);
     line.Clear();
     if (json) {
-      std::cout << DumpJson(ToJson(r, percentiles)) << '\n';
+      std::cout << RenderJson(r, percentiles) << '\n';
     } else {
       RenderText(r, percentiles, std::cout);
     }

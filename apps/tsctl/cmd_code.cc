@@ -35,7 +35,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
       }
       code = StoredCode(archive, f.query);
     }
-    WriteOutput(f.output, f.format == "json" ? DumpJson(CodeToJson(f.path, f.compiled ? f.method : "", code)) + "\n" : code);
+    WriteOutput(f.output, f.format == "json" ? RenderCodeJson(f.path, f.compiled ? f.method : "", code) + "\n" : code);
     return kExitOk;
   });
 }

@@ -78,7 +78,7 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
     DiffResult result = DiffArchives(*a, *b, f.options);
     if (!f.quiet) {
       if (f.format == "json") {
-        std::cout << DumpJson(ToJson(result)) << '\n';
+        std::cout << RenderJson(result) << '\n';
       } else {
         std::ostringstream text;
         RenderDiffText(result, text);

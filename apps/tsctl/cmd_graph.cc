@@ -18,7 +18,7 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
     f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     std::string graph = Graph(f.options);
-    WriteOutput(f.output, f.format == "json" ? DumpJson(GraphToJson(f.options, graph)) + "\n" : graph);
+    WriteOutput(f.output, f.format == "json" ? RenderGraphJson(f.options, graph) + "\n" : graph);
     return kExitOk;
   });
 }

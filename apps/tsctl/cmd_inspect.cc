@@ -27,7 +27,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);
     if (f.format == "json") {
-      std::cout << DumpJson(ToJson(info)) << '\n';
+      std::cout << RenderJson(info) << '\n';
     } else {
       if (!first) std::cout << '\n';
       TextOptions text;

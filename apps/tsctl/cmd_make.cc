@@ -38,7 +38,7 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
     result = Make(r);
     if (!result.input_note.empty()) std::cerr << "tsctl: " << r.mode << ": " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
     if (f.format == "json") {
-      std::cout << DumpJson(ToJson(result)) << '\n';
+      std::cout << RenderJson(result) << '\n';
     } else {
       RenderText(result, std::cout);
     }

@@ -72,7 +72,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
       Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);
       ArchiveInfo info = Inspect(archive);
       if (f.format == "json") {
-        std::cout << DumpJson(StampShowToJson(info)) << '\n';
+        std::cout << RenderStampShowJson(info) << '\n';
       } else {
         RenderStampShowText(info, std::cout);
       }
@@ -89,7 +89,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
     StampResult result = Stamp(path, f.options);
     if (f.format == "json") {
-      std::cout << DumpJson(ToJson(result)) << '\n';
+      std::cout << RenderJson(result) << '\n';
     } else {
       RenderText(result, std::cout, f.options.repair);
     }

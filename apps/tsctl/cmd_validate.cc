@@ -186,7 +186,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     }
     std::string rendered;
     if (f.format == "json") {
-      rendered = DumpJson(ToJson(report)) + "\n";
+      rendered = RenderJson(report) + "\n";
     } else if (f.format == "junit") {
       rendered = RenderJUnit(report);
     } else {

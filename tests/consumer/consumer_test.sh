@@ -2,7 +2,8 @@
 # Installs this build into a scratch prefix, then builds tests/consumer against
 # it twice, as another project would: with CMake (find_package(tsctl),
 # tsctl::tsctl) and with pkg-config (tsctl.pc). Both programs must read an
-# archive and refuse a non-archive with the library's error.
+# archive and refuse a non-archive with the library's error; nothing installed
+# may need nlohmann_json.
 #   consumer_test.sh CMAKE BUILD_DIR SOURCE_DIR CXX
 set -eu
 cmake=$1 build=$2 src=$3 cxx=$4
@@ -18,6 +19,15 @@ done
 [ -L "$prefix/lib/libtsctl.so" ] && [ -L "$prefix/lib/libtsctl.so.0" ] && [ -f "$prefix/lib/libtsctl.so.0.1.0" ] ||
   { echo "FAIL: libtsctl.so is not versioned"; ls -l "$prefix/lib"; exit 1; }
 objdump -p "$prefix/lib/libtsctl.so.0.1.0" | grep -q 'SONAME *libtsctl.so.0$' || { echo "FAIL: no SONAME libtsctl.so.0"; exit 1; }
+# The API carries no JSON library, wire format or plugin interface: nothing
+# installed names nlohmann (Debian keeps it in /usr/include, so a build alone
+# would not notice), and no private header is installed.
+if grep -rl nlohmann "$prefix/include" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+  echo "FAIL: the installed headers or package files need nlohmann_json"; exit 1
+fi
+for f in json_input.h producer.h plugin_abi.h; do
+  [ ! -e "$prefix/include/tsctl/$f" ] || { echo "FAIL: private header $f is installed"; exit 1; }
+done
 
 "$cmake" -S "$src/tests/consumer" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_BUILD_RPATH="$prefix/lib" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo "FAIL: the consumer does not configure"; exit 1; }

@@ -1,7 +1,7 @@
 // Prints what the installed libtsctl reads from an archive: kind, record count,
-// the top-level module's type, its size and the JSON schema version (headers
-// beside inspect.h are installed too), or the error line; exit 4 for a bad
-// archive.
+// the top-level module's type, its size, the JSON schema version and the size
+// of the JSON report (headers beside inspect.h are installed too; none needs a
+// JSON library), or the error line; exit 4 for a bad archive.
 #include <iostream>
 
 #include "tsctl/archive.h"
@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     tsctl::ArchiveInfo info = tsctl::Inspect(archive);
     std::cout << "libtsctl: " << info.kind << ", " << info.records.size() << " records";
     if (info.module) std::cout << ", module " << info.module->type;
-    std::cout << ", " << tsctl::HumanBytes(info.file_size) << ", schema " << tsctl::ToJson(info)["schema_version"] << '\n';
+    std::cout << ", " << tsctl::HumanBytes(info.file_size) << ", schema " << tsctl::kInspectSchemaVersion
+              << ", " << tsctl::RenderJson(info).size() << " bytes of JSON\n";
   } catch (const tsctl::Error& e) {
     std::cerr << "consumer: " << e.what() << '\n';
     return 4;

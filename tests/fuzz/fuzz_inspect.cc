@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "../../lib/src/render/render_json.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../../lib/src/render/render_json.h"
 #include "tsctl/error.h"
 #include "tsctl/stamp.h"
 

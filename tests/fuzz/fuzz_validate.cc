@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include "../../lib/src/render/render_json.h"
 #include "tsctl/error.h"
 #include "tsctl/validate.h"
 

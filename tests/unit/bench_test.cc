@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "../../lib/src/render/render_json.h"
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"

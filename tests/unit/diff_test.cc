@@ -6,6 +6,9 @@
 #include <cstring>
 #include <limits>
 
+#include "../../lib/src/render/render_json.h"
+#include "../../lib/src/text/json_util.h"
+#include "../../lib/src/commands/diff_internal.h"
 #include "test_util.h"
 #include "tsctl/diff.h"
 #include "tsctl/escape.h"
@@ -195,7 +198,7 @@ TEST_CASE("text diff: minimal edit script, and a bounded fallback", "[diff]") {
 TEST_CASE("json diff: changes by JSON pointer", "[diff]") {
   auto a = nlohmann::json::parse(R"({"v": 1, "tags": ["x", "y"], "a/b": {"k~": 1}, "gone": null})");
   auto b = nlohmann::json::parse(R"({"v": 2, "tags": ["x"], "a/b": {"k~": 2}, "new": [1]})");
-  std::vector<JsonChange> c = DiffJson(a, b);
+  std::vector<JsonChange> c = diff_internal::DiffJson(a, b);
   REQUIRE(c.size() == 5);
   // nlohmann's objects iterate in key order.
   CHECK(c[0].pointer == "/a~1b/k~0");
@@ -205,7 +208,7 @@ TEST_CASE("json diff: changes by JSON pointer", "[diff]") {
   CHECK((c[2].pointer == "/tags/1" && c[2].kind == ChangeKind::kRemoved && c[2].a == "\"y\""));
   CHECK((c[3].pointer == "/v" && c[3].kind == ChangeKind::kChanged));
   CHECK((c[4].pointer == "/new" && c[4].kind == ChangeKind::kAdded && c[4].b == "[1]"));
-  CHECK(DiffJson(a, a).empty());
+  CHECK(diff_internal::DiffJson(a, a).empty());
 }
 
 TEST_CASE("record reader: stored and deflated records read in pieces", "[diff]") {

@@ -2,6 +2,7 @@
 
 #include <pugixml.hpp>
 
+#include "../../lib/src/text/json_util.h"
 #include "tsctl/escape.h"
 
 using namespace tsctl;

@@ -8,6 +8,7 @@
 
 #include <sstream>
 
+#include "../../lib/src/render/render_json.h"
 #include "test_util.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"

@@ -5,7 +5,7 @@
 
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
-#include "tsctl/model_check.h"
+#include "model_check.h"
 #include "torch_child_codec.h"
 #include "torch_child.h"
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "../../lib/src/render/render_json.h"
 #include "test_util.h"
 #include "tsctl/code.h"
 #include "tsctl/error.h"

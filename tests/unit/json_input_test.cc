@@ -3,9 +3,10 @@
 
 #include <string>
 
+#include "../../lib/src/text/json_util.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
-#include "tsctl/json_input.h"
+#include "../../lib/src/archive/json_input.h"
 
 using namespace tsctl;
 

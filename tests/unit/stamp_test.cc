@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../lib/src/render/render_json.h"
+#include "../../lib/src/text/json_util.h"
 #include "test_util.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -267,7 +269,7 @@ TEST_CASE("stamp: the renderers of a result", "[stamp]") {
   r.path = r.output = "m.pt";
   r.dry_run = true;
   r.actions = {{"extra/a.json", "replace", 2048, 3072}, {"extra/b.txt", "add", 0, 12}, {"extra/c", "remove", 5, 0}};
-  r.producer = {{"owner", "alice"}};
+  Json(r.producer) = {{"owner", "alice"}};
   std::ostringstream text;
   RenderText(r, text);
   CHECK(text.str() ==

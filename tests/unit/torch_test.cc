@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "backend.h"
 #include "check_model.h"
 #include "test_util.h"

@@ -3,6 +3,8 @@
 
 #include <random>
 
+#include "../../lib/src/render/render_json.h"
+#include "../../lib/src/text/json_util.h"
 #include "test_util.h"
 #include "../../lib/src/render/tensor_type.h"
 #include "tsctl/validate.h"
@@ -239,7 +241,7 @@ TEST_CASE("validate: JSON gives dtype and shape beside display strings", "[valid
   ValidationReport report;
   ArchiveReport a;
   a.path = "m.pt";
-  a.details = {{"model",
+  Json(a.details) = {{"model",
                 {{"outputs", {{{"name", "output"}, {"desc", "Float[1, 6]"}}, {{"name", "output[1]"}, {"desc", "int 7"}}}},
                  {"input_args", {{{"name", "x"}, {"value", "1x3x8x8:float32"}}, {{"name", "n"}, {"value", "3"}}}}}}};
   report.archives.push_back(a);

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/inputs.h"
 #include "tsctl/model_check.h"
 #include "tsctl/pt2_run.h"
@@ -143,7 +141,8 @@ int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median);
 // trtexec-style advice: unstable timings, warm-up not settled, ...
 std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);
 
-nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles);
+// JSON text (raw nanoseconds, schema_version), one line without a newline.
+std::string RenderJson(const BenchResult& r, const std::vector<double>& percentiles);
 void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out);
 
 // --shapes NAME:MIN,OPT,MAX (trtexec's --minShapes/--optShapes/--maxShapes):
@@ -172,7 +171,7 @@ std::vector<ShapePoint> BenchShapes(BenchOptions options, const std::vector<Shap
                                     const std::function<void(size_t done, size_t total)>& progress = {});
 // The table shows each point's median and p90; JSON has every percentile asked for.
 void RenderShapes(const std::vector<ShapePoint>& points, std::ostream& out);
-nlohmann::json ShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
+std::string RenderShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
 
 // --sweep: one row per settings combination.
 struct SweepRow {
@@ -213,7 +212,7 @@ struct SweepChoice {
 };
 SweepChoice ChooseSweep(const std::vector<SweepRow>& rows);
 void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
-nlohmann::json SweepJson(const std::vector<SweepRow>& rows);
+std::string RenderSweepJson(const std::vector<SweepRow>& rows);
 // The `parameters { ... }` block of Triton's config.pbtxt for these settings.
 std::string TritonParameters(const ExecutionSettings& s);
 // The parameters block for a sweep row (TorchScript's settings, or an

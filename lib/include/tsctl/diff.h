@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/archive.h"
 
 namespace tsctl {
@@ -172,10 +170,8 @@ void CompareElements(const std::string& dtype, const char* a, const char* b, uin
 // Bytes per element of `dtype` (as CompareElements knows it), 0 if unknown.
 uint64_t DiffElementSize(const std::string& dtype);
 
-// The changes that turn JSON `a` into JSON `b`, by JSON pointer.
-std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b);
-
-nlohmann::json ToJson(const DiffResult& result);
+// JSON text (schema_version, sections, changes), one line without a newline.
+std::string RenderJson(const DiffResult& result);
 void RenderDiffText(const DiffResult& result, std::ostream& out);
 
 }  // namespace tsctl

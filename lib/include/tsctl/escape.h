@@ -2,13 +2,11 @@
 // code line and extra/ text is untrusted: it may hold control characters,
 // ANSI escape sequences, newlines or bytes that are not UTF-8. The renderers
 // pass every such string through one of these before it reaches a terminal,
-// a JSON document or an XML report.
+// a JSON document or an XML report (JSON through lib/src/text/json_util.h).
 #pragma once
 
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace tsctl {
 
@@ -37,20 +35,5 @@ std::string ValidUtf8(std::string_view s);
 // True if `s` is well-formed UTF-8 (no overlong forms, surrogates or values
 // past U+10FFFF).
 bool IsValidUtf8(std::string_view s);
-
-// Replaces, in place, every string and object key of `j` that is not valid
-// UTF-8 by ValidUtf8 of it, so that dump() can never throw. Walks at most
-// `max_depth` levels; deeper values are replaced by null. The default lies
-// above what any JSON read through ParseJsonInput (json_input.h) can nest
-// plus the levels of a report around it, so nothing read is ever cut.
-void MakeJsonUtf8(nlohmann::json& j, int max_depth = 1024);
-
-// Nesting depth of JSON text (brackets outside strings), without parsing it;
-// stops counting at `limit` + 1. Used to refuse documents too deep to print.
-int JsonTextDepth(std::string_view text, int limit);
-
-// j.dump(indent) after MakeJsonUtf8, with nlohmann's error handler set to
-// replace as a last guard: never throws on strings.
-std::string DumpJson(const nlohmann::json& j, int indent = -1);
 
 }  // namespace tsctl

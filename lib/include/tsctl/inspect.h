@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/archive.h"
 #include "tsctl/code_classes.h"
 #include "tsctl/operators.h"
@@ -131,9 +129,9 @@ ArchiveInfo Inspect(const Archive& archive, const InspectOptions& options = {});
 
 inline constexpr int kInspectSchemaVersion = 1;
 
-// JSON with raw integers. Every string from the archive is made valid UTF-8
-// (see escape.h).
-nlohmann::json ToJson(const ArchiveInfo& info);
+// JSON text with raw integers, one line without a newline. Every string
+// from the archive is made valid UTF-8 (see escape.h).
+std::string RenderJson(const ArchiveInfo& info);
 
 struct TextOptions {
   bool show_records = true;

@@ -10,10 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/archive.h"
 #include "tsctl/inspect.h"
+#include "tsctl/json_value.h"
 
 namespace tsctl {
 
@@ -65,7 +64,7 @@ struct StampResult {
   // --output: was found, and would be undone by an in-place stamp).
   bool repaired = false;
   std::vector<StampAction> actions;
-  nlohmann::json producer;  // the producer record written (null if untouched)
+  JsonValue producer;  // the producer record written (null if untouched)
   uint64_t bytes_written = 0;
 };
 
@@ -96,13 +95,13 @@ std::optional<std::string> DescribeStampJournal(const Archive& archive);
 
 // Renderers (lib/src/render/render_stamp.cc); JSON output is made valid
 // UTF-8, extra/ names and contents are escaped in text (see escape.h).
-nlohmann::json ToJson(const StampResult& result);
+std::string RenderJson(const StampResult& result);
 // `repair_only`: the result of --repair, told in one line.
 void RenderText(const StampResult& result, std::ostream& out, bool repair_only = false);
 
 // `stamp --show`: the archive's extra/ records (from Inspect), as JSON
 // ({schema_version, path, extra} with inspect's extra entries) or as text.
-nlohmann::json StampShowToJson(const ArchiveInfo& info);
+std::string RenderStampShowJson(const ArchiveInfo& info);
 void RenderStampShowText(const ArchiveInfo& info, std::ostream& out);
 
 }  // namespace tsctl

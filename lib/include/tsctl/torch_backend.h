@@ -1,7 +1,8 @@
 // The commands that need LibTorch: their options, results and entry points.
-// The work is done by a plugin library (libtsctl_torch.so, private interface
-// in lib/src/plugin/) loaded on first use, so that commands that only read
-// archives (inspect, code, stamp) never pay LibTorch's start-up.
+// The work is done by a plugin library (libtsctl_torch.so; its interface and
+// what crosses it are private, in lib/src/plugin/) loaded on first use, so
+// that commands that only read archives (inspect, code, stamp) never pay
+// LibTorch's start-up.
 #pragma once
 
 #include <functional>
@@ -12,10 +13,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
-#include "tsctl/model_check.h"
 #include "tsctl/pt2_run.h"
-
-#include <nlohmann/json.hpp>
 
 namespace tsctl {
 
@@ -53,61 +51,6 @@ struct GraphOptions {
   bool frozen = false;  // torch::jit::freeze + optimize_for_inference
   enum class Format { kText, kDot } format = Format::kText;
   std::vector<std::string> load_libraries;
-};
-
-struct ModelCheckOptions {
-  std::string path;       // the archive, as named in messages
-  // What LibTorch opens, when not `path`: "/proc/self/fd/N" for the
-  // descriptor the parent opened and checked (the child inherits it), so
-  // the check and the load read the same file even if `path` changes.
-  std::string load_path;
-  std::string method = "forward";
-  std::vector<InputSpec> inputs;  // empty: take them from the reference, else do not run
-  bool run = true;
-  bool check_determinism = true;
-  // Reference outputs: a file (torch::pickle_save / torch.save of a dict
-  // {"inputs": (tensors,), "outputs": value}, or of the outputs alone), or the
-  // archive's extra/tsctl_reference.pt when `reference_from_archive`.
-  std::string reference_path;
-  std::string reference_label;  // names the reference in the report instead of reference_path
-  bool reference_from_archive = false;
-  // Also load it with the lite interpreter (torch::jit::_load_for_mobile),
-  // for .ptl archives and those with bytecode.pkl.
-  bool check_mobile = false;
-  std::vector<double> rtol = {1e-5};  // one value, or one per output
-  std::vector<double> atol = {1e-8};
-  // Write {"inputs", "outputs"} of this run here (for --record-reference).
-  std::string record_reference_path;
-  // --compare-intermediates: the recording above also holds every tensor
-  // the method's graph computes ("intermediates"), and a run against a
-  // reference with them compares its own with them (result.intermediates).
-  bool record_intermediates = false;
-  bool compare_intermediates = false;
-  std::vector<std::string> load_libraries;
-  // Arguments of any type (--arg), typed by the method's schema; used with
-  // `inputs` (tensors, first positions) when given.
-  std::vector<ArgSpec> args;
-  std::string input_source;        // where args/inputs came from, for the report
-  std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
-  bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
-  double infer_budget_seconds = 60;  // stop trying candidates after this long
-  size_t max_candidates = 12;        // try at most this many inferred candidates
-  uint64_t seed = 0;                 // --seed: the generator of random input values
-  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
-  // Skip the first N inferred candidates: an earlier child crashed on the
-  // N-th (validate tries the rest in a fresh child).
-  size_t skip_candidates = 0;
-  std::string save_outputs_path;   // write this run's outputs here (torch.save format)
-  // Told "loading", then "loaded" once the archive loaded, "method SCHEMA"
-  // once it found the method, then "trying K FLAGS" before the K-th (from
-  // 0) inferred candidate it runs (the child sends these to
-  // its parent as they happen).
-  std::function<void(const std::string&)> progress;
-  std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
-  std::string device = "cpu";      // --device: cpu, cuda, cuda:N (TorchScript archives)
-  // A .pt2 (kind other than kNone): run through its runner instead of
-  // torch::jit::load; `method` must be "forward".
-  Pt2RunSpec pt2;
 };
 
 // tsctl trace / tsctl script.
@@ -156,18 +99,6 @@ struct MakeResult {
   std::string saved_outputs;  // --save-outputs: where the outputs were written (set by the parent)
 };
 
-// tsctl trace --python / tsctl script --python (the embedded-Python plugin).
-struct PythonRequest {
-  std::string file;  // model.py
-  std::string name;  // class or factory in it
-  std::string mode;  // "trace" or "script"
-  std::vector<InputSpec> inputs;
-  std::vector<std::vector<InputSpec>> check_inputs;
-  bool freeze = false;
-  double rtol = 1e-5;
-  double atol = 1e-6;
-  std::string output;
-};
 
 // The entry points of the commands that need LibTorch. Each checks the
 // archive without LibTorch first (a non-archive is kFormat with tsctl's own
@@ -235,14 +166,15 @@ struct MakeRequest {
 MakeResult Make(const MakeRequest& request);
 
 // Renderers of a MakeResult; `mode` is "trace" or "script".
-nlohmann::json ToJson(const MakeResult& result);
+std::string RenderJson(const MakeResult& result);
 void RenderText(const MakeResult& result, std::ostream& out);
 // The one-line error for a diverging result ("the trace diverges from the model on ...").
 std::string DivergenceMessage(const MakeResult& result, const std::string& mode);
 
-// JSON documents of graph and code output (schema_version, archive, text).
-nlohmann::json GraphToJson(const GraphOptions& options, const std::string& graph);
-nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_method, const std::string& code);
+// JSON documents of graph and code output (schema_version, archive, text),
+// as text without a newline.
+std::string RenderGraphJson(const GraphOptions& options, const std::string& graph);
+std::string RenderCodeJson(const std::string& path, const std::string& compiled_method, const std::string& code);
 
 // The command table's promise (apps/tsctl/main.cc): a command declared to
 // need no LibTorch never loads the plugin. After this call every attempt to

@@ -9,10 +9,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
+#include "tsctl/json_value.h"
 #include "tsctl/source.h"
 
 namespace tsctl {
@@ -47,7 +46,7 @@ struct ArchiveReport {
   std::vector<CheckResult> checks;
   std::string schema;             // the method's schema when it loaded
   std::vector<std::string> ops;   // operators the methods call (LibTorch's list, or the static one without loading)
-  nlohmann::json details;         // load time, outputs, error statistics
+  JsonValue details;              // load time, outputs, error statistics (an object)
   double seconds = 0;             // wall time to check this archive
 
   int Count(CheckStatus status) const;
@@ -161,7 +160,8 @@ struct ValidationReport {
   bool Passed() const;  // every archive checked; no FAIL, and no WARN when strict
 };
 
-nlohmann::json ToJson(const ValidationReport& report);
+// JSON text, one line without a newline.
+std::string RenderJson(const ValidationReport& report);
 void RenderText(const ValidationReport& report, std::ostream& out);
 std::string RenderJUnit(const ValidationReport& report);
 

@@ -9,7 +9,7 @@
 #include <set>
 
 #include "tsctl/error.h"
-#include "tsctl/json_input.h"
+#include "json_input.h"
 #include "tsctl/pickle.h"
 #include "tsctl/storage_types.h"
 #include "tsctl/text_util.h"

@@ -1,4 +1,4 @@
-#include "tsctl/json_input.h"
+#include "json_input.h"
 
 #include "tsctl/escape.h"
 

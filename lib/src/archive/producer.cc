@@ -1,4 +1,4 @@
-#include "tsctl/producer.h"
+#include "producer.h"
 
 #include <pwd.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
 #include "pt2_json.h"
 
+#include "../text/json_util.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 

@@ -4,9 +4,10 @@
 #include <set>
 #include <string>
 
+#include "../text/json_util.h"
 #include "diff_internal.h"
 #include "tsctl/escape.h"
-#include "tsctl/json_input.h"
+#include "../archive/json_input.h"
 #include "tsctl/error.h"
 #include "tsctl/text_diff.h"
 #include "tsctl/text_util.h"
@@ -71,13 +72,13 @@ std::string Hex(uint32_t v) {
 
 }  // namespace
 
+namespace diff_internal {
+
 std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<JsonChange> out;
   Walk(a, b, "", out, 0);
   return out;
 }
-
-namespace diff_internal {
 
 void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffResult& result) {
   std::map<std::string, const ZipEntry*> ea, eb;

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tsctl/archive.h"
 #include "tsctl/diff.h"
 #include "tsctl/inspect.h"
@@ -37,6 +39,9 @@ void DiffTensorLists(const Side& a, const std::vector<const TensorInfo*>& ta, co
 // Per class and method of the stored code records.
 void DiffCode(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib,
               const DiffOptions& options, DiffResult& result);
+
+// The changes that turn JSON `a` into JSON `b`, by JSON pointer.
+std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b);
 
 // extra/ records: JSON-aware, text or size/CRC.
 void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffResult& result);

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../text/json_util.h"
 #include "inspect_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inspect_internal.h"
-#include "tsctl/json_input.h"
+#include "../archive/json_input.h"
 
 namespace tsctl::inspect_internal {
 namespace {

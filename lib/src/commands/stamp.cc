@@ -13,6 +13,7 @@
 #include <chrono>
 #include <algorithm>
 
+#include "../text/json_util.h"
 #include "stamp_internal.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -193,7 +194,7 @@ StampResult Stamp(const std::string& path, const StampOptions& options) {
   Archive archive = std::move(*opened);
   stamp::Plan plan = stamp::MakePlan(archive, options);
   result.actions = plan.actions;
-  result.producer = plan.producer;
+  Json(result.producer) = plan.producer;
   if (options.dry_run) return result;
 
   if (!in_place) {

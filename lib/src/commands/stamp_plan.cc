@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <string>
 
+#include "../text/json_util.h"
 #include "stamp_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
-#include "tsctl/json_input.h"
-#include "tsctl/producer.h"
+#include "../archive/json_input.h"
+#include "../archive/producer.h"
 #include "tsctl/zip.h"
 #include "tsctl/zip_structure.h"
 

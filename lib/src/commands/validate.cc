@@ -8,10 +8,11 @@
 #include <optional>
 #include <unistd.h>
 
+#include "../text/json_util.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
-#include "tsctl/json_input.h"
+#include "../archive/json_input.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
@@ -139,7 +140,7 @@ namespace {
 ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
   ArchiveReport report;
   report.path = path;
-  report.details = json::object();
+  Json(report.details) = json::object();
   auto& out = report.checks;
   if (options.load) {
     // Load the plugin up front (once per process; the children are forked
@@ -180,7 +181,7 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
     // Without LibTorch: the operators the code (or bytecode.pkl) calls.
     OperatorList ops = ListOperators(*archive);
     report.ops = ops.Names();
-    report.details["operators_source"] = ops.totals_source;
+    Json(report.details)["operators_source"] = ops.totals_source;
     if (options.has_allow_ops) {
       CheckAllowedOps(report.ops, options.allow_ops, "code.ops", " (read from the " + (ops.totals_source.empty() ? std::string("code") : ops.totals_source) + ", not loaded)", out);
     }

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../text/json_util.h"
 #include "process.h"
 #include "torch_child.h"
 #include "validate_internal.h"
@@ -39,7 +40,7 @@ std::string ToBytes(const json& j) {
 std::string EncodeReport(const ArchiveReport& r) {
   json checks = json::array();
   for (const CheckResult& c : r.checks) checks.push_back({c.id, static_cast<int>(c.status), c.message});
-  return ToBytes({{"path", r.path}, {"checks", checks}, {"schema", r.schema}, {"ops", r.ops}, {"details", r.details}});
+  return ToBytes({{"path", r.path}, {"checks", checks}, {"schema", r.schema}, {"ops", r.ops}, {"details", Json(r.details)}});
 }
 
 ArchiveReport DecodeReport(const std::string& bytes) {
@@ -53,7 +54,7 @@ ArchiveReport DecodeReport(const std::string& bytes) {
     }
     r.schema = j.at("schema").get<std::string>();
     r.ops = j.at("ops").get<std::vector<std::string>>();
-    r.details = j.at("details");
+    Json(r.details) = j.at("details");
     return r;
   } catch (const json::exception& e) {
     throw Error(ErrorKind::kIo, std::string("a validate worker's report is incomplete: ") + e.what());

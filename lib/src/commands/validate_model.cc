@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "../text/json_util.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
@@ -289,7 +290,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
     }
   }
   const std::string why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
-  report.details["reference_model"] = b_path;
+  Json(report.details)["reference_model"] = b_path;
   if (!why.empty()) {
     // Nothing to compare with: a FAIL (never a silent pass); this archive's
     // own load and run checks still follow.
@@ -519,8 +520,8 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
       outputs_tmp.reset();
     }
   }
-  report.details["torch_seconds"] = seconds;
-  report.details["model"] = details.size() == 1 ? details[0] : details;
+  Json(report.details)["torch_seconds"] = seconds;
+  Json(report.details)["model"] = details.size() == 1 ? details[0] : details;
 }
 
 }  // namespace tsctl

@@ -5,6 +5,7 @@
 // (validate_pt2_run.cc).
 #include <algorithm>
 
+#include "../text/json_util.h"
 #include "validate_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
@@ -160,7 +161,7 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   report.ops = ops;
-  report.details["operators_source"] = info.models.empty() ? "" : "program";
+  Json(report.details)["operators_source"] = info.models.empty() ? "" : "program";
   if (options.has_allow_ops) CheckAllowedOps(report.ops, options.allow_ops, "pt2.ops", " (read from the program, not run)", out);
   if (options.load) RunPt2InChild(archive, info, options, report);
 }

@@ -12,11 +12,25 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
+#include "model_check.h"
 
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 10;
 inline constexpr int kPythonPluginAbi = 3;
+
+// tsctl trace --python / tsctl script --python (the embedded-Python plugin).
+struct PythonRequest {
+  std::string file;  // model.py
+  std::string name;  // class or factory in it
+  std::string mode;  // "trace" or "script"
+  std::vector<InputSpec> inputs;
+  std::vector<std::vector<InputSpec>> check_inputs;
+  bool freeze = false;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string output;
+};
 
 class TorchBackend {
  public:

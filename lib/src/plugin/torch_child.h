@@ -22,7 +22,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
-#include "tsctl/model_check.h"
+#include "model_check.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "bench_text.h"
 #include "tensor_type.h"
 #include "tsctl/bench.h"
@@ -296,5 +298,7 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
     for (const auto& w : warnings) out << "  " << w << '\n';
   }
 }
+
+std::string RenderJson(const BenchResult& r, const std::vector<double>& percentiles) { return DumpJson(ToJson(r, percentiles)); }
 
 }  // namespace tsctl

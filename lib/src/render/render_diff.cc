@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "tsctl/diff.h"
 #include "tsctl/escape.h"
 #include "tsctl/text_diff.h"
@@ -225,5 +227,7 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
     out << ")\n";
   }
 }
+
+std::string RenderJson(const DiffResult& result) { return DumpJson(ToJson(result)); }
 
 }  // namespace tsctl

@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "tsctl/escape.h"
 #include "tsctl/text_util.h"
 #include "render_pt2.h"
@@ -351,5 +353,7 @@ void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& op
     for (const auto& w : info.warnings) out << "  " << w << '\n';
   }
 }
+
+std::string RenderJson(const ArchiveInfo& info) { return DumpJson(ToJson(info)); }
 
 }  // namespace tsctl

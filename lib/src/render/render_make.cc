@@ -1,4 +1,6 @@
 // Renderers of trace/script results, and of graph and code output as JSON.
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
 
@@ -60,6 +62,14 @@ nlohmann::json CodeToJson(const std::string& path, const std::string& compiled_m
                       {"code", code}};
   if (!compiled_method.empty()) j["method"] = compiled_method;
   return j;
+}
+
+std::string RenderJson(const MakeResult& result) { return DumpJson(ToJson(result)); }
+std::string RenderGraphJson(const GraphOptions& options, const std::string& graph) {
+  return DumpJson(GraphToJson(options, graph));
+}
+std::string RenderCodeJson(const std::string& path, const std::string& compiled_method, const std::string& code) {
+  return DumpJson(CodeToJson(path, compiled_method, code));
 }
 
 }  // namespace tsctl

@@ -2,6 +2,8 @@
 // the extra/ records `stamp --show` lists.
 #include <sstream>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 #include "tsctl/stamp.h"
@@ -30,7 +32,7 @@ nlohmann::json ToJson(const StampResult& r) {
   for (const auto& a : r.actions) {
     j["actions"].push_back({{"record", a.record}, {"action", a.action}, {"old_size", a.old_size}, {"new_size", a.new_size}});
   }
-  j["producer"] = r.producer.is_null() ? nlohmann::json(nullptr) : r.producer;
+  j["producer"] = Json(r.producer);
   j["bytes_written"] = r.bytes_written;
   MakeJsonUtf8(j);  // record names from the archive may not be UTF-8
   return j;
@@ -56,7 +58,7 @@ void RenderText(const StampResult& r, std::ostream& out, bool repair_only) {
     else if (a.action == "add") out << " (" << HumanBytes(a.new_size) << ")";
     out << '\n';
   }
-  if (r.dry_run && !r.producer.is_null()) Quote(EscapeText(DumpJson(r.producer, 2), {.keep_newlines = true}), out);
+  if (r.dry_run && !r.producer.IsNull()) Quote(EscapeText(r.producer.Text(2), {.keep_newlines = true}), out);
 }
 
 nlohmann::json StampShowToJson(const ArchiveInfo& info) {
@@ -75,5 +77,8 @@ void RenderStampShowText(const ArchiveInfo& info, std::ostream& out) {
     Quote(EscapeText(shown, {.keep_newlines = true}), out);
   }
 }
+
+std::string RenderJson(const StampResult& result) { return DumpJson(ToJson(result)); }
+std::string RenderStampShowJson(const ArchiveInfo& info) { return DumpJson(StampShowToJson(info)); }
 
 }  // namespace tsctl

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "tensor_type.h"
 #include "tsctl/escape.h"
 #include "tsctl/validate.h"
@@ -48,7 +50,7 @@ nlohmann::json ToJson(const ValidationReport& report) {
                          {"warnings", a.Count(CheckStatus::kWarn)},
                          {"schema", a.schema},
                          {"ops", a.ops},
-                         {"details", a.details}};
+                         {"details", Json(a.details)}};
     if (aj["details"].is_object() && aj["details"].contains("model")) AddTensorTypes(aj["details"]["model"]);
     aj["checks"] = nlohmann::json::array();
     aj["findings"] = nlohmann::json::array();
@@ -157,5 +159,7 @@ std::string RenderJUnit(const ValidationReport& report) {
   doc.save(out, "  ");
   return out.str();
 }
+
+std::string RenderJson(const ValidationReport& report) { return DumpJson(ToJson(report)); }
 
 }  // namespace tsctl

@@ -2,6 +2,8 @@
 // benchmark (JSON).
 #include <cstdio>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "bench_text.h"
 #include "tsctl/bench.h"
 #include "tsctl/escape.h"
@@ -55,6 +57,10 @@ nlohmann::json ShapesJson(const std::vector<ShapePoint>& points, const std::vect
     j["shapes"].push_back(std::move(row));
   }
   return j;
+}
+
+std::string RenderShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles) {
+  return DumpJson(ShapesJson(points, percentiles));
 }
 
 }  // namespace tsctl

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "../text/json_util.h"
+#include "render_json.h"
 #include "bench_text.h"
 #include "tsctl/bench.h"
 
@@ -226,5 +228,7 @@ std::string TritonParameters(const ExecutionSettings& s) {
   if (s.cache_cleaning) out += param("ENABLE_CACHE_CLEANING", true);
   return out;
 }
+
+std::string RenderSweepJson(const std::vector<SweepRow>& rows) { return DumpJson(SweepJson(rows)); }
 
 }  // namespace tsctl

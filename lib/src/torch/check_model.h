@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tsctl/torch_backend.h"
+#include "model_check.h"
 
 namespace tsctl {
 

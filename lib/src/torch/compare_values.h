@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tsctl/model_check.h"
+#include "model_check.h"
 
 namespace tsctl {
 

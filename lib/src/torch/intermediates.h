@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "compare_values.h"
-#include "tsctl/model_check.h"
+#include "model_check.h"
 
 namespace tsctl {
 

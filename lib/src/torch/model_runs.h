@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tsctl/model_check.h"
+#include "model_check.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {

@@ -2,7 +2,7 @@
 
 #include <torch/csrc/jit/serialization/export.h>
 
-#include "tsctl/producer.h"
+#include "../archive/producer.h"
 
 namespace tsctl {
 

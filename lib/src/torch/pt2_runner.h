@@ -5,6 +5,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/torch_backend.h"
+#include "model_check.h"
 
 namespace tsctl {
 

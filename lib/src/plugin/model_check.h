@@ -1,16 +1,74 @@
-// The typed result of the LibTorch half of `tsctl validate` (the LibTorch
-// plugin's CheckModel, run in an isolated child; the codec that brings it
-// back is private to libtsctl).
+// The request and typed result of the LibTorch half of `tsctl validate` (the
+// LibTorch plugin's CheckModel, run in an isolated child and brought back by
+// torch_child_codec.h). Private to libtsctl and its plugins, like the codec.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tsctl/inputs.h"
+#include "tsctl/pt2_run.h"
 
 namespace tsctl {
+
+// What the LibTorch plugin's CheckModel is asked (validate, find_inputs).
+struct ModelCheckOptions {
+  std::string path;       // the archive, as named in messages
+  // What LibTorch opens, when not `path`: "/proc/self/fd/N" for the
+  // descriptor the parent opened and checked (the child inherits it), so
+  // the check and the load read the same file even if `path` changes.
+  std::string load_path;
+  std::string method = "forward";
+  std::vector<InputSpec> inputs;  // empty: take them from the reference, else do not run
+  bool run = true;
+  bool check_determinism = true;
+  // Reference outputs: a file (torch::pickle_save / torch.save of a dict
+  // {"inputs": (tensors,), "outputs": value}, or of the outputs alone), or the
+  // archive's extra/tsctl_reference.pt when `reference_from_archive`.
+  std::string reference_path;
+  std::string reference_label;  // names the reference in the report instead of reference_path
+  bool reference_from_archive = false;
+  // Also load it with the lite interpreter (torch::jit::_load_for_mobile),
+  // for .ptl archives and those with bytecode.pkl.
+  bool check_mobile = false;
+  std::vector<double> rtol = {1e-5};  // one value, or one per output
+  std::vector<double> atol = {1e-8};
+  // Write {"inputs", "outputs"} of this run here (for --record-reference).
+  std::string record_reference_path;
+  // --compare-intermediates: the recording above also holds every tensor
+  // the method's graph computes ("intermediates"), and a run against a
+  // reference with them compares its own with them (result.intermediates).
+  bool record_intermediates = false;
+  bool compare_intermediates = false;
+  std::vector<std::string> load_libraries;
+  // Arguments of any type (--arg), typed by the method's schema; used with
+  // `inputs` (tensors, first positions) when given.
+  std::vector<ArgSpec> args;
+  std::string input_source;        // where args/inputs came from, for the report
+  std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
+  bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
+  double infer_budget_seconds = 60;  // stop trying candidates after this long
+  size_t max_candidates = 12;        // try at most this many inferred candidates
+  uint64_t seed = 0;                 // --seed: the generator of random input values
+  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
+  // Skip the first N inferred candidates: an earlier child crashed on the
+  // N-th (validate tries the rest in a fresh child).
+  size_t skip_candidates = 0;
+  std::string save_outputs_path;   // write this run's outputs here (torch.save format)
+  // Told "loading", then "loaded" once the archive loaded, "method SCHEMA"
+  // once it found the method, then "trying K FLAGS" before the K-th (from
+  // 0) inferred candidate it runs (the child sends these to
+  // its parent as they happen).
+  std::function<void(const std::string&)> progress;
+  std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
+  std::string device = "cpu";      // --device: cpu, cuda, cuda:N (TorchScript archives)
+  // A .pt2 (kind other than kNone): run through its runner instead of
+  // torch::jit::load; `method` must be "forward".
+  Pt2RunSpec pt2;
+};
 
 // One output leaf of a run.
 struct OutputSummary {
