@@ -159,7 +159,7 @@ TEST_CASE("bench: a whole Triton config.pbtxt", "[bench]") {
   r.device = "cpu";
   r.instances = 2;
   r.inputs = {"x=1x3x8x8:float32", "ids=2x5:int64", "n=3"};
-  r.outputs = {{"output[0]", "Float[1, 10]", 0}, {"output[1]", "Long[1]", 0}, {"output[2]", "int 7", 0}};
+  r.outputs = {{"output[0]", "Float[1, 10]"}, {"output[1]", "Long[1]"}, {"output[2]", "int 7"}};
   const std::string ts = TritonConfig(r, "");
   CHECK(ts.find("platform: \"pytorch_libtorch\"\nmax_batch_size: 0\n") != std::string::npos);
   CHECK(ts.find("name: \"INPUT__0\"\n    data_type: TYPE_FP32\n    dims: [ 1, 3, 8, 8 ]") != std::string::npos);
@@ -170,14 +170,14 @@ TEST_CASE("bench: a whole Triton config.pbtxt", "[bench]") {
   CHECK(ts.find("count: 2\n    kind: KIND_CPU") != std::string::npos);
   r.aoti = true;
   r.device = "cuda:1";
-  r.outputs = {{"output['scores']", "Float[1, 10]", 0}};
+  r.outputs = {{"output['scores']", "Float[1, 10]"}};
   const std::string aoti = TritonConfig(r, "parameters: {}\n");
   CHECK(aoti.find("platform: \"torch_aoti\"") != std::string::npos);
   CHECK(aoti.find("name: \"ARGS[0]\"") != std::string::npos);
   CHECK(aoti.find("name: \"RESULT[scores]\"") != std::string::npos);
   CHECK(aoti.find("kind: KIND_GPU\n    gpus: [ 1 ]") != std::string::npos);
   CHECK(aoti.substr(aoti.size() - 15) == "parameters: {}\n");
-  r.outputs = {{"output", "Float[1, 10]", 0}};
+  r.outputs = {{"output", "Float[1, 10]"}};
   CHECK(TritonConfig(r, "").find("name: \"RESULT\"\n") != std::string::npos);
 }
 

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "tsctl/inputs.h"
-#include "tsctl/model_check.h"
 #include "tsctl/pt2_run.h"
 
 namespace tsctl {
@@ -82,6 +81,12 @@ struct BenchOptions {
   Pt2RunSpec pt2;
 };
 
+// One output leaf of a benchmarked call.
+struct BenchOutput {
+  std::string name;  // "output", "output[1]", "output['scores']"
+  std::string desc;  // "Float[1, 10]" for a tensor, "int 7", ...
+};
+
 struct OpStat {
   std::string name;
   std::string shapes;  // with profile_shapes: input shapes, e.g. "[1, 3, 224, 224], [64, 3, 7, 7]"
@@ -125,7 +130,7 @@ struct BenchResult {
   bool aoti = false;                     // an AOTInductor package (Triton's torch_aoti)
   // One untimed call's outputs, leaf by leaf ("output", "output[1]"; desc
   // "Float[1, 10]" for a tensor).
-  std::vector<OutputSummary> outputs;
+  std::vector<BenchOutput> outputs;
 };
 
 struct Stats {

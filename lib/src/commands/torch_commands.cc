@@ -212,7 +212,9 @@ MakeResult Make(const MakeRequest& r) {
     if (o.inputs.empty() && o.load_inputs_path.empty() && !r.no_infer) {
       CheckArchive(r.path);
       // Stored or inferred example inputs; the tracer takes tensors only.
-      FoundInputs found = FindInputs(r.path, r.method, {r.load_libraries, ""});
+      FindInputsOptions find;
+      find.load_libraries = r.load_libraries;
+      FoundInputs found = FindInputs(r.path, r.method, find);
       o.inputs = found.inputs;
       for (const ArgSpec& a : found.args) {
         try {

@@ -36,6 +36,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
                                    candidates, candidates_stop, guess_suspect, outputs_saved, reference_compared, reference_source, reference_error, reference,
                                    recorded, mobile_loaded, mobile_error, intermediates)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_ns)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_source, settings, libtorch_version,
                                    threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,

@@ -173,7 +173,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   }
   // One untimed call's outputs, leaf by leaf, typed as the inputs are.
   j["outputs"] = nlohmann::json::array();
-  for (const OutputSummary& o : r.outputs) {
+  for (const BenchOutput& o : r.outputs) {
     nlohmann::json t = {{"name", o.name}, {"desc", o.desc}};
     AddTensorType(t, o.desc);
     j["outputs"].push_back(std::move(t));

@@ -262,7 +262,7 @@ BenchResult RunBench(const BenchOptions& o) {
     } catch (const std::exception& e) {
       throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + FromTorch(e).what());
     }
-    r.outputs = SummarizeOutputs(out, "output");
+    for (const OutputSummary& leaf : SummarizeOutputs(out, "output")) r.outputs.push_back({leaf.name, leaf.desc});
     if (!o.save_outputs_path.empty()) SaveValueFile(out, o.save_outputs_path);
   }
   if (o.log_api_usage) {

@@ -97,7 +97,7 @@ BenchResult BenchPt2(const BenchOptions& o) {
     r.wall_ns = BenchNowNs() - start;
     // One more call, not timed: the outputs' types and --save-outputs.
     const c10::IValue out = package.Outputs(package.Run(inputs));
-    r.outputs = SummarizeOutputs(out, "output");
+    for (const OutputSummary& leaf : SummarizeOutputs(out, "output")) r.outputs.push_back({leaf.name, leaf.desc});
     if (!o.save_outputs_path.empty()) SaveValueFile(out, o.save_outputs_path);
   } catch (const Error&) {
     throw;
