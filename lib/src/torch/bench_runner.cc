@@ -75,14 +75,17 @@ torch::jit::Module Load(const BenchOptions& o, const torch::Device& device) {
   return m;
 }
 
-// One instance's loop over one phase, latencies appended.
+// One instance's loop over one phase, latencies appended; the last call's
+// outputs kept in `last` when given.
 void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& inputs, bool cuda, PhaseBound bound,
-               std::vector<uint64_t>& out, bool cache_cleaning, const std::function<void(int, uint64_t)>& tick) {
+               std::vector<uint64_t>& out, bool cache_cleaning, const std::function<void(int, uint64_t)>& tick,
+               c10::IValue* last = nullptr) {
   TimePhase(
       bound, out,
       [&] {
         c10::IValue r = method(inputs);
         if (cuda) torch::cuda::synchronize();
+        if (last) *last = std::move(r);
       },
       [&] {
         if (cache_cleaning && cuda) {
@@ -206,6 +209,7 @@ BenchResult RunBench(const BenchOptions& o) {
   std::mutex result_mu;
   std::atomic<int> failures{0};
   std::string failure;
+  c10::IValue last_out;  // instance 0's last timed call's outputs
 
   // Each instance runs on its own thread with its own guards (they are thread-local).
   auto instance = [&](int index, std::barrier<>* sync, std::vector<uint64_t>* warm, std::vector<uint64_t>* timed) {
@@ -221,7 +225,8 @@ BenchResult RunBench(const BenchOptions& o) {
       if (sync) sync->arrive_and_wait();  // profiler attaches between the phases
       if (sync) sync->arrive_and_wait();
       timed->reserve(static_cast<size_t>(std::max(timing.calls, 1)));
-      TimeCalls(method, inputs, cuda, timing, *timed, o.settings.cache_cleaning, ticker("timing", timing));
+      TimeCalls(method, inputs, cuda, timing, *timed, o.settings.cache_cleaning, ticker("timing", timing),
+                index == 0 ? &last_out : nullptr);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(result_mu);
       if (failures++ == 0) failure = FromTorch(e).what();
@@ -251,19 +256,20 @@ BenchResult RunBench(const BenchOptions& o) {
     if (!o.profile) r.ops.clear();
     profiler.reset();
   }
-  {
-    // One more run, neither timed nor profiled: the outputs' types (the
-    // report, a Triton config) and --save-outputs (on the CPU, as Python's
-    // torch.load reads them).
-    c10::IValue out;
+  if (!o.save_outputs_path.empty()) {
+    // One more run, neither timed nor profiled, whose outputs (on the CPU)
+    // Python's torch.load reads.
     try {
       RunModeGuard mode(o.settings.inference_mode);
-      out = ToDevice(modules[0].get_method(o.method)(inputs), torch::Device(torch::kCPU));
+      last_out = modules[0].get_method(o.method)(inputs);
     } catch (const std::exception& e) {
       throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + FromTorch(e).what());
     }
-    for (const OutputSummary& leaf : SummarizeOutputs(out, "output")) r.outputs.push_back({leaf.name, leaf.desc});
-    if (!o.save_outputs_path.empty()) SaveValueFile(out, o.save_outputs_path);
+    SaveValueFile(ToDevice(last_out, torch::Device(torch::kCPU)), o.save_outputs_path);
+  }
+  // The outputs' types (the report, a Triton config), from the last call.
+  for (const OutputSummary& leaf : SummarizeOutputs(ToDevice(last_out, torch::Device(torch::kCPU)), "output")) {
+    r.outputs.push_back({leaf.name, leaf.desc});
   }
   if (o.log_api_usage) {
     std::lock_guard<std::mutex> lock(Usage().mu);
