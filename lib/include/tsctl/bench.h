@@ -128,8 +128,9 @@ struct BenchResult {
   std::vector<std::string> warnings;
   bool device_time = false;              // per-op device time measured
   bool aoti = false;                     // an AOTInductor package (Triton's torch_aoti)
-  // One untimed call's outputs, leaf by leaf ("output", "output[1]"; desc
-  // "Float[1, 10]" for a tensor).
+  // The last timed call's outputs (the untimed --save-outputs call's when
+  // there is one), leaf by leaf ("output", "output[1]"; desc "Float[1, 10]"
+  // for a tensor).
   std::vector<BenchOutput> outputs;
 };
 

@@ -171,7 +171,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
     AddTensorType(t, named ? in.substr(eq + 1) : in);
     j["input_tensors"].push_back(std::move(t));
   }
-  // One untimed call's outputs, leaf by leaf, typed as the inputs are.
+  // The last call's outputs, leaf by leaf, typed as the inputs are.
   j["outputs"] = nlohmann::json::array();
   for (const BenchOutput& o : r.outputs) {
     nlohmann::json t = {{"name", o.name}, {"desc", o.desc}};
