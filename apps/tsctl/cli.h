@@ -27,6 +27,7 @@ enum Needs : unsigned {
   kNeedsLibTorch = 2,  // loads archives into LibTorch (the plugin) for some or all of its work
   kNeedsPython = 4,    // may embed Python (--python)
   kNeedsLibTorchForCompiled = 8,  // loads LibTorch only for --compiled (code)
+  kNeedsPythonAlways = 16,        // always embeds Python (export)
 };
 
 // What a command's binder returns: the function main calls when that
@@ -53,6 +54,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global);
 RunFn BindBench(CLI::App* sub, const GlobalOptions& global);
 RunFn BindTrace(CLI::App* sub, const GlobalOptions& global);
 RunFn BindScript(CLI::App* sub, const GlobalOptions& global);
+RunFn BindExport(CLI::App* sub, const GlobalOptions& global);
 
 // Adds `--format` with `choices` (the first is the default) and `--json`, an
 // alias of `--format json`, bound to `format`.

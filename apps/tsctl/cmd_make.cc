@@ -1,4 +1,4 @@
-// tsctl trace and tsctl script: making archives.
+// tsctl trace, tsctl script and tsctl export: making archives.
 #include <iostream>
 #include <sstream>
 
@@ -100,6 +100,28 @@ RunFn BindScript(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   ToleranceFlags(sub, *f);
   CommonFlags(sub, *f);
+  return [f, &global] { return RunMake(*f, global); };
+}
+
+RunFn BindExport(CLI::App* sub, const GlobalOptions& global) {
+  auto f = std::make_shared<MakeFlags>();
+  f->request.mode = "export";
+  sub->add_option("--python", f->request.python, "FILE.py:NAME: an nn.Module class or a factory, exported with torch.export.export")
+      ->required();
+  sub->add_option("-i,--input", f->inputs, "Example input SHAPE[:DTYPE[:channels_last]] per argument; recorded in extra/tsctl_inputs.json")
+      ->allow_extra_args(false);
+  sub->add_option("-o,--output", f->request.output, "The .pt2 to write (atomically)")->required();
+  sub->add_flag("--aoti", f->request.aoti, "Compile with AOTInductor into a package for the CPU (needs a C++ compiler)");
+  sub->add_flag("--dynamic-batch", f->request.dynamic_batch,
+                "Dimension 0 of every input is one symbolic size (batch >= 1); example batch 2 or more");
+  sub->add_flag("--strict", f->request.strict, "torch.export.export(strict=True): trace with TorchDynamo");
+  sub->add_option("--check-input", f->check_inputs,
+                  "An input set (comma-separated specs) on which the export must match the eager model; repeatable "
+                  "(default: the --input shapes)")
+      ->allow_extra_args(false);
+  ToleranceFlags(sub, *f);
+  AddFormatOption(sub, f->format, {"text", "json"});
+  AddLoadLibraryFlag(sub, f->libraries);
   return [f, &global] { return RunMake(*f, global); };
 }
 

@@ -29,6 +29,8 @@ const Tool kTools[] = {
      kNeedsLibTorch | kNeedsPython, BindTrace},
     {"script", "Compile TorchScript source (LibTorch's front end) or a Python model (torch.jit.script) into an archive",
      kNeedsLibTorch | kNeedsPython, BindScript},
+    {"export", "Export a Python model with torch.export into a .pt2 (--aoti: an AOTInductor package), checked against it",
+     kNeedsLibTorch | kNeedsPythonAlways, BindExport},
 };
 
 std::string NeedsText(unsigned needs) {
@@ -36,6 +38,7 @@ std::string NeedsText(unsigned needs) {
   if (needs & kNeedsLibTorch) text += "LibTorch";
   if (needs & kNeedsLibTorchForCompiled) text += "LibTorch for --compiled";
   if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
+  if (needs & kNeedsPythonAlways) text += std::string(text.empty() ? "" : ", ") + "Python with torch.export";
   return text.empty() ? "no LibTorch" : text;
 }
 
@@ -55,7 +58,7 @@ void PrintVersion() {
   } catch (const tsctl::Error& e) {
     std::cout << "libtorch unavailable: " << e.what() << '\n';
   }
-  std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python)" : "not built in (no Python development files at build time)") << '\n';
+  std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python, export)" : "not built in (no Python development files at build time)") << '\n';
 }
 
 // The first argument that is not an option names the command: an unknown one
@@ -84,7 +87,7 @@ int CheckCommandName(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace and script TorchScript archives", "tsctl"};
+  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace, script and export TorchScript archives and .pt2 files", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;

@@ -55,3 +55,25 @@ class Unscriptable(nn.Module):
 
     def forward(self, *args):
         return args[0] * 2
+
+
+class TwoInputs(nn.Module):
+    """tsctl export: a float input, integer indices and a dict output."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = nn.Embedding(10, 6)
+        self.proj = nn.Linear(6, 6)
+
+    def forward(self, x, idx):
+        h = self.proj(x) + self.embed(idx)
+        return {"sum": h.sum(1), "argmax": h.argmax(1)}
+
+
+class Chatty(nn.Module):
+    """Prints while it runs: tsctl export's JSON on stdout must stay clean."""
+
+    def forward(self, x):
+        print("forward called")
+        return x + 1

@@ -139,6 +139,13 @@ with tempfile.TemporaryDirectory() as d:
                 "--check-input", "3x4", "--check-input", "4x4", "-o", os.path.join(d, "b.pt"))
         check("trace --python of control flow: a divergence among 4 random inputs, or matches all",
               r.returncode in (0, 1) and ("DIVERGES" in r.stdout) == (r.returncode == 1), r.stdout + r.stderr)
+        if "\nlibtorch 1." in run("--version").stdout:
+            # tsctl export where the embedded Python's torch is 1.13: one line, exit 6, nothing written.
+            out = os.path.join(d, "e.pt2")
+            r = run("export", "--python", MODELS + ":Net", "--input", "2x4", "-o", out)
+            check("export without torch.export: exit 6, one line", r.returncode == 6 and
+                  "needs torch.export" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+            check("export without torch.export writes nothing", not os.path.exists(out) and not r.stdout)
     else:
         print("python embedding not built: --python cases skipped")
 

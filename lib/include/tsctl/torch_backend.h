@@ -97,6 +97,10 @@ struct MakeResult {
   // from inferred (...); pin them with --input ..."); shown on stderr.
   std::string input_note;
   std::string saved_outputs;  // --save-outputs: where the outputs were written (set by the parent)
+  // What was written: "" (a TorchScript archive), "pt2-program" (tsctl
+  // export: torch.export.save) or "pt2-aoti" (export --aoti).
+  std::string format;
+  std::vector<std::string> dynamic;  // export: symbolic input sizes ("x.shape[0] in [1, inf]")
 };
 
 
@@ -142,7 +146,7 @@ MakeResult Script(const ScriptOptions& options);
 // What `tsctl trace` and `tsctl script` are asked: an archive (trace), a
 // TorchScript source file (script), or a Python model (--python FILE.py:NAME).
 struct MakeRequest {
-  std::string mode;    // "trace" or "script"
+  std::string mode;    // "trace", "script" or "export"
   std::string path;    // trace: the archive; script: the source file
   std::string python;  // FILE.py:NAME instead of `path`
   std::string method = "forward";  // trace of an archive
@@ -157,12 +161,19 @@ struct MakeRequest {
   std::string load_inputs_path;  // trace: example inputs from a file (--load-inputs)
   bool no_infer = false;         // trace: only given or stored inputs (--no-infer)
   std::string save_outputs_path;  // trace of an archive: the trace's outputs (--save-outputs)
+  bool aoti = false;              // export: an AOTInductor package for the CPU (--aoti)
+  bool dynamic_batch = false;     // export: dimension 0 of every input is one symbolic size (--dynamic-batch)
+  bool strict = false;            // export: torch.export.export(strict=True) (--strict)
 };
 
-// tsctl trace / tsctl script: checks the request (kUsage), then traces or
-// compiles through LibTorch (in a warm child) or, for --python, through the
-// embedded-Python plugin in this process (the model is the user's own code;
-// kUnavailable without Python support).
+// tsctl trace / tsctl script / tsctl export: checks the request (kUsage),
+// then traces or compiles through LibTorch (in a warm child) or, for
+// --python, through the embedded-Python plugin in this process (the model is
+// the user's own code; kUnavailable without Python support). export always
+// takes --python: torch.export.export, saved as a .pt2 (an AOTInductor
+// package with `aoti`) with the producer record and the example input specs
+// stamped into extra/, written atomically; kUnavailable where the embedded
+// Python's torch has no torch.export.
 MakeResult Make(const MakeRequest& request);
 
 // Renderers of a MakeResult; `mode` is "trace" or "script".

@@ -34,6 +34,9 @@ bool PreparePt2Bench(BenchOptions& o) {
     if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;
+  } else if (ArchiveInputs stored = InputsFromArchive(archive, spec.model); !stored.inputs.empty()) {
+    o.inputs = stored.inputs;  // tsctl export's example input specs
+    o.input_source = stored.source;
   } else if (!spec.guess.empty() && o.infer_inputs) {
     std::string pin;
     for (const ArgSpec& a : spec.guess) pin += " --input " + a.value;  // tensor specs: no quoting needed

@@ -24,6 +24,9 @@
 #include "tsctl/zip_structure.h"
 
 namespace tsctl {
+
+MakeResult Export(const MakeRequest& request);  // export.cc
+
 namespace {
 
 // ".npy" when --save-outputs names an .npy file (the child writes NumPy's
@@ -181,6 +184,7 @@ MakeResult Script(const ScriptOptions& options) {
 }
 
 MakeResult Make(const MakeRequest& r) {
+  if (r.mode == "export") return Export(r);
   const bool trace = r.mode == "trace";
   if (r.python.empty() == r.path.empty()) {
     throw Error(ErrorKind::kUsage, trace ? "give an ARCHIVE or --python FILE:FACTORY (one of them)"

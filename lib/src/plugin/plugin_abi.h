@@ -16,20 +16,27 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 10;
-inline constexpr int kPythonPluginAbi = 3;
+inline constexpr int kTorchPluginAbi = 11;
+inline constexpr int kPythonPluginAbi = 4;
 
-// tsctl trace --python / tsctl script --python (the embedded-Python plugin).
+// tsctl trace --python / tsctl script --python / tsctl export (the
+// embedded-Python plugin).
 struct PythonRequest {
   std::string file;  // model.py
   std::string name;  // class or factory in it
-  std::string mode;  // "trace" or "script"
+  std::string mode;  // "trace", "script" or "export"
   std::vector<InputSpec> inputs;
   std::vector<std::vector<InputSpec>> check_inputs;
   bool freeze = false;
   double rtol = 1e-5;
   double atol = 1e-6;
+  // trace/script: written atomically with its bytes; export: the path
+  // torch.export.save or AOTInductor writes (a temporary file named as the
+  // output, whose base name becomes the archive's top folder).
   std::string output;
+  bool aoti = false;
+  bool dynamic_batch = false;
+  bool strict = false;
 };
 
 class TorchBackend {
@@ -71,6 +78,9 @@ class PythonBackend {
   // writes the archive atomically. Throws tsctl::Error: kUsage (import,
   // name, scripting errors, said plainly), kUnavailable (Python's torch is
   // another LibTorch build than tsctl's), kTorch.
+  // For mode "export" it writes request.output as torch writes it (the
+  // caller stamps it and moves it into place), and throws kUnavailable where
+  // the embedded Python's torch has no torch.export.
   virtual MakeResult Make(const PythonRequest& request) const = 0;
   // Runs a data loader (--data-loader-script FILE:NAME) and returns its
   // first set of arguments as a file's suffix and bytes: ".pt" and

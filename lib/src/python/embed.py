@@ -53,6 +53,10 @@ class IoError(Exception):
     pass
 
 
+class UnavailableError(Exception):
+    """This Python's torch lacks what the command needs (exit 6)."""
+
+
 def _make_input(torch, spec, gen):
     shape, dtype, channels_last, fill, low, high, value, _text = spec
     dt = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -108,10 +112,26 @@ def _compare(torch, want, got, rtol, atol):
 
 
 def make(file, name, mode, specs, check_specs, freeze, rtol, atol):
+    return _with_warnings(lambda: _make(file, name, mode, specs, check_specs, freeze, rtol, atol))
+
+
+def _model(torch, file, name):
+    factory, _ = _import_file(file, name)
+    try:
+        model = factory()
+    except Exception as e:
+        raise UsageError("calling %s() failed: %s: %s" % (name, type(e).__name__, e))
+    if not isinstance(model, torch.nn.Module):
+        raise UsageError("%s() returned %s, not a torch.nn.Module" % (name, type(model).__name__))
+    return model.eval()
+
+
+def _with_warnings(work):
+    """Runs work() and adds the distinct warnings it raised, one line each."""
     import warnings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = _make(file, name, mode, specs, check_specs, freeze, rtol, atol)
+        result = work()
     seen = []
     for w in caught:
         text = "%s: %s" % (w.category.__name__, str(w.message).split("\n")[0])
@@ -121,16 +141,24 @@ def make(file, name, mode, specs, check_specs, freeze, rtol, atol):
     return result
 
 
+def _check(torch, model, made, specs, seed, rtol, atol):
+    """Runs the eager model and the made one on one input set."""
+    x = _inputs(torch, specs, seed)
+    try:
+        ok, worst = _compare(torch, model(*x), made(*x), rtol, atol)
+        return {"matched": ok, "max_abs": worst, "error": ""}
+    except Exception as e:
+        return {"matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, _first_line(str(e)))}
+
+
+def _first_line(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return lines[0] if lines else ""
+
+
 def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
     import torch
-    factory, is_class = _import_file(file, name)
-    try:
-        model = factory()
-    except Exception as e:
-        raise UsageError("calling %s() failed: %s: %s" % (name, type(e).__name__, e))
-    if not isinstance(model, torch.nn.Module):
-        raise UsageError("%s() returned %s, not a torch.nn.Module" % (name, type(model).__name__))
-    model.eval()
+    model = _model(torch, file, name)
     inputs = _inputs(torch, specs, 0)
     with torch.no_grad():
         if mode == "trace":
@@ -153,14 +181,8 @@ def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
         checks = []
         diverged = False
         for i, cs in enumerate(check_specs):
-            x = _inputs(torch, cs, i + 1)
-            try:
-                ok, worst = _compare(torch, model(*x), made(*x), rtol, atol)
-                checks.append({"inputs": cs, "matched": ok, "max_abs": worst, "error": ""})
-            except Exception as e:
-                ok = False
-                checks.append({"inputs": cs, "matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, e)})
-            diverged = diverged or not ok
+            checks.append(_check(torch, model, made, cs, i + 1, rtol, atol))
+            diverged = diverged or not checks[-1]["matched"]
     if diverged:
         return {"diverged": True, "checks": checks, "bytes": b"", "methods": []}
     if freeze:
@@ -172,6 +194,104 @@ def _make(file, name, mode, specs, check_specs, freeze, rtol, atol):
     torch.jit.save(made, buf, _extra_files=extra)
     methods = [m for m in made._c._method_names()] if hasattr(made._c, "_method_names") else ["forward"]
     return {"diverged": False, "checks": checks, "bytes": buf.getvalue(), "methods": methods}
+
+
+def export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, atol, path):
+    """tsctl export: torch.export.export of the model on the example inputs,
+    saved with torch.export.save, or with --aoti compiled by AOTInductor for
+    the CPU (torch._inductor.aoti_compile_and_package), into `path`. The
+    artifact (ep.module(), or the package as aoti_load_package runs it) is
+    compared with the eager model on every check set; nothing is written
+    when one diverges."""
+    import contextlib
+    import logging
+    # torch.export and Inductor print graphs and log internals to stderr
+    # (and a model may print to stdout, where --format json goes): kept
+    # out of tsctl's output; Python warnings are listed in the result.
+    logger = logging.getLogger("torch")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return _with_warnings(
+                lambda: _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, atol, path))
+    finally:
+        logger.setLevel(level)
+
+
+def _export_error(what, e):
+    """torch.export's errors: the first line, and for a constraint violation
+    the line that says which dimension and why."""
+    lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+    text = lines[0] if lines else type(e).__name__
+    detail = next((l[2:] for l in lines[1:] if l.startswith("- ")), "")
+    if type(e).__name__ == "GuardOnDataDependentSymNode":
+        detail = ("(control flow on a tensor's values: rewrite it with torch.cond, or make a TorchScript archive "
+                  "with tsctl script)")
+    return UsageError("%s: %s: %s%s" % (what, type(e).__name__, text, " " + detail if detail else ""))
+
+
+def _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, atol, path):
+    import torch
+    if importlib.util.find_spec("torch.export") is None or not hasattr(torch.export, "export"):
+        raise UnavailableError("tsctl export needs torch.export (PyTorch 2.1 or later); the embedded Python's torch is "
+                               + torch.__version__)
+    if aoti:
+        import torch._inductor
+        if not hasattr(torch._inductor, "aoti_compile_and_package"):
+            raise UnavailableError("--aoti needs torch._inductor.aoti_compile_and_package (PyTorch 2.6 or later); "
+                                   "the embedded Python's torch is " + torch.__version__)
+    if not specs:
+        raise UsageError("exporting needs example inputs: --input SHAPE[:DTYPE] per argument")
+    dynamic = None
+    if dynamic_batch:  # tsctl checked that every example batch is 2 or more
+        batch = torch.export.Dim("batch", min=1)
+        dynamic = tuple({0: batch} if len(s[0]) > 0 else None for s in specs)
+    model = _model(torch, file, name)
+    inputs = _inputs(torch, specs, 0)
+    try:
+        ep = torch.export.export(model, inputs, dynamic_shapes=dynamic, strict=strict)
+    except Exception as e:  # the exporter refused the model
+        raise _export_error("torch.export.export cannot export " + name, e)
+    if aoti:
+        try:
+            torch._inductor.aoti_compile_and_package(ep, package_path=path)
+        except Exception as e:  # Inductor or the C++ compiler failed
+            raise _export_error("AOTInductor cannot compile " + name, e)
+        made = torch._inductor.aoti_load_package(path)
+    else:
+        made = ep.module()
+    checks = []
+    with torch.no_grad():
+        for i, cs in enumerate(check_specs):
+            checks.append(_check(torch, model, made, cs, i + 1, rtol, atol))
+    diverged = any(not c["matched"] for c in checks)
+    if not aoti and not diverged:
+        torch.export.save(ep, path)
+    return {"diverged": diverged, "checks": checks, "models": ["model"], "dynamic": _dynamic_dims(torch, ep)}
+
+
+def _dynamic_dims(torch, ep):
+    """The user inputs' symbolic sizes and their ranges: "x.shape[0] in [1, inf]"."""
+    users = set(ep.graph_signature.user_inputs)
+    out = []
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" and node.name in users else None
+        for i, d in enumerate(getattr(val, "shape", ())):
+            if isinstance(d, torch.SymInt):
+                r = ep.range_constraints.get(d.node.expr)
+                lo = _bound(r.lower, "0") if r is not None else "0"
+                hi = _bound(r.upper, "inf") if r is not None else "inf"
+                out.append("%s.shape[%d] in [%s, %s]" % (node.name, i, lo, hi))
+    return out
+
+
+def _bound(value, infinite):
+    """A range's bound as an integer, or `infinite` (sympy's int_oo has no int())."""
+    try:
+        return str(int(value))
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        return infinite
 
 
 def spec_text(s):

@@ -1,4 +1,4 @@
-// The embedded CPython behind tsctl trace --python and tsctl script --python.
+// The embedded CPython behind tsctl trace --python, tsctl script --python and tsctl export.
 #include <dlfcn.h>
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
@@ -55,7 +55,10 @@ class Backend final : public PythonBackend {
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
       py::list checks;
       for (const auto& c : r.check_inputs) checks.append(spec_list(c));
-      py::dict out = embed_.attr("make")(r.file, r.name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
+      const bool exporting = r.mode == "export";
+      py::dict out = exporting ? embed_.attr("export")(r.file, r.name, spec_list(r.inputs), checks, r.aoti, r.dynamic_batch,
+                                                       r.strict, r.rtol, r.atol, r.output)
+                               : embed_.attr("make")(r.file, r.name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
       result.diverged = out["diverged"].cast<bool>();
       for (const auto& w : out["warnings"]) result.warnings.push_back(w.cast<std::string>());
       size_t k = 0;
@@ -72,6 +75,13 @@ class Backend final : public PythonBackend {
         rep.max_abs = c["max_abs"].cast<double>();
         rep.error = c["error"].cast<std::string>();
         result.checks.push_back(rep);
+      }
+      if (exporting) {
+        // The caller stamps the file torch wrote and moves it into place.
+        result.format = r.aoti ? "pt2-aoti" : "pt2-program";
+        for (const auto& m : out["models"]) result.methods.push_back(m.cast<std::string>());
+        for (const auto& d : out["dynamic"]) result.dynamic.push_back(d.cast<std::string>());
+        return result;
       }
       if (result.diverged) return result;
       for (const auto& m : out["methods"]) result.methods.push_back(m.cast<std::string>());
@@ -113,8 +123,11 @@ class Backend final : public PythonBackend {
       if (line.find_first_not_of(" \t") != std::string::npos) first = line.substr(line.find_first_not_of(" \t"));
       pos = nl == std::string::npos ? message.size() : nl + 1;
     }
-    ErrorKind kind = type == "UsageError" ? ErrorKind::kUsage : type == "IoError" ? ErrorKind::kIo : ErrorKind::kTorch;
-    if (type == "IoError") type = "UsageError";  // no type prefix for either
+    ErrorKind kind = type == "UsageError"         ? ErrorKind::kUsage
+                     : type == "IoError"          ? ErrorKind::kIo
+                     : type == "UnavailableError" ? ErrorKind::kUnavailable
+                                                  : ErrorKind::kTorch;
+    if (type == "IoError" || type == "UnavailableError") type = "UsageError";  // no type prefix for these
     return Error(kind, type == "UsageError" ? first : type + ": " + first, e.what());
   }
 

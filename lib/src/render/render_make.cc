@@ -17,6 +17,10 @@ nlohmann::json ToJson(const MakeResult& r) {
   }
   j["warnings"] = r.warnings;
   if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
+  if (!r.format.empty()) {
+    j["format"] = r.format;
+    j["dynamic"] = r.dynamic;
+  }
   return j;
 }
 
@@ -37,7 +41,14 @@ void RenderText(const MakeResult& r, std::ostream& out) {
   std::string methods, inputs;
   for (const auto& m : r.methods) methods += (methods.empty() ? "" : ", ") + m;
   for (const auto& i : r.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
-  out << "wrote " << r.output << " (" << HumanBytes(r.bytes) << "): methods " << methods;
+  out << "wrote " << r.output << " (" << HumanBytes(r.bytes) << "): ";
+  if (r.format.empty()) {
+    out << "methods " << methods;
+  } else {
+    out << (r.format == "pt2-aoti" ? ".pt2 AOTInductor package for the CPU, model " : ".pt2 exported program, model ")
+        << methods;
+    for (const auto& d : r.dynamic) out << "; dynamic " << d;
+  }
   if (!inputs.empty()) out << "; inputs " << inputs << " in extra/tsctl_inputs.json";
   out << '\n';
   if (!r.saved_outputs.empty()) out << "wrote " << r.saved_outputs << ": the trace's outputs on the example inputs\n";
@@ -48,7 +59,9 @@ std::string DivergenceMessage(const MakeResult& r, const std::string& mode) {
   for (const auto& c : r.checks) {
     if (!c.matched) which += (which.empty() ? "" : "; ") + c.inputs;
   }
-  return "the " + mode + " diverges from the model on --check-input " + which + ": " + r.output + " not written";
+  // export checks the --input shapes when no --check-input is given.
+  return "the " + mode + " diverges from the model on " + (mode == "export" ? "" : "--check-input ") + which + ": " +
+         r.output + " not written";
 }
 
 nlohmann::json GraphToJson(const GraphOptions& o, const std::string& graph) {

@@ -1,0 +1,1 @@
+export --python testdata/models/tiny_models.py:Net -o /tmp/tsctl-never-written.pt2
