@@ -62,56 +62,60 @@ std::vector<std::string> ParseMetaKeys(const std::string& text) {
   return keys;
 }
 
+// --list-ops: like PyTorch's dump_operator_names, one operator per line;
+// with several archives a comment line names each (the output stays a valid
+// --allow-ops file). An archive that failed before its operators were known
+// is one error line, and `status` becomes findings.
+std::string ListOpsText(const ValidationReport& report, bool several, int& status) {
+  std::string text;
+  for (const auto& a : report.archives) {
+    if (several) text += "# " + EscapeText(a.path) + "\n";
+    if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
+      for (const auto& c : a.checks) {
+        if (c.status == CheckStatus::kFail) {
+          std::cerr << "tsctl: validate: " << EscapeText(a.path) << ": " << c.id << ": " << EscapeText(c.message) << '\n';
+          if (status == kExitOk) status = kExitFindings;
+          break;
+        }
+      }
+    }
+    for (const auto& op : a.ops) text += op + "\n";
+  }
+  return text;
+}
+
+// The flags into f.options; throws tsctl::Error (kUsage, kIo).
+void OptionsFromFlags(ValidateFlags& f) {
+  ValidateOptions& o = f.options;
+  for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
+  for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
+  o.method_given = f.method_option && f.method_option->count() > 0;
+  o.infer_inputs = !f.no_infer;
+  o.value_ranges = ParseValueRanges(f.val_ranges);
+  o.allow_load_hooks = f.allow_load_hooks;
+  RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
+  o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
+  o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
+  if (f.require_meta_option->count() > 0) o.require_meta = ParseMetaKeys(f.require_meta);
+  if (!f.allow_ops.empty()) {
+    o.allow_ops = ReadOperatorList(f.allow_ops);
+    o.has_allow_ops = true;
+  }
+  o.load = !f.no_load;
+  o.run = !f.no_run;
+  for (const std::string& id : f.skip) RequireCheckId(id, "--skip");
+  o.skip = f.skip;
+  if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
+  o.load_libraries = OperatorLibraries(f.libraries);
+  if (f.list_ops) o.run = false;  // with --no-load: the static list
+}
+
 int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   ValidateOptions& o = f.options;
   try {
-    for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
-    for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
-    o.method_given = f.method_option && f.method_option->count() > 0;
-    o.infer_inputs = !f.no_infer;
-    o.value_ranges = ParseValueRanges(f.val_ranges);
-    o.allow_load_hooks = f.allow_load_hooks;
-    RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
-    o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
-    o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
-    if (f.require_meta_option->count() > 0) o.require_meta = ParseMetaKeys(f.require_meta);
-    if (!f.allow_ops.empty()) {
-      o.allow_ops = ReadOperatorList(f.allow_ops);
-      o.has_allow_ops = true;
-    }
-    o.load = !f.no_load;
-    o.run = !f.no_run;
-    for (const std::string& id : f.skip) RequireCheckId(id, "--skip");
-    o.skip = f.skip;
-    if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
-    o.load_libraries = OperatorLibraries(f.libraries);
-    if (f.list_ops) o.run = false;  // with --no-load: the static list
-    if (!o.reference_model_path.empty()) {
-      if (!o.reference_path.empty()) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --reference");
-      if (o.record_reference) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --record-reference");
-      if (f.no_load || f.no_run) throw Error(ErrorKind::kUsage, "--reference-model needs to load and run both models");
-      if (o.method == "all") throw Error(ErrorKind::kUsage, "--reference-model compares one method: give -m METHOD, not all");
-    } else if (o.compare_intermediates) {
-      throw Error(ErrorKind::kUsage, "--compare-intermediates compares with a reference model: give --reference-model B");
-    }
-    if ((o.record_reference || !o.save_reference_path.empty()) && (f.no_load || f.no_run)) {
-      throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
-    }
+    OptionsFromFlags(f);
   } catch (const Error& e) {
     return Report("validate", "", e, global);
-  }
-  if (!o.reference_model_path.empty()) {
-    // A reference model that cannot be read fails the command once, not each archive.
-    try {
-      RequireRegularFile(o.reference_model_path, "LibTorch loads");
-      if (IsPt2(Archive::OpenSoundModel(o.reference_model_path).kind())) {
-        throw Error(ErrorKind::kUsage, "--reference-model takes a TorchScript archive, not a .pt2: write the .pt2's outputs "
-                                       "with `tsctl validate B.pt2 --save-reference FILE` and pass --reference FILE");
-      }
-      Archive::OpenSound(o.reference_model_path);
-    } catch (const Error& e) {
-      return Report("validate", o.reference_model_path, e, global);
-    }
   }
   ValidationReport report;
   report.strict = f.strict;
@@ -165,23 +169,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   }
   try {
     if (f.list_ops) {
-      // Like PyTorch's dump_operator_names: one operator per line.
-      std::string text;
-      for (const auto& a : report.archives) {
-        // Several archives: a comment line names each (the output stays a valid --allow-ops file).
-        if (f.archives.size() > 1) text += "# " + EscapeText(a.path) + "\n";
-        if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
-          for (const auto& c : a.checks) {
-            if (c.status == CheckStatus::kFail) {
-              std::cerr << "tsctl: validate: " << EscapeText(a.path) << ": " << c.id << ": " << EscapeText(c.message) << '\n';
-              if (status == kExitOk) status = kExitFindings;
-              break;
-            }
-          }
-        }
-        for (const auto& op : a.ops) text += op + "\n";
-      }
-      WriteOutput(f.output, text);
+      WriteOutput(f.output, ListOpsText(report, f.archives.size() > 1, status));
       return status;
     }
     std::string rendered;

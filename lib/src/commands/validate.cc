@@ -137,7 +137,76 @@ ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& op
 
 namespace {
 
-ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
+// ts.kind of a file that is neither TorchScript nor .pt2.
+std::string NotTorchScript(ArchiveKind kind) {
+  switch (kind) {
+    case ArchiveKind::kTorchSave: return "a torch.save checkpoint, not a TorchScript archive";
+    case ArchiveKind::kDamagedTorchScript: return "damaged TorchScript archive: data.pkl is missing";
+    case ArchiveKind::kDamagedPt2:
+      return "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/";
+    default: return "not a TorchScript archive (no data.pkl or model.json)";
+  }
+}
+
+// What tsctl itself finds unreadable or out of bounds is not handed to
+// LibTorch (a lying pickle or storage can make it allocate gigabytes or read
+// past a buffer): the failed checks that keep it from loading.
+std::string RefusedBy(const std::vector<CheckResult>& out, bool loadable) {
+  std::string ids;
+  for (const CheckResult& c : out) {
+    if (c.status == CheckStatus::kFail && (c.id == "ts.pickle" || c.id == "ts.records" || c.id == "ts.storage")) {
+      ids += (ids.empty() ? "" : ", ") + c.id;
+    }
+  }
+  if (!loadable) ids += (ids.empty() ? "" : ", ") + std::string("ts.hooks");
+  return ids;
+}
+
+// The model check's options as validate's flags set them, with the input
+// specs the archive stores when none are given.
+ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, const ValidateOptions& options) {
+  ModelCheckOptions m;
+  m.path = path;
+  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
+  // the child), not whatever the path names by then.
+  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
+  m.load_libraries = options.load_libraries;
+  m.quantized_engine = options.quantized_engine;
+  m.device = options.device;
+  m.method = options.method;
+  m.run = options.run;
+  m.rtol = options.rtol;
+  m.atol = options.atol;
+  m.reference_path = options.reference_path;
+  m.reference_from_archive = options.reference_path.empty() && archive.Has(std::string("extra/") + kReferenceRecord);
+  m.check_mobile = LooksMobile(archive, path);
+  m.inputs = options.inputs;
+  m.args = options.args;
+  m.load_inputs_path = options.load_inputs_path;
+  m.infer_inputs = options.infer_inputs;
+  m.seed = options.seed;
+  m.value_ranges = options.value_ranges;
+  m.ranges_for_any_method = options.method == "all";
+  m.input_source = !options.args.empty()           ? "--arg"
+                   : !options.inputs.empty()       ? "--input"
+                   : !options.data_loader.empty()  ? "--data-loader-script " + options.data_loader
+                                                   : "";
+  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
+  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
+      options.reference_path.empty() && options.method != "all") {
+    try {
+      ArchiveInputs stored = InputsFromArchive(archive, options.method);
+      if (!stored.inputs.empty()) {
+        m.inputs = stored.inputs;
+        m.input_source = stored.source;
+      }
+    } catch (const Error&) {
+    }
+  }
+  return m;
+}
+
+ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
   ArchiveReport report;
   report.path = path;
   Json(report.details) = json::object();
@@ -165,11 +234,7 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
     return report;
   }
   if (archive->kind() != ArchiveKind::kTorchScript && archive->kind() != ArchiveKind::kTorchScriptLegacy) {
-    std::string what = archive->kind() == ArchiveKind::kTorchSave ? "a torch.save checkpoint, not a TorchScript archive"
-                       : archive->kind() == ArchiveKind::kDamagedTorchScript ? "damaged TorchScript archive: data.pkl is missing"
-                       : archive->kind() == ArchiveKind::kDamagedPt2 ? "damaged .pt2 archive: archive_format says pt2 but it has neither models/*.json nor data/aotinductor/"
-                                                                            : "not a TorchScript archive (no data.pkl or model.json)";
-    out.push_back({"ts.kind", CheckStatus::kFail, what});
+    out.push_back({"ts.kind", CheckStatus::kFail, NotTorchScript(archive->kind())});
     return report;
   }
   TimedStep(out, [&] { CheckStructure(*archive, out); });
@@ -187,61 +252,12 @@ ArchiveReport RunChecks(std::unique_ptr<ByteSource> src, const std::string& path
     }
     return report;
   }
-  // What tsctl itself finds unreadable or out of bounds is not handed to
-  // LibTorch: a lying pickle or storage can make it allocate gigabytes or
-  // read past a buffer.
-  std::vector<std::string> refused;
-  for (const CheckResult& c : out) {
-    if (c.status == CheckStatus::kFail && (c.id == "ts.pickle" || c.id == "ts.records" || c.id == "ts.storage")) {
-      refused.push_back(c.id);
-    }
-  }
-  if (!loadable) refused.push_back("ts.hooks");
-  if (!refused.empty()) {
-    std::string ids;
-    for (const auto& r : refused) ids += (ids.empty() ? "" : ", ") + r;
-    out.push_back({"torch.load", CheckStatus::kSkip, "not run: LibTorch is not given an archive that fails " + ids});
+  if (std::string refused = RefusedBy(out, loadable); !refused.empty()) {
+    out.push_back({"torch.load", CheckStatus::kSkip, "not run: LibTorch is not given an archive that fails " + refused});
     return report;
   }
-
   // LibTorch work, in a child process.
-  ModelCheckOptions m;
-  m.path = path;
-  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
-  // the child), not whatever the path names by then.
-  if (int fd = archive->source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
-  m.load_libraries = options.load_libraries;
-  m.quantized_engine = options.quantized_engine;
-  m.device = options.device;
-  m.method = options.method;
-  m.run = options.run;
-  m.rtol = options.rtol;
-  m.atol = options.atol;
-  m.reference_path = options.reference_path;
-  m.reference_from_archive = options.reference_path.empty() && archive->Has(std::string("extra/") + kReferenceRecord);
-  m.check_mobile = LooksMobile(*archive, path);
-  m.inputs = options.inputs;
-  m.args = options.args;
-  m.load_inputs_path = options.load_inputs_path;
-  m.infer_inputs = options.infer_inputs;
-  m.seed = options.seed;
-  m.value_ranges = options.value_ranges;
-  m.input_source = !options.args.empty()           ? "--arg"
-                   : !options.inputs.empty()       ? "--input"
-                   : !options.data_loader.empty()  ? "--data-loader-script " + options.data_loader
-                                                   : "";
-  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
-  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
-      options.reference_path.empty() && options.method != "all") {
-    try {
-      ArchiveInputs stored = InputsFromArchive(*archive, options.method);
-      if (!stored.inputs.empty()) {
-        m.inputs = stored.inputs;
-        m.input_source = stored.source;
-      }
-    } catch (const Error&) {
-    }
-  }
+  ModelCheckOptions m = ModelCheckOf(*archive, path, options);
   TimedStep(out, [&] { CheckModelInChild(*archive, path, options, m, report); });
   JudgeCudaPinning(options.device, out);
   return report;
@@ -255,7 +271,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   auto skipped = [&](const char* id) { return std::find(o.skip.begin(), o.skip.end(), id) != o.skip.end(); };
   if (skipped("torch.load")) o.load = false;
   if (skipped("torch.run")) o.run = false;
-  ArchiveReport report = RunChecks(std::move(src), path, o);
+  ArchiveReport report = AllChecks(std::move(src), path, o);
   ApplySkip(o.skip, report.checks);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -21,7 +21,11 @@
 #include "process.h"
 #include "torch_child.h"
 #include "validate_internal.h"
+#include "tsctl/archive.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "tsctl/pt2.h"
+#include "tsctl/source.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
@@ -165,9 +169,45 @@ std::vector<std::string> ShardOf(const std::vector<std::string>& items, int k, i
   return out;
 }
 
+namespace {
+
+// The rules between validate's options: usage errors before any archive is read.
+void RequireCompatibleOptions(const ValidateOptions& o) {
+  if (!o.reference_model_path.empty()) {
+    if (!o.reference_path.empty()) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --reference");
+    if (o.record_reference) throw Error(ErrorKind::kUsage, "--reference-model cannot be combined with --record-reference");
+    if (!o.load || !o.run) throw Error(ErrorKind::kUsage, "--reference-model needs to load and run both models");
+    if (o.method == "all") throw Error(ErrorKind::kUsage, "--reference-model compares one method: give -m METHOD, not all");
+  } else if (o.compare_intermediates) {
+    throw Error(ErrorKind::kUsage, "--compare-intermediates compares with a reference model: give --reference-model B");
+  }
+  if ((o.record_reference || !o.save_reference_path.empty()) && (!o.load || !o.run)) {
+    throw Error(ErrorKind::kUsage, "--record-reference needs to load and run the model");
+  }
+}
+
+// A reference model that cannot be used fails the command once, not each
+// archive; the error names it.
+void RequireReferenceModel(const std::string& path) {
+  try {
+    RequireRegularFile(path, "LibTorch loads");
+    if (IsPt2(Archive::OpenSoundModel(path).kind())) {
+      throw Error(ErrorKind::kUsage, "--reference-model takes a TorchScript archive, not a .pt2: write the .pt2's outputs "
+                                     "with `tsctl validate B.pt2 --save-reference FILE` and pass --reference FILE");
+    }
+    Archive::OpenSound(path);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what(), e.detail());
+  }
+}
+
+}  // namespace
+
 std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
                                       const ValidateBatchOptions& batch) {
   RequireDeviceName(options.device);
+  RequireCompatibleOptions(options);
+  if (!options.reference_model_path.empty()) RequireReferenceModel(options.reference_model_path);
   // The data loader runs once; every archive loads its first argument set.
   std::unique_ptr<TempFile> loaded;
   if (!options.data_loader.empty() && options.load && options.run) {

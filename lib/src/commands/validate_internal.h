@@ -42,6 +42,11 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
 // child's kind for usage errors and an unavailable plugin.
 void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
                        ModelCheckOptions m, ArchiveReport& report);
+// The checks of one method's run (validate_run_checks.cc). `prefix` is ""
+// for the one method, or "NAME: " when several are checked.
+void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out);
+// The strings joined with `sep`.
+std::string JoinAll(const std::vector<std::string>& v, const char* sep = ", ");
 
 // Runs the reference model `b.path` in an isolated child with `b`'s inputs and
 // records its inputs and outputs ({"inputs", "outputs"}, torch.load format)

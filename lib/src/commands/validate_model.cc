@@ -27,26 +27,6 @@ namespace {
 
 constexpr const char* kReferenceRecord = "tsctl_reference.pt";
 
-std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
-std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0, double e = 0, double f = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, a, b, c, d, e, f);
-  return buf;
-}
-
-// `x` rounded up to 3 significant digits: a tolerance printed with %.3g
-// that still passes.
-double CeilSignificant(double x) {
-  if (!(x > 0) || !std::isfinite(x)) return x;
-  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 2);
-  return std::ceil(x / unit * (1 - 1e-12)) * unit;
-}
-
 // Each LibTorch child's limits, as validate's options set them.
 ChildLimits LimitsOf(const ValidateOptions& o) {
   return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
@@ -84,129 +64,6 @@ std::string Doing(const std::string& progress, const std::string& method) {
   return "loading";
 }
 
-// The checks of one method's run. `prefix` is "" for the one method, or
-// "NAME: " when several are checked.
-void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
-  if (!r.reference_error.empty() && !r.ran) {
-    // An unreadable reference stops the run: report it, never a silent pass.
-    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
-    return;
-  }
-  if (!r.ran) {
-    if (!r.run_error.empty()) {
-      out.push_back({"torch.run", CheckStatus::kFail, prefix + r.run_error});
-    } else if (r.run_skipped == "not run (--no-run)") {
-      out.push_back({"torch.run", CheckStatus::kSkip, prefix + r.run_skipped});
-    } else {
-      // Not run for want of inputs: never a silent pass.
-      out.push_back({"torch.run", CheckStatus::kWarn, prefix + "not run: " + r.run_skipped});
-    }
-    return;
-  }
-  std::string shapes;
-  for (const auto& o : r.outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + o.desc;
-  std::string how;
-  if (r.input_source == "no arguments") {
-    how = "ran without inputs";
-  } else if (r.input_source == "inferred") {
-    std::string about = r.inputs_note.empty() ? std::string() : r.inputs_note + "; ";
-    how = "ran with inputs inferred: " + r.inputs_desc + " (" + about + "tried " +
-          std::to_string(r.candidates_tried) + "; pin them with " + r.inputs_flags + ")";
-    if (!r.guess_suspect.empty()) {
-      // No candidate ran cleanly: the guess, not the archive, may be at
-      // fault. A warning, never a failure; given inputs decide.
-      std::string shapes_out;
-      for (const auto& o : r.outputs) shapes_out += (shapes_out.empty() ? "" : ", ") + o.name + " " + o.desc;
-      out.push_back({"torch.run", CheckStatus::kWarn,
-                     prefix + how + ": " + shapes_out + "; but " + r.guess_suspect + ", and no inferred candidate ran cleanly (" +
-                         std::to_string(r.candidates.size()) +
-                         " set aside): the inputs were guessed, so this says nothing against the archive: give real "
-                         "inputs (--arg, --input, --load-inputs) to check the outputs"});
-      return;
-    }
-  } else {
-    how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
-  }
-  out.push_back({"torch.run", CheckStatus::kPass, prefix + how + ": " + shapes});
-  std::vector<std::string> nonfinite;
-  for (const auto& o : r.outputs) {
-    if (o.nonfinite > 0) nonfinite.push_back(o.name + " has " + std::to_string(o.nonfinite) + " NaN/Inf");
-  }
-  out.push_back({"torch.finite", nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : Join(nonfinite, "; "))});
-  if (r.deterministic.has_value()) {
-    out.push_back({"torch.deterministic", *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
-                   prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
-                                                    (r.stateful ? " (from the loaded state each: forward changes the "
-                                                                  "model's own buffers or attributes, so a second call "
-                                                                  "on one copy differs by design)"
-                                                                : "")
-                                              : "two runs differ at " + r.determinism_note + " (max abs difference " +
-                                                    Fmt("%.3g", r.max_run_diff) + ")")});
-  } else if (!r.determinism_note.empty()) {
-    out.push_back({"torch.deterministic", CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
-  }
-  if (r.reference_compared) {
-    bool all = true;
-    int compared = 0;
-    std::string msg;
-    for (const auto& o : r.reference) {
-      std::string part = o.name;
-      if (!o.compared) {
-        part += " not compared: " + o.error;
-      } else {
-        ++compared;
-        all &= o.pass;
-        if (o.is_tensor && o.error.empty()) {
-          part += Fmt(" max abs %.3g, mean abs %.3g, max rel %.3g, mean rel %.3g (rtol %.3g, atol %.3g)", o.max_abs, o.mean_abs,
-                      o.max_rel, o.mean_rel, o.rtol, o.atol);
-        } else if (o.error.empty()) {
-          part += " equal";
-        }
-        if (!o.pass) part += " FAILED";
-        if (!o.pass && o.has_min_tolerance) {
-          // Rounded up, so that the value printed passes.
-          part += Fmt(" (would pass with --atol %.3g", CeilSignificant(o.min_atol));
-          part += o.min_rtol < 0 ? std::string(" (no --rtol can: the reference is 0 where they differ))")
-                                 : Fmt(" or --rtol %.3g)", CeilSignificant(o.min_rtol));
-        }
-        if (!o.error.empty()) part += ": " + o.error;
-      }
-      msg += (msg.empty() ? "" : "; ") + part;
-    }
-    CheckStatus status = !all ? CheckStatus::kFail : compared == 0 ? CheckStatus::kWarn : CheckStatus::kPass;
-    if (compared == 0 && msg.empty()) msg = "the outputs hold no value to compare";
-    if (compared == 0) msg = "compared nothing: " + msg;
-    out.push_back({"torch.reference", status, prefix + "against " + r.reference_source + ": " + msg});
-  } else if (!r.reference_error.empty()) {
-    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
-  }
-  if (r.intermediates) {
-    // --compare-intermediates: compared nothing is a WARN, never a PASS.
-    const IntermediatesResult& x = *r.intermediates;
-    const std::string note = x.note.empty() ? "" : " (" + x.note + ")";
-    if (!x.compared) {
-      out.push_back({"torch.intermediates", CheckStatus::kWarn, prefix + "not compared: " + x.note});
-    } else if (x.first_divergence >= 0) {
-      out.push_back({"torch.intermediates", CheckStatus::kFail,
-                     prefix + "the first value that differs from the reference model's is value " +
-                         std::to_string(x.first_divergence + 1) + " of the graph, " + x.node +
-                         (x.node_b == x.node ? "" : " (reference model: " + x.node_b + ")") + ": " + x.detail + "; the " +
-                         std::to_string(x.values - 1) + " before it match (matched by " + x.matched_by + ")" + note});
-    } else if (x.partial) {
-      out.push_back({"torch.intermediates", CheckStatus::kWarn,
-                     prefix + "the first " + std::to_string(x.values) + " intermediate values match the reference model's; " +
-                         x.note + ", and nothing after that is compared"});
-    } else if (x.values == 0) {
-      out.push_back({"torch.intermediates", CheckStatus::kWarn, prefix + "compared nothing: the graph computes no tensor" + note});
-    } else {
-      out.push_back({"torch.intermediates", CheckStatus::kPass,
-                     prefix + "all " + std::to_string(x.values) + " intermediate values match the reference model's (matched by " +
-                         x.matched_by + ")" + note});
-    }
-  }
-}
-
 // Methods `--method all` (or an archive without forward) runs: all but
 // private ones and the helpers torch.utils.bundled_inputs adds.
 std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods) {
@@ -239,7 +96,7 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   if (child.Died()) return child.Failure(doing);
   ModelCheckResult r = std::move(child).Take<ModelCheckResult>(doing);
   if (!r.loaded) return "LibTorch cannot load it: " + r.load_error;
-  if (!r.method_found) return "no method '" + b.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")";
+  if (!r.method_found) return "no method '" + b.method + "' (methods: " + (r.methods.empty() ? std::string("none") : JoinAll(r.methods)) + ")";
   if (!r.ran) return r.run_error.empty() ? "not run: " + r.run_skipped : r.run_error;
   if (!r.recorded) return "its inputs and outputs could not be recorded";
   return "";
@@ -369,85 +226,58 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
   }
 }
 
-void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
-                       ModelCheckOptions m, ArchiveReport& report) {
-  auto& out = report.checks;
-  const bool all = options.method == "all";
-  std::unique_ptr<TempFile> model_reference;  // B's recording, while this archive runs
-  if (!options.reference_model_path.empty()) model_reference = RunReferenceModel(archive, options, m, report);
-  std::optional<TempFile> reference_tmp, outputs_tmp;
-  if (options.record_reference || !options.save_reference_path.empty()) {
-    reference_tmp.emplace();
-    m.record_reference_path = reference_tmp->path;
+namespace {
+
+// The children of one archive's model check, method after method (forward,
+// or with -m all every runnable method the first child lists), and the
+// checks their results give.
+class MethodChecks {
+ public:
+  MethodChecks(const Archive& archive, const std::string& path, const ValidateOptions& options, ModelCheckOptions m,
+               ArchiveReport& report)
+      : archive_(archive), path_(path), options_(options), m_(std::move(m)), report_(report), out_(report.checks) {
+    if (options.record_reference || !options.save_reference_path.empty()) {
+      reference_tmp_.emplace();
+      m_.record_reference_path = reference_tmp_->path;
+    }
+    if (!options.save_outputs_path.empty()) {
+      const std::string& out_path = options.save_outputs_path;
+      const bool npy = out_path.size() > 4 && out_path.compare(out_path.size() - 4, 4, ".npy") == 0;
+      outputs_tmp_.emplace(npy ? ".npy" : "");  // the child writes the format the name asks for
+      m_.save_outputs_path = outputs_tmp_->path;
+    }
+    methods_ = {all_ ? std::string("forward") : options.method};
   }
-  if (!options.save_outputs_path.empty()) {
-    const std::string& out_path = options.save_outputs_path;
-    const bool npy = out_path.size() > 4 && out_path.compare(out_path.size() - 4, 4, ".npy") == 0;
-    outputs_tmp.emplace(npy ? ".npy" : "");  // the child writes the format the name asks for
-    m.save_outputs_path = outputs_tmp->path;
+
+  void Run() {
+    for (size_t k = 0; k < methods_.size(); ++k) {
+      if (!RunMethod(k)) break;
+    }
+    Json(report_.details)["torch_seconds"] = seconds_;
+    Json(report_.details)["model"] = details_.size() == 1 ? details_[0] : details_;
   }
-  std::vector<std::string> methods = {all ? std::string("forward") : options.method};
-  bool first = true;
-  bool multi = false;
-  std::optional<CheckResult> ops_check;  // reported after the first torch.method
-  double seconds = 0;
-  nlohmann::json details = nlohmann::json::array();
-  for (size_t k = 0; k < methods.size(); ++k) {
-    m.method = methods[k];
-    const std::string prefix = multi ? m.method + ": " : "";
+
+ private:
+  // One method's child and its checks; false when no further method can run.
+  bool RunMethod(size_t k) {
+    m_.method = methods_[k];
+    const std::string prefix = multi_ ? m_.method + ": " : "";
     std::vector<CandidateTry> crashed;  // inferred candidates that killed a child
-    std::string schema;                 // the method's, once a child found it
-    auto on_line = [&options, &m](const std::string& line) {
-      if (!options.progress) return;
-      if (long k = CandidateIndex(line); k >= 0) options.progress("trying inferred inputs: candidate " + std::to_string(k + 1));
-      else if (line == "loaded" || line.rfind("method ", 0) == 0) options.progress("running " + m.method);
+    schema_.clear();                    // the method's, once a child found it
+    auto on_line = [this](const std::string& line) {
+      if (!options_.progress) return;
+      if (long c = CandidateIndex(line); c >= 0) options_.progress("trying inferred inputs: candidate " + std::to_string(c + 1));
+      else if (line == "loaded" || line.rfind("method ", 0) == 0) options_.progress("running " + m_.method);
     };
-    ChildOutcome child = RunModelCheck(m, LimitsOf(options), crashed, seconds, &schema, on_line);
-    const std::string doing = Doing(child.progress, m.method);
-    const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
-    // A child that died while running: what it had already checked stands.
-    auto keep_checks_made = [&] {
-      if (first) {
-        out.push_back({"torch.load", CheckStatus::kPass, LoadsOn(m.device)});
-        first = false;
-      }
-      if (!schema.empty()) {
-        if (report.schema.empty()) report.schema = schema;
-        out.push_back({"torch.method", CheckStatus::kPass, schema});
-      }
-    };
+    ChildOutcome child = RunModelCheck(m_, LimitsOf(options_), crashed, seconds_, &schema_, on_line);
+    const std::string doing = Doing(child.progress, m_.method);
     if (child.Died() && CandidateIndex(child.progress) >= 0) {
-      // It died on a guess: the inputs were inferred, so this says nothing
-      // against the archive. A warning naming each guess, never a failure.
-      keep_checks_made();
-      constexpr size_t kListed = 2;
-      std::string tried;
-      for (size_t i = 0; i < crashed.size() && i < kListed; ++i) {
-        tried += (i ? "; " : "") + crashed[i].flags + ": " + crashed[i].outcome;
-      }
-      if (crashed.size() > kListed) tried += "; and " + std::to_string(crashed.size() - kListed) + " more (the JSON report lists each)";
-      out.push_back({"torch.run", CheckStatus::kWarn,
-                     prefix + "not run: " + std::to_string(crashed.size()) + " inferred candidate" +
-                         (crashed.size() == 1 ? "" : "s") + " crashed or stopped LibTorch (" + tried +
-                         "); they were guessed, so this says nothing against the archive: give real inputs (--arg, "
-                         "--input, --load-inputs) to check it"});
-      nlohmann::json candidates = nlohmann::json::array();
-      for (const CandidateTry& c : crashed) candidates.push_back({{"flags", c.flags}, {"outcome", c.outcome}});
-      details.push_back({{"loaded", true}, {"ran", false}, {"candidates", candidates}});
-      continue;
+      DiedOnGuesses(crashed, prefix);
+      return true;
     }
     if (child.Died()) {
-      std::string failure = child.Failure(doing);
-      if (child.end == ChildEnd::kCrashed && stage == "torch.run" && options.quantized_engine.empty() &&
-          UsesQuantizedOperators(archive)) {
-        // Debian's LibTorch 1.13 aborts in its default engine (onednn) on
-        // d2go's qnnpack-prepared model, as Python does; qnnpack runs it.
-        failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
-                   "try --quantized-engine qnnpack)";
-      }
-      if (stage == "torch.run") keep_checks_made();
-      out.push_back({stage, CheckStatus::kFail, prefix + failure});
-      continue;
+      Died(child, doing, prefix);
+      return true;
     }
     // A usage error (arguments that do not fit) or an unavailable plugin is
     // the caller's or this machine's problem, not the archive's: rethrown.
@@ -458,70 +288,155 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
     }
     NameMemoryLimit(r.load_error, child.memory_bytes);
     NameMemoryLimit(r.run_error, child.memory_bytes);
-    details.push_back(ModelCheckToJson(r));
-    if (first && r.mobile_loaded.has_value()) {
-      out.push_back({"torch.mobile", *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
-                     *r.mobile_loaded ? "the lite interpreter (_load_for_mobile) loads it"
-                                      : "the lite interpreter (_load_for_mobile) cannot load it: " + r.mobile_error});
+    details_.push_back(ModelCheckToJson(r));
+    if (first_) {
+      first_ = false;
+      const Next next = FirstResult(r);
+      if (next != Next::kChecks) return next == Next::kNextMethod;
     }
-    if (first) {
-      first = false;
-      if (!r.loaded) {
-        out.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
-        break;
-      }
-      out.push_back({"torch.load", CheckStatus::kPass, m.pt2.kind == Pt2RunSpec::Kind::kNone ? LoadsOn(m.device)
-                                                       : "loads in LibTorch through AOTIModelPackageLoader"});
-      // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
-      if (m.pt2.kind == Pt2RunSpec::Kind::kNone) report.ops = r.ops;
-      if (options.has_allow_ops && m.pt2.kind == Pt2RunSpec::Kind::kNone) {
-        std::vector<CheckResult> checks;
-        CheckAllowedOps(report.ops, options.allow_ops, "torch.ops", "", checks);
-        ops_check = checks.front();
-      }
-      std::vector<std::string> runnable = RunnableMethods(r.methods);
-      if (all || (!r.method_found && !options.method_given && m.method == "forward")) {
-        // Every method (--method all), or those of an archive without forward.
-        if (!r.method_found) {
-          out.push_back({"torch.method", runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass,
-                         "no forward; methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods))});
-          if (ops_check) out.push_back(*ops_check);
-        }
-        std::vector<std::string> rest;
-        for (const auto& name : runnable) {
-          if (!(r.method_found && name == m.method)) rest.push_back(name);
-        }
-        multi = r.method_found ? !rest.empty() : rest.size() > 1;
-        methods.insert(methods.end(), rest.begin(), rest.end());
-        if (!r.method_found) continue;
-      } else if (!r.method_found) {
-        out.push_back({"torch.method", CheckStatus::kFail,
-                       "no method '" + m.method + "' (methods: " + (r.methods.empty() ? std::string("none") : Join(r.methods)) + ")"});
-        if (ops_check) out.push_back(*ops_check);
-        break;
-      }
+    MethodResult(r, k);
+    return true;
+  }
+
+  // A child that died while running: what it had already checked stands.
+  void KeepChecksMade() {
+    if (first_) {
+      out_.push_back({"torch.load", CheckStatus::kPass, LoadsOn(m_.device)});
+      first_ = false;
     }
-    const std::string p = multi ? m.method + ": " : "";
-    if (!r.method_found) {
-      out.push_back({"torch.method", CheckStatus::kFail, p + "no method '" + m.method + "'"});
-      continue;
-    }
-    if (report.schema.empty()) report.schema = r.schema;
-    out.push_back({"torch.method", CheckStatus::kPass, r.schema});
-    if (ops_check) out.push_back(*ops_check);
-    ops_check.reset();
-    RunChecks(r, p, out);
-    if (k == 0 || !m.record_reference_path.empty()) {
-      // Files of the first method run only.
-      KeepRunFiles(options, path, r, reference_tmp, outputs_tmp, out);
-      m.record_reference_path.clear();
-      m.save_outputs_path.clear();
-      reference_tmp.reset();
-      outputs_tmp.reset();
+    if (!schema_.empty()) {
+      if (report_.schema.empty()) report_.schema = schema_;
+      out_.push_back({"torch.method", CheckStatus::kPass, schema_});
     }
   }
-  Json(report.details)["torch_seconds"] = seconds;
-  Json(report.details)["model"] = details.size() == 1 ? details[0] : details;
+
+  // It died on a guess: the inputs were inferred, so this says nothing
+  // against the archive. A warning naming each guess, never a failure.
+  void DiedOnGuesses(const std::vector<CandidateTry>& crashed, const std::string& prefix) {
+    KeepChecksMade();
+    constexpr size_t kListed = 2;
+    std::string tried;
+    for (size_t i = 0; i < crashed.size() && i < kListed; ++i) {
+      tried += (i ? "; " : "") + crashed[i].flags + ": " + crashed[i].outcome;
+    }
+    if (crashed.size() > kListed) tried += "; and " + std::to_string(crashed.size() - kListed) + " more (the JSON report lists each)";
+    out_.push_back({"torch.run", CheckStatus::kWarn,
+                    prefix + "not run: " + std::to_string(crashed.size()) + " inferred candidate" +
+                        (crashed.size() == 1 ? "" : "s") + " crashed or stopped LibTorch (" + tried +
+                        "); they were guessed, so this says nothing against the archive: give real inputs (--arg, "
+                        "--input, --load-inputs) to check it"});
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const CandidateTry& c : crashed) candidates.push_back({{"flags", c.flags}, {"outcome", c.outcome}});
+    details_.push_back({{"loaded", true}, {"ran", false}, {"candidates", candidates}});
+  }
+
+  // It died loading or running given inputs: the archive's failure.
+  void Died(const ChildOutcome& child, const std::string& doing, const std::string& prefix) {
+    const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
+    std::string failure = child.Failure(doing);
+    if (child.end == ChildEnd::kCrashed && stage == "torch.run" && options_.quantized_engine.empty() &&
+        UsesQuantizedOperators(archive_)) {
+      // Debian's LibTorch 1.13 aborts in its default engine (onednn) on
+      // d2go's qnnpack-prepared model, as Python does; qnnpack runs it.
+      failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
+                 "try --quantized-engine qnnpack)";
+    }
+    if (stage == "torch.run") KeepChecksMade();
+    out_.push_back({stage, CheckStatus::kFail, prefix + failure});
+  }
+
+  enum class Next { kChecks, kNextMethod, kStop };
+
+  // The first child's result: the lite interpreter, the load, the operators
+  // and which methods run (every one with -m all, or those of an archive
+  // without forward).
+  Next FirstResult(const ModelCheckResult& r) {
+    if (r.mobile_loaded.has_value()) {
+      out_.push_back({"torch.mobile", *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
+                      *r.mobile_loaded ? "the lite interpreter (_load_for_mobile) loads it"
+                                       : "the lite interpreter (_load_for_mobile) cannot load it: " + r.mobile_error});
+    }
+    if (!r.loaded) {
+      out_.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
+      return Next::kStop;
+    }
+    const bool torchscript = m_.pt2.kind == Pt2RunSpec::Kind::kNone;
+    out_.push_back({"torch.load", CheckStatus::kPass,
+                    torchscript ? LoadsOn(m_.device) : "loads in LibTorch through AOTIModelPackageLoader"});
+    // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
+    if (torchscript) report_.ops = r.ops;
+    if (options_.has_allow_ops && torchscript) {
+      std::vector<CheckResult> checks;
+      CheckAllowedOps(report_.ops, options_.allow_ops, "torch.ops", "", checks);
+      ops_check_ = checks.front();
+    }
+    const std::string methods = r.methods.empty() ? std::string("none") : JoinAll(r.methods);
+    if (!all_ && (r.method_found || options_.method_given || m_.method != "forward")) {
+      if (r.method_found) return Next::kChecks;
+      out_.push_back({"torch.method", CheckStatus::kFail, "no method '" + m_.method + "' (methods: " + methods + ")"});
+      if (ops_check_) out_.push_back(*ops_check_);
+      return Next::kStop;
+    }
+    const std::vector<std::string> runnable = RunnableMethods(r.methods);
+    if (!r.method_found) {
+      out_.push_back({"torch.method", runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass, "no forward; methods: " + methods});
+      if (ops_check_) out_.push_back(*ops_check_);
+    }
+    std::vector<std::string> rest;
+    for (const auto& name : runnable) {
+      if (!(r.method_found && name == m_.method)) rest.push_back(name);
+    }
+    multi_ = r.method_found ? !rest.empty() : rest.size() > 1;
+    methods_.insert(methods_.end(), rest.begin(), rest.end());
+    return r.method_found ? Next::kChecks : Next::kNextMethod;
+  }
+
+  // A method that ran (or was not found), and the files of the first one.
+  void MethodResult(const ModelCheckResult& r, size_t k) {
+    const std::string p = multi_ ? m_.method + ": " : "";
+    if (!r.method_found) {
+      out_.push_back({"torch.method", CheckStatus::kFail, p + "no method '" + m_.method + "'"});
+      return;
+    }
+    if (report_.schema.empty()) report_.schema = r.schema;
+    out_.push_back({"torch.method", CheckStatus::kPass, r.schema});
+    if (ops_check_) out_.push_back(*ops_check_);
+    ops_check_.reset();
+    RunChecks(r, p, out_);
+    if (k == 0 || !m_.record_reference_path.empty()) {
+      // Files of the first method run only.
+      KeepRunFiles(options_, path_, r, reference_tmp_, outputs_tmp_, out_);
+      m_.record_reference_path.clear();
+      m_.save_outputs_path.clear();
+      reference_tmp_.reset();
+      outputs_tmp_.reset();
+    }
+  }
+
+  const Archive& archive_;
+  const std::string& path_;
+  const ValidateOptions& options_;
+  ModelCheckOptions m_;
+  ArchiveReport& report_;
+  std::vector<CheckResult>& out_;
+  const bool all_ = options_.method == "all";
+  std::optional<TempFile> reference_tmp_, outputs_tmp_;
+  std::vector<std::string> methods_;
+  bool first_ = true;
+  bool multi_ = false;
+  std::optional<CheckResult> ops_check_;  // reported after the first torch.method
+  double seconds_ = 0;
+  std::string schema_;
+  nlohmann::json details_ = nlohmann::json::array();
+};
+
+}  // namespace
+
+void CheckModelInChild(const Archive& archive, const std::string& path, const ValidateOptions& options,
+                       ModelCheckOptions m, ArchiveReport& report) {
+  std::unique_ptr<TempFile> model_reference;  // B's recording, while this archive runs
+  if (!options.reference_model_path.empty()) model_reference = RunReferenceModel(archive, options, m, report);
+  MethodChecks(archive, path, options, std::move(m), report).Run();
 }
 
 }  // namespace tsctl

@@ -53,24 +53,22 @@ CheckResult AmbiguityCheck(const Archive& a) {
   return {"zip.ambiguous", CheckStatus::kPass, "every ZIP reader sees the records LibTorch loads"};
 }
 
-}  // namespace
+using Entries = std::vector<ZipEntry>;
 
-void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
-  const ByteSource& src = a.source();
-  // The ZIP checks look at every stored entry (each copy of a duplicated name,
-  // names as stored), so they read the raw entries, not Archive's queries.
-  const auto& entries = a.layout().entries;
-
-  // Local headers and extents.
+// zip.structure: local headers and extents.
+CheckResult HeaderCheck(const Entries& entries) {
   std::vector<std::string> damaged;
   for (const ZipEntry& e : entries) {
     if (!e.local_header_error.empty()) damaged.push_back(e.name + " (" + e.local_header_error + ")");
   }
-  out.push_back({"zip.structure", damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 damaged.empty() ? Plural(entries.size(), "record") + ", central directory and local headers sound"
-                                 : "damaged records: " + List(damaged)});
+  return {"zip.structure", damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+          damaged.empty() ? Plural(entries.size(), "record") + ", central directory and local headers sound"
+                          : "damaged records: " + List(damaged)};
+}
 
-  // Names: traversal, absolute paths, duplicates.
+// zip.names and zip.duplicates: traversal, absolute paths, duplicates; the
+// duplicated names are returned.
+std::vector<std::string> NameChecks(const Entries& entries, std::vector<CheckResult>& out) {
   std::vector<std::string> escaping, duplicates;
   std::set<std::string> seen;
   for (const ZipEntry& e : entries) {
@@ -86,19 +84,54 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
                  escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
   out.push_back({"zip.duplicates", duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
-  out.push_back(AmbiguityCheck(a));
+  return duplicates;
+}
 
-  // Overlaps: each record's bytes, and the central directory, apart.
-  struct Extent {
-    uint64_t begin, end;
-    std::string name;
-    size_t entry;  // index into entries; entries.size() for the central directory
-  };
+struct Extent {
+  uint64_t begin, end;
+  std::string name;
+  size_t entry;  // index into entries; entries.size() for the central directory
+};
+
+// Records whose data shares bytes with another record's, and duplicated
+// names: failed by zip.overlap and zip.duplicates and not inflated again by
+// zip.crc (5 000 copies of one deflate bomb would take minutes). Indexed by
+// entry.
+std::vector<bool> NotToRead(const Entries& entries, const std::vector<std::string>& duplicates) {
+  std::vector<bool> not_read(entries.size() + 1, false);
+  std::vector<Extent> data;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ZipEntry& e = entries[i];
+    if (e.local_header_error.empty() && e.compressed_size > 0) data.push_back({e.data_offset, e.data_end(), {}, i});
+  }
+  std::sort(data.begin(), data.end(), [](const Extent& x, const Extent& y) { return x.begin < y.begin; });
+  uint64_t reach = 0;  // furthest data end so far, and whose it is
+  size_t reach_entry = entries.size();
+  for (const Extent& x : data) {
+    if (x.begin < reach) {
+      not_read[x.entry] = true;
+      not_read[reach_entry] = true;
+    }
+    if (x.end > reach) {
+      reach = x.end;
+      reach_entry = x.entry;
+    }
+  }
+  std::set<std::string> dup_names(duplicates.begin(), duplicates.end());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (dup_names.count(entries[i].name)) not_read[i] = true;
+  }
+  return not_read;
+}
+
+// zip.overlap: each record's bytes, and the central directory, apart.
+CheckResult OverlapCheck(const Archive& a) {
+  const Entries& entries = a.layout().entries;
   std::vector<Extent> extents;
   for (size_t i = 0; i < entries.size(); ++i) {
     const ZipEntry& e = entries[i];
     if (!e.local_header_error.empty()) continue;
-    extents.push_back({e.local_header_offset, e.data_end() + DescriptorSize(src, e), e.name, i});
+    extents.push_back({e.local_header_offset, e.data_end() + DescriptorSize(a.source(), e), e.name, i});
   }
   const ZipLayout& layout = a.layout();
   extents.push_back({layout.central_directory_offset, layout.central_directory_offset + layout.central_directory_size,
@@ -108,57 +141,38 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
   for (size_t i = 1; i < extents.size(); ++i) {
     if (extents[i].begin < extents[i - 1].end) overlaps.push_back(extents[i - 1].name + " / " + extents[i].name);
   }
-  // Records whose data shares bytes with another record's, and duplicated
-  // names, are failed by zip.overlap and zip.duplicates and not inflated again
-  // by zip.crc: 5 000 copies of one deflate bomb would take minutes.
-  std::vector<bool> not_read(entries.size() + 1, false);
-  {
-    std::vector<Extent> data;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      const ZipEntry& e = entries[i];
-      if (e.local_header_error.empty() && e.compressed_size > 0) data.push_back({e.data_offset, e.data_end(), {}, i});
-    }
-    std::sort(data.begin(), data.end(), [](const Extent& x, const Extent& y) { return x.begin < y.begin; });
-    uint64_t reach = 0;  // furthest data end so far, and whose it is
-    size_t reach_entry = entries.size();
-    for (const Extent& x : data) {
-      if (x.begin < reach) {
-        not_read[x.entry] = true;
-        not_read[reach_entry] = true;
-      }
-      if (x.end > reach) {
-        reach = x.end;
-        reach_entry = x.entry;
-      }
-    }
-    std::set<std::string> dup_names(duplicates.begin(), duplicates.end());
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (dup_names.count(entries[i].name)) not_read[i] = true;
-    }
-  }
-  out.push_back({"zip.overlap", overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)});
+  return {"zip.overlap", overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+          overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)};
+}
 
-  // Compression: encryption, unknown methods, bombs.
+// zip.compression and zip.bomb: encryption, unknown methods, bombs; the
+// names of the bombs are returned (zip.crc does not inflate them).
+std::set<std::string> CompressionChecks(const Entries& entries, uint64_t max_record_bytes, std::vector<CheckResult>& out) {
   std::vector<std::string> odd, bombs;
+  std::set<std::string> bomb_names;
   for (const ZipEntry& e : entries) {
     if (e.encrypted()) odd.push_back(e.name + " (encrypted)");
     else if (e.method != kZipStored && e.method != kZipDeflated) odd.push_back(e.name + " (method " + std::to_string(e.method) + ")");
     double ratio = e.compressed_size ? static_cast<double>(e.uncompressed_size) / static_cast<double>(e.compressed_size) : 0;
-    if (e.uncompressed_size > options.max_record_bytes ||
+    if (e.uncompressed_size > max_record_bytes ||
         (e.uncompressed_size >= kBombMinBytes && (ratio > kBombRatio || e.compressed_size == 0))) {
       bombs.push_back(e.name + " (" + std::to_string(e.uncompressed_size) + " bytes from " + std::to_string(e.compressed_size) + ")");
+      bomb_names.insert(e.name);
     }
   }
   out.push_back({"zip.compression", odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)});
   out.push_back({"zip.bomb", bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
+  return bomb_names;
+}
 
-  // CRCs and sizes, streaming every record (bombs skipped, sizes capped).
+// zip.crc and zip.sizes: streams every record (bombs and records not to
+// read skipped, sizes capped).
+void CrcChecks(const Archive& a, const std::vector<bool>& not_read, const std::set<std::string>& bomb_names,
+               std::vector<CheckResult>& out) {
+  const Entries& entries = a.layout().entries;
   std::vector<std::string> crc_bad, size_bad;
-  std::set<std::string> bomb_names;
-  for (const auto& b : bombs) bomb_names.insert(b.substr(0, b.find(" (")));
   size_t checked = 0, skipped = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     const ZipEntry& e = entries[i];
@@ -173,7 +187,7 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
       continue;
     }
     try {
-      StreamResult r = StreamEntry(src, e, e.uncompressed_size);
+      StreamResult r = StreamEntry(a.source(), e, e.uncompressed_size);
       if (r.produced != e.uncompressed_size) size_bad.push_back(e.name);
       else if (r.crc32 != e.crc32) crc_bad.push_back(e.name);
       ++checked;
@@ -187,6 +201,20 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
                                  : "CRC-32 mismatch (corrupt data): " + List(crc_bad)});
   out.push_back({"zip.sizes", size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
+}
+
+}  // namespace
+
+void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
+  // The ZIP checks look at every stored entry (each copy of a duplicated name,
+  // names as stored), so they read the raw entries, not Archive's queries.
+  const Entries& entries = a.layout().entries;
+  out.push_back(HeaderCheck(entries));
+  const std::vector<std::string> duplicates = NameChecks(entries, out);
+  out.push_back(AmbiguityCheck(a));
+  out.push_back(OverlapCheck(a));
+  const std::set<std::string> bomb_names = CompressionChecks(entries, options.max_record_bytes, out);
+  CrcChecks(a, NotToRead(entries, duplicates), bomb_names, out);
 }
 
 void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {

@@ -54,6 +54,9 @@ struct ModelCheckOptions {
   size_t max_candidates = 12;        // try at most this many inferred candidates
   uint64_t seed = 0;                 // --seed: the generator of random input values
   std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
+  // validate -m all: a named range applies to the methods that take that
+  // argument (and must name an argument of some method).
+  bool ranges_for_any_method = false;
   // Skip the first N inferred candidates: an earlier child crashed on the
   // N-th (validate tries the rest in a fresh child).
   size_t skip_candidates = 0;

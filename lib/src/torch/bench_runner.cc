@@ -110,11 +110,9 @@ class RunModeGuard {
   std::optional<torch::NoGradGuard> no_grad_;
 };
 
-}  // namespace
-
-BenchResult RunBench(const BenchOptions& o) {
-  LoadOperatorLibraries(o.load_libraries);
-  UseQuantizedEngine(o.quantized_engine);
+// The report's fixed fields, and the process settings the options ask for
+// (threads, the API usage logger, the JIT's execution settings).
+BenchResult StartResult(const BenchOptions& o) {
   BenchResult r;
   r.path = o.path;
   r.method = o.method;
@@ -125,9 +123,6 @@ BenchResult RunBench(const BenchOptions& o) {
   r.instances = std::max(1, o.instances);
   r.profile_sample = o.profile_sample;
   for (const auto& s : o.inputs) r.inputs.push_back(s.ToString());
-
-  const torch::Device device = UsableDevice(o.device);
-  const bool cuda = device.is_cuda();
   if (o.interop_threads > 0) {
     try {
       at::set_num_interop_threads(o.interop_threads);
@@ -145,39 +140,52 @@ BenchResult RunBench(const BenchOptions& o) {
     });
   }
   ApplySettings(o.settings);
-  const std::string model_id = o.model_id.empty() ? o.path : o.model_id;
-  auto debug_info = std::make_shared<ModelDebugInfo>(model_id);
+  return r;
+}
 
-  // Load (timed), one module per instance unless weights are shared.
+// Loads one module per instance (one for all with --share-weights); the
+// first load is timed (load_ns).
+std::vector<torch::jit::Module> LoadInstances(const BenchOptions& o, const torch::Device& device,
+                                              const std::shared_ptr<ModelDebugInfo>& debug_info, BenchResult& r) {
   std::vector<torch::jit::Module> modules;
-  {
-    c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
-    uint64_t t0 = BenchNowNs();
-    if (o.settings.inference_mode) {
-      c10::InferenceMode guard;
-      modules.push_back(Load(o, device));
-    } else {
-      modules.push_back(Load(o, device));
-    }
-    r.load_ns = BenchNowNs() - t0;
-    for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
+  c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
+  uint64_t t0 = BenchNowNs();
+  if (o.settings.inference_mode) {
+    c10::InferenceMode guard;
+    modules.push_back(Load(o, device));
+  } else {
+    modules.push_back(Load(o, device));
   }
-  torch::jit::Method probe = FindMethod(modules[0], o.method);  // throws with the list of methods
-  const c10::FunctionSchema& schema = probe.function().getSchema();
+  r.load_ns = BenchNowNs() - t0;
+  for (int i = 1; i < r.instances && !o.share_weights; ++i) modules.push_back(Load(o, device));
+  return modules;
+}
+
+// Refuses an input larger than this machine's memory before it is built.
+void RequireFits(const std::vector<ArgSpec>& given) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+  for (const ArgSpec& a : given) {
+    if (ArgumentBytes(a.value) > memory) {
+      throw Error(ErrorKind::kUsage, "input " + (a.name.empty() ? "" : a.name + "=") + a.value +
+                                         " needs more memory than this machine has (" + std::to_string(memory >> 30) +
+                                         " GiB)");
+    }
+  }
+}
+
+// The method's arguments: given (--input/--arg), loaded (--load-inputs),
+// bundled in the archive, or none; described in the report, on the device.
+std::vector<c10::IValue> BenchInputs(const BenchOptions& o, torch::jit::Module& module, const torch::Device& device,
+                                     BenchResult& r) {
+  const c10::FunctionSchema& schema = FindMethod(module, o.method).function().getSchema();  // throws with the list
   at::Generator gen = at::detail::createCPUGenerator(o.seed);
   std::vector<c10::IValue> inputs;
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
   given = ApplyValueRanges(given, Formals(schema), o.value_ranges);
   if (!given.empty()) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const uint64_t memory = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
-    for (const ArgSpec& a : given) {
-      if (ArgumentBytes(a.value) > memory) {
-        throw Error(ErrorKind::kUsage, "input " + (a.name.empty() ? "" : a.name + "=") + a.value + " needs more memory than this machine has (" +
-                                           std::to_string(memory >> 30) + " GiB)");
-      }
-    }
+    RequireFits(given);
     inputs = BuildArguments(schema, given, gen);  // kUsage: says what the method takes
     r.inputs.clear();
     for (const ArgSpec& a : given) r.inputs.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
@@ -191,7 +199,7 @@ BenchResult RunBench(const BenchOptions& o) {
   } else {
     std::string source;
     try {
-      inputs = BundledInputs(modules[0], o.method, source);
+      inputs = BundledInputs(module, o.method, source);
     } catch (const std::exception&) {
       inputs.clear();
     }
@@ -203,16 +211,32 @@ BenchResult RunBench(const BenchOptions& o) {
     }
   }
   for (auto& v : inputs) v = ToDevice(v, device);
+  return inputs;
+}
 
+// What the instances' threads measured.
+struct TimedRuns {
+  std::vector<std::vector<uint64_t>> warm, timed;  // per instance
+  uint64_t wall_ns = 0;
+  c10::IValue last_out;  // instance 0's last timed call's outputs
+};
+
+// Warms up and times every instance on its own thread (the guards are
+// thread-local); the profiler attaches between the two phases, when all
+// instances have warmed up. Throws kTorch if a call fails.
+TimedRuns RunInstances(const BenchOptions& o, std::vector<torch::jit::Module>& modules,
+                       const std::vector<c10::IValue>& inputs, bool cuda,
+                       const std::shared_ptr<ModelDebugInfo>& debug_info, int instances,
+                       std::unique_ptr<OpProfiler>& profiler) {
   const PhaseBound warmup = WarmupBound(o), timing = TimingBound(o);
-  std::unique_ptr<OpProfiler> profiler;
+  TimedRuns runs;
+  runs.warm.resize(static_cast<size_t>(instances));
+  runs.timed.resize(static_cast<size_t>(instances));
   std::mutex result_mu;
   std::atomic<int> failures{0};
   std::string failure;
-  c10::IValue last_out;  // instance 0's last timed call's outputs
-
-  // Each instance runs on its own thread with its own guards (they are thread-local).
-  auto instance = [&](int index, std::barrier<>* sync, std::vector<uint64_t>* warm, std::vector<uint64_t>* timed) {
+  std::barrier<> sync(instances + 1);
+  auto instance = [&](int index) {
     try {
       InstallWarningHandler();
       c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
@@ -221,56 +245,48 @@ BenchResult RunBench(const BenchOptions& o) {
       auto ticker = [&](const char* phase, PhaseBound bound) -> std::function<void(int, uint64_t)> {
         return index == 0 ? PhaseTicker(o, phase, bound) : std::function<void(int, uint64_t)>();
       };
-      TimeCalls(method, inputs, cuda, warmup, *warm, false, ticker("warm-up", warmup));
-      if (sync) sync->arrive_and_wait();  // profiler attaches between the phases
-      if (sync) sync->arrive_and_wait();
-      timed->reserve(static_cast<size_t>(std::max(timing.calls, 1)));
-      TimeCalls(method, inputs, cuda, timing, *timed, o.settings.cache_cleaning, ticker("timing", timing),
-                index == 0 ? &last_out : nullptr);
+      auto& timed = runs.timed[static_cast<size_t>(index)];
+      TimeCalls(method, inputs, cuda, warmup, runs.warm[static_cast<size_t>(index)], false, ticker("warm-up", warmup));
+      sync.arrive_and_wait();  // profiler attaches between the phases
+      sync.arrive_and_wait();
+      timed.reserve(static_cast<size_t>(std::max(timing.calls, 1)));
+      TimeCalls(method, inputs, cuda, timing, timed, o.settings.cache_cleaning, ticker("timing", timing),
+                index == 0 ? &runs.last_out : nullptr);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(result_mu);
       if (failures++ == 0) failure = FromTorch(e).what();
-      if (sync) {
-        sync->arrive_and_drop();
-      }
+      sync.arrive_and_drop();
     }
   };
-
-  std::vector<std::vector<uint64_t>> warm(static_cast<size_t>(r.instances)), timed(static_cast<size_t>(r.instances));
-  std::barrier<> sync(r.instances + 1);
   std::vector<std::thread> threads;
-  for (int i = 0; i < r.instances; ++i) threads.emplace_back(instance, i, &sync, &warm[static_cast<size_t>(i)], &timed[static_cast<size_t>(i)]);
+  for (int i = 0; i < instances; ++i) threads.emplace_back(instance, i);
   sync.arrive_and_wait();  // all warmed up
-  if (o.profile || !o.trace_path.empty()) profiler = std::make_unique<OpProfiler>(o.profile_shapes, o.profile_sample, !o.trace_path.empty());
+  if (o.profile || !o.trace_path.empty()) {
+    profiler = std::make_unique<OpProfiler>(o.profile_shapes, o.profile_sample, !o.trace_path.empty());
+  }
   uint64_t start = BenchNowNs();
   sync.arrive_and_wait();  // go
   for (auto& t : threads) t.join();
-  r.wall_ns = BenchNowNs() - start;
+  runs.wall_ns = BenchNowNs() - start;
   if (failures > 0) throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + failure);
-  r.warmup_ns = warm[0];
-  for (const auto& t : timed) r.latencies_ns.insert(r.latencies_ns.end(), t.begin(), t.end());
-  r.first_ns = !r.warmup_ns.empty() ? r.warmup_ns.front() : (r.latencies_ns.empty() ? 0 : r.latencies_ns.front());
-  if (profiler) {
-    r.ops = profiler->Stats(&r.profiled_ns);
-    if (!o.trace_path.empty()) WriteChromeTrace(o.trace_path, profiler->Events(), model_id);
-    if (!o.profile) r.ops.clear();
-    profiler.reset();
+  return runs;
+}
+
+// --save-outputs: one more run, neither timed nor profiled, whose outputs
+// (on the CPU) Python's torch.load reads.
+void SaveOutputs(const BenchOptions& o, torch::jit::Module& module, const std::vector<c10::IValue>& inputs,
+                 c10::IValue& last_out) {
+  try {
+    RunModeGuard mode(o.settings.inference_mode);
+    last_out = module.get_method(o.method)(inputs);
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + FromTorch(e).what());
   }
-  if (!o.save_outputs_path.empty()) {
-    // One more run, neither timed nor profiled, whose outputs (on the CPU)
-    // Python's torch.load reads.
-    try {
-      RunModeGuard mode(o.settings.inference_mode);
-      last_out = modules[0].get_method(o.method)(inputs);
-    } catch (const std::exception& e) {
-      throw Error(ErrorKind::kTorch, "running " + o.method + " failed: " + FromTorch(e).what());
-    }
-    SaveValueFile(ToDevice(last_out, torch::Device(torch::kCPU)), o.save_outputs_path);
-  }
-  // The outputs' types (the report, a Triton config), from the last call.
-  for (const OutputSummary& leaf : SummarizeOutputs(ToDevice(last_out, torch::Device(torch::kCPU)), "output")) {
-    r.outputs.push_back({leaf.name, leaf.desc});
-  }
+  SaveValueFile(ToDevice(last_out, torch::Device(torch::kCPU)), o.save_outputs_path);
+}
+
+// The process's figures after the runs: API usage, peak memory (host, CUDA).
+void AddProcessFigures(const BenchOptions& o, const torch::Device& device, BenchResult& r) {
   if (o.log_api_usage) {
     std::lock_guard<std::mutex> lock(Usage().mu);
     for (const auto& [k, v] : Usage().counts) r.api_usage.emplace_back(k, v);
@@ -279,13 +295,47 @@ BenchResult RunBench(const BenchOptions& o) {
   ::getrusage(RUSAGE_SELF, &ru);
   r.peak_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
 #ifdef TSCTL_HAVE_CUDA_ALLOCATOR
-  if (cuda) {
+  if (device.is_cuda()) {
     // The stats type moved between releases; index 0 is the aggregate in all.
     auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
     r.cuda_peak_bytes = stats.allocated_bytes[0].peak;
   }
 #endif
-  if (cuda && o.profile) r.warnings.push_back("per-operator times are host times: LibTorch's operator callbacks give no device time");
+  if (device.is_cuda() && o.profile) {
+    r.warnings.push_back("per-operator times are host times: LibTorch's operator callbacks give no device time");
+  }
+}
+
+}  // namespace
+
+BenchResult RunBench(const BenchOptions& o) {
+  LoadOperatorLibraries(o.load_libraries);
+  UseQuantizedEngine(o.quantized_engine);
+  BenchResult r = StartResult(o);
+  const torch::Device device = UsableDevice(o.device);
+  const std::string model_id = o.model_id.empty() ? o.path : o.model_id;
+  auto debug_info = std::make_shared<ModelDebugInfo>(model_id);
+  std::vector<torch::jit::Module> modules = LoadInstances(o, device, debug_info, r);
+  const std::vector<c10::IValue> inputs = BenchInputs(o, modules[0], device, r);
+
+  std::unique_ptr<OpProfiler> profiler;
+  TimedRuns runs = RunInstances(o, modules, inputs, device.is_cuda(), debug_info, r.instances, profiler);
+  r.wall_ns = runs.wall_ns;
+  r.warmup_ns = runs.warm[0];
+  for (const auto& t : runs.timed) r.latencies_ns.insert(r.latencies_ns.end(), t.begin(), t.end());
+  r.first_ns = !r.warmup_ns.empty() ? r.warmup_ns.front() : (r.latencies_ns.empty() ? 0 : r.latencies_ns.front());
+  if (profiler) {
+    r.ops = profiler->Stats(&r.profiled_ns);
+    if (!o.trace_path.empty()) WriteChromeTrace(o.trace_path, profiler->Events(), model_id);
+    if (!o.profile) r.ops.clear();
+    profiler.reset();
+  }
+  if (!o.save_outputs_path.empty()) SaveOutputs(o, modules[0], inputs, runs.last_out);
+  // The outputs' types (the report, a Triton config), from the last call.
+  for (const OutputSummary& leaf : SummarizeOutputs(ToDevice(runs.last_out, torch::Device(torch::kCPU)), "output")) {
+    r.outputs.push_back({leaf.name, leaf.desc});
+  }
+  AddProcessFigures(o, device, r);
   return r;
 }
 

@@ -71,6 +71,37 @@ class ModelChecker {
  private:
   bool Fault(const char* name) const { return fault_ && std::string(fault_) == name; }
   const c10::FunctionSchema& Schema() const { return method_->function().getSchema(); }
+
+  // The --val-range entries for this method. Under validate -m all a named
+  // range is meant for the methods that have that argument: the others run
+  // without it, and a name that no method of the module takes is refused
+  // (kUsage), as one naming no argument of the one method is.
+  std::vector<ValueRange> Ranges() const {
+    if (!o_.ranges_for_any_method) return o_.value_ranges;
+    std::vector<ValueRange> out;
+    for (const ValueRange& range : o_.value_ranges) {
+      auto takes = [&range](const torch::jit::Method& m) {
+        for (const FormalArg& f : Formals(m.function().getSchema())) {
+          if (f.name == range.name) return true;
+        }
+        return false;
+      };
+      if (range.name.empty() || takes(*method_)) {
+        out.push_back(range);
+        continue;
+      }
+      bool anywhere = false;
+      std::string list;
+      for (const auto& m : module_.get_methods()) {
+        anywhere |= takes(m);
+        list += (list.empty() ? "" : ", ") + m.name();
+      }
+      if (!anywhere) {
+        throw Error(ErrorKind::kUsage, "--val-range names no argument '" + range.name + "' of any method (" + list + ")");
+      }
+    }
+    return out;
+  }
   // The flags that pin `args` on the command line.
   std::string PinFlags(const std::vector<ArgSpec>& args) const {
     return (o_.method == "forward" ? std::string() : "--method " + o_.method + " ") + ArgsAsFlags(args) +
@@ -217,7 +248,7 @@ class ModelChecker {
     const c10::FunctionSchema& schema = Schema();
     std::vector<ArgSpec> given = ArgsFromInputs(o_.inputs);
     given.insert(given.end(), o_.args.begin(), o_.args.end());
-    given = ApplyValueRanges(given, Formals(schema), o_.value_ranges);  // kUsage goes to the caller
+    given = ApplyValueRanges(given, Formals(schema), Ranges());  // kUsage goes to the caller
     if (!given.empty()) {
       for (const ArgSpec& a : given) {
         uint64_t bytes = ArgumentBytes(a.value);
@@ -342,7 +373,7 @@ class ModelChecker {
     const std::vector<FormalArg> formals = Formals(schema);
     for (size_t i = o_.skip_candidates; i < inferred.size(); ++i) {
       InputCandidate c = inferred[i];
-      c.args = ApplyValueRanges(c.args, formals, o_.value_ranges);
+      c.args = ApplyValueRanges(c.args, formals, Ranges());
       queue.push_back({std::move(c), i});
     }
     std::set<std::string> seen;
@@ -377,7 +408,7 @@ class ModelChecker {
       if (!error.empty() && refinements < kRefinements) {
         if (std::optional<Refinement> next = RefineFromError(q.c.args, error)) {
           ++refinements;
-          queue.push_front({InputCandidate{ApplyValueRanges(next->args, formals, o_.value_ranges), next->note}, q.base});
+          queue.push_front({InputCandidate{ApplyValueRanges(next->args, formals, Ranges()), next->note}, q.base});
         }
       }
     }
@@ -438,16 +469,7 @@ class ModelChecker {
       r_.run_error = std::string("running ") + o_.method + " failed: " + FromTorch(e).what();
       return false;
     }
-    r_.ran = true;
-    r_.outputs = SummarizeOutputs(out1_, "output");
-    if (o_.check_determinism) CompareRuns(out1_, out2_, r_);
-    if (have_reference_) {
-      Tolerances tol;
-      tol.rtol = o_.rtol;
-      tol.atol = o_.atol;
-      CompareValues(out1_, expected_, "outputs", tol, r_.reference);
-      r_.reference_compared = true;
-    }
+    JudgeOutputs(out1_, out2_, have_reference_ ? &expected_ : nullptr, o_, r_);
     return true;
   }
 

@@ -132,6 +132,20 @@ void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckRes
   else if (leaves.empty()) r.determinism_note = "the outputs hold nothing to compare";
 }
 
+void JudgeOutputs(const c10::IValue& out1, const c10::IValue& out2, const c10::IValue* expected,
+                  const ModelCheckOptions& o, ModelCheckResult& r) {
+  r.ran = true;
+  r.outputs = SummarizeOutputs(out1, "output");
+  if (o.check_determinism) CompareRuns(out1, out2, r);
+  if (expected) {
+    Tolerances tol;
+    tol.rtol = o.rtol;
+    tol.atol = o.atol;
+    CompareValues(out1, *expected, "outputs", tol, r.reference);
+    r.reference_compared = true;
+  }
+}
+
 // What makes a run on guessed inputs suspect: NaN/Inf in its outputs, or a
 // second run that differs (`out2` set when `twice`). "" if neither.
 std::string Suspect(const c10::IValue& out1, const c10::IValue& out2, bool twice) {

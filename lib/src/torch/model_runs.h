@@ -67,6 +67,12 @@ c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs,
 // as equal) into r.deterministic, r.determinism_note and r.max_run_diff.
 void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckResult& r);
 
+// After a method ran twice: r.ran, r.outputs (out1's leaves), determinism
+// (out1 vs out2, when o.check_determinism) and, given `expected`, the
+// comparison with the reference within o.rtol/o.atol.
+void JudgeOutputs(const c10::IValue& out1, const c10::IValue& out2, const c10::IValue* expected,
+                  const ModelCheckOptions& o, ModelCheckResult& r);
+
 // --record-reference / --save-reference's recording ({"inputs": (...),
 // "outputs": outputs}) and --save-outputs: writes the files `o` names, and
 // says in r.recorded and r.outputs_saved whether each was written.

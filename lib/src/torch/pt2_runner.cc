@@ -193,16 +193,7 @@ class Pt2Checker {
       return RunFailed(FromTorch(e).what());
     }
     if (guessed_) r_.guess_suspect = Suspect(out1_, out2_, o_.check_determinism);
-    r_.ran = true;
-    r_.outputs = SummarizeOutputs(out1_, "output");
-    if (o_.check_determinism) CompareRuns(out1_, out2_, r_);
-    if (have_reference_) {
-      Tolerances tol;
-      tol.rtol = o_.rtol;
-      tol.atol = o_.atol;
-      CompareValues(out1_, expected_, "outputs", tol, r_.reference);
-      r_.reference_compared = true;
-    }
+    JudgeOutputs(out1_, out2_, have_reference_ ? &expected_ : nullptr, o_, r_);
     return true;
   }
 

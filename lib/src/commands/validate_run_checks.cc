@@ -1,0 +1,180 @@
+// The checks of `tsctl validate` that a model-check child's result gives
+// (torch.run, torch.finite, torch.deterministic, torch.reference,
+// torch.intermediates): the typed result turned into words and verdicts.
+#include <cmath>
+#include <cstdio>
+
+#include "validate_internal.h"
+
+namespace tsctl {
+
+std::string JoinAll(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+namespace {
+std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0, double e = 0, double f = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b, c, d, e, f);
+  return buf;
+}
+
+// `x` rounded up to 3 significant digits: a tolerance printed with %.3g
+// that still passes.
+double CeilSignificant(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 2);
+  return std::ceil(x / unit * (1 - 1e-12)) * unit;
+}
+
+// torch.run of a method that did not run: its failure, a skip, or a WARN
+// for want of inputs (never a silent pass).
+CheckResult NotRunCheck(const ModelCheckResult& r, const std::string& prefix) {
+  if (!r.run_error.empty()) return {"torch.run", CheckStatus::kFail, prefix + r.run_error};
+  if (r.run_skipped == "not run (--no-run)") return {"torch.run", CheckStatus::kSkip, prefix + r.run_skipped};
+  return {"torch.run", CheckStatus::kWarn, prefix + "not run: " + r.run_skipped};
+}
+
+// torch.run of a method that ran: how its inputs came, and its outputs. A
+// WARN when no inferred candidate ran cleanly (the guess, not the archive,
+// may be at fault; given inputs decide); `suspect` says so.
+CheckResult RanCheck(const ModelCheckResult& r, const std::string& prefix, bool& suspect) {
+  std::string shapes;
+  for (const auto& o : r.outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + o.desc;
+  std::string how;
+  suspect = false;
+  if (r.input_source == "no arguments") {
+    how = "ran without inputs";
+  } else if (r.input_source == "inferred") {
+    std::string about = r.inputs_note.empty() ? std::string() : r.inputs_note + "; ";
+    how = "ran with inputs inferred: " + r.inputs_desc + " (" + about + "tried " +
+          std::to_string(r.candidates_tried) + "; pin them with " + r.inputs_flags + ")";
+    if (!r.guess_suspect.empty()) {
+      suspect = true;
+      return {"torch.run", CheckStatus::kWarn,
+              prefix + how + ": " + shapes + "; but " + r.guess_suspect + ", and no inferred candidate ran cleanly (" +
+                  std::to_string(r.candidates.size()) +
+                  " set aside): the inputs were guessed, so this says nothing against the archive: give real "
+                  "inputs (--arg, --input, --load-inputs) to check the outputs"};
+    }
+  } else {
+    how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
+  }
+  return {"torch.run", CheckStatus::kPass, prefix + how + ": " + shapes};
+}
+
+// torch.finite and torch.deterministic.
+void OutputChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
+  std::vector<std::string> nonfinite;
+  for (const auto& o : r.outputs) {
+    if (o.nonfinite > 0) nonfinite.push_back(o.name + " has " + std::to_string(o.nonfinite) + " NaN/Inf");
+  }
+  out.push_back({"torch.finite", nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : JoinAll(nonfinite, "; "))});
+  if (r.deterministic.has_value()) {
+    out.push_back({"torch.deterministic", *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
+                   prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
+                                                    (r.stateful ? " (from the loaded state each: forward changes the "
+                                                                  "model's own buffers or attributes, so a second call "
+                                                                  "on one copy differs by design)"
+                                                                : "")
+                                              : "two runs differ at " + r.determinism_note + " (max abs difference " +
+                                                    Fmt("%.3g", r.max_run_diff) + ")")});
+  } else if (!r.determinism_note.empty()) {
+    out.push_back({"torch.deterministic", CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
+  }
+}
+
+// One output's comparison with the reference, in words.
+std::string ReferencePart(const ReferenceLeaf& o) {
+  std::string part = o.name;
+  if (!o.compared) return part + " not compared: " + o.error;
+  if (o.is_tensor && o.error.empty()) {
+    part += Fmt(" max abs %.3g, mean abs %.3g, max rel %.3g, mean rel %.3g (rtol %.3g, atol %.3g)", o.max_abs, o.mean_abs,
+                o.max_rel, o.mean_rel, o.rtol, o.atol);
+  } else if (o.error.empty()) {
+    part += " equal";
+  }
+  if (!o.pass) part += " FAILED";
+  if (!o.pass && o.has_min_tolerance) {
+    // Rounded up, so that the value printed passes.
+    part += Fmt(" (would pass with --atol %.3g", CeilSignificant(o.min_atol));
+    part += o.min_rtol < 0 ? std::string(" (no --rtol can: the reference is 0 where they differ))")
+                           : Fmt(" or --rtol %.3g)", CeilSignificant(o.min_rtol));
+  }
+  if (!o.error.empty()) part += ": " + o.error;
+  return part;
+}
+
+// torch.reference: compared nothing is a WARN, never a PASS.
+CheckResult ReferenceCheck(const ModelCheckResult& r, const std::string& prefix) {
+  bool all = true;
+  int compared = 0;
+  std::string msg;
+  for (const auto& o : r.reference) {
+    if (o.compared) {
+      ++compared;
+      all &= o.pass;
+    }
+    msg += (msg.empty() ? "" : "; ") + ReferencePart(o);
+  }
+  CheckStatus status = !all ? CheckStatus::kFail : compared == 0 ? CheckStatus::kWarn : CheckStatus::kPass;
+  if (compared == 0 && msg.empty()) msg = "the outputs hold no value to compare";
+  if (compared == 0) msg = "compared nothing: " + msg;
+  return {"torch.reference", status, prefix + "against " + r.reference_source + ": " + msg};
+}
+
+// torch.intermediates (--compare-intermediates): compared nothing is a
+// WARN, never a PASS.
+CheckResult IntermediatesCheck(const IntermediatesResult& x, const std::string& prefix) {
+  const std::string note = x.note.empty() ? "" : " (" + x.note + ")";
+  if (!x.compared) return {"torch.intermediates", CheckStatus::kWarn, prefix + "not compared: " + x.note};
+  if (x.first_divergence >= 0) {
+    return {"torch.intermediates", CheckStatus::kFail,
+            prefix + "the first value that differs from the reference model's is value " +
+                std::to_string(x.first_divergence + 1) + " of the graph, " + x.node +
+                (x.node_b == x.node ? "" : " (reference model: " + x.node_b + ")") + ": " + x.detail + "; the " +
+                std::to_string(x.values - 1) + " before it match (matched by " + x.matched_by + ")" + note};
+  }
+  if (x.partial) {
+    return {"torch.intermediates", CheckStatus::kWarn,
+            prefix + "the first " + std::to_string(x.values) + " intermediate values match the reference model's; " +
+                x.note + ", and nothing after that is compared"};
+  }
+  if (x.values == 0) {
+    return {"torch.intermediates", CheckStatus::kWarn, prefix + "compared nothing: the graph computes no tensor" + note};
+  }
+  return {"torch.intermediates", CheckStatus::kPass,
+          prefix + "all " + std::to_string(x.values) + " intermediate values match the reference model's (matched by " +
+              x.matched_by + ")" + note};
+}
+
+}  // namespace
+
+// The checks of one method's run. `prefix` is "" for the one method, or
+// "NAME: " when several are checked.
+void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
+  if (!r.reference_error.empty() && !r.ran) {
+    // An unreadable reference stops the run: report it, never a silent pass.
+    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+    return;
+  }
+  if (!r.ran) {
+    out.push_back(NotRunCheck(r, prefix));
+    return;
+  }
+  bool suspect = false;
+  out.push_back(RanCheck(r, prefix, suspect));
+  if (suspect) return;
+  OutputChecks(r, prefix, out);
+  if (r.reference_compared) {
+    out.push_back(ReferenceCheck(r, prefix));
+  } else if (!r.reference_error.empty()) {
+    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+  }
+  if (r.intermediates) out.push_back(IntermediatesCheck(*r.intermediates, prefix));
+}
+
+}  // namespace tsctl
