@@ -111,7 +111,32 @@ one_line
 grep -q 'torch.cond' "$tmp/err" || bad "data-dependent control flow without the hint: $(cat "$tmp/err")"
 expect 2 export --python "$models:not_a_module" -i 2x4 -o "$tmp/keep.pt2"
 one_line
+# A check set the eager model itself fails on (indices past the embedding): the caller's error, exit 2.
+expect 2 export --python "$models:TwoInputs" -i 3x6 -i 3:int64:randint:0:10 --check-input 3x6,3:int64:randint:10:20 -o "$tmp/keep.pt2"
+one_line
+grep -q 'the eager model fails on the check inputs' "$tmp/err" || bad "eager failure not told apart: $(cat "$tmp/err")"
+# An output that is a directory: refused before the export runs.
+mkdir "$tmp/dir.pt2"
+expect 3 export --python "$models:make_model" -i 2x3x8x8 -o "$tmp/dir.pt2"
+one_line
 [ "$(cat "$tmp/keep.pt2")" = keep ] || bad "a failed export changed the existing output"
+# Interrupted (SIGINT, SIGTERM) while the package compiles: 128 + signal, one line, no temporary folder left.
+mkdir "$tmp/t"
+for sig in INT TERM; do
+  TMPDIR=$tmp/t "$tsctl" export --python "$models:make_model" -i 2x3x8x8 --aoti -o "$tmp/keep.pt2" >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  for _ in $(seq 50); do ls "$tmp/t"/tsctl-export-* >/dev/null 2>&1 && break; sleep 0.2; done
+  sleep 2
+  kill -"$sig" "$pid"
+  wait "$pid"
+  got=$?
+  want=$([ "$sig" = INT ] && echo 130 || echo 143)
+  [ "$got" = "$want" ] || bad "export interrupted by SIG$sig exited $got, not $want: $(cat "$tmp/err")"
+  grep -q "interrupted by SIG$sig" "$tmp/err" || bad "no 'interrupted by SIG$sig' line: $(cat "$tmp/err")"
+  # (torch's own Inductor cache, torchinductor_$USER, may stay: it is torch's, shared across runs)
+  ! ls -d "$tmp/t"/tsctl-export-* >/dev/null 2>&1 || bad "SIG$sig left a temporary folder: $(ls -A "$tmp/t")"
+  [ "$(cat "$tmp/keep.pt2")" = keep ] || bad "an interrupted export changed the existing output"
+done
 ls /tmp/tsctl-export-* >/dev/null 2>&1 && bad "a temporary directory of export was left in /tmp: $(ls -d /tmp/tsctl-export-*)"
 [ "$fail" = 0 ] && echo "PASS: tsctl export wrote programs and a package that torch reads, equal to the eager models"
 exit "$fail"

@@ -155,6 +155,19 @@ TEST_CASE("stamp: in place keeps the file mode", "[stamp]") {
   CHECK((st.st_mode & 07777) == 0604);
 }
 
+TEST_CASE("stamp: --output over an existing file keeps that file's mode", "[stamp]") {
+  Scratch s("with_extra.pt");
+  StampOptions o;
+  o.output = (s.dir / "out.pt").string();
+  { std::ofstream(o.output) << "old"; }
+  ::chmod(o.output.c_str(), 0600);  // a private file stays private
+  Stamp(s.file, o);
+  struct stat st {};
+  REQUIRE(::stat(o.output.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  ReadWithLibzip(o.output);
+}
+
 TEST_CASE("stamp: bad input leaves the archive untouched", "[stamp]") {
   Scratch s("with_extra.pt");
   const std::string original = FileBytes(s.file);

@@ -22,8 +22,8 @@ namespace tsctl {
 
 class AtomicFile {
  public:
-  // Prepares to replace `path`. New files get `mode` (default: the existing
-  // file's mode, else 0644 less the umask). Throws tsctl::Error (kIo) if the
+  // Prepares to replace `path`. A file written over keeps its mode (as cp
+  // does); a new one gets `mode` (default: 0666 less the umask). Throws tsctl::Error (kIo) if the
   // folder cannot be written.
   explicit AtomicFile(std::string path, int mode = -1);
   ~AtomicFile();  // discards the data unless Commit() succeeded

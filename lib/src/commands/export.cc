@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "plugin_abi.h"
+#include "torch_child.h"
 #include "tsctl/error.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
@@ -20,12 +22,16 @@
 namespace tsctl {
 namespace {
 
-// A private directory in /tmp, removed with what it holds.
+// A private directory in $TMPDIR (else /tmp), removed with what it holds.
 struct TempDir {
   std::string path;
   TempDir() {
-    char name[] = "/tmp/tsctl-export-XXXXXX";
-    if (::mkdtemp(name) == nullptr) throw Error(ErrorKind::kIo, "cannot create a temporary directory in /tmp");
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string base = tmp && *tmp ? tmp : "/tmp";
+    std::string name = base + "/tsctl-export-XXXXXX";
+    if (::mkdtemp(name.data()) == nullptr) {
+      throw Error(ErrorKind::kIo, "cannot create a temporary directory in " + base + ": " + std::strerror(errno));
+    }
     path = name;
   }
   ~TempDir() {
@@ -55,6 +61,12 @@ void CheckExportRequest(const MakeRequest& r) {
     throw Error(ErrorKind::kUsage, "--output of export must name a .pt2 file, got '" + r.output + "'");
   }
   if (r.inputs.empty()) throw Error(ErrorKind::kUsage, "exporting needs example inputs: --input SHAPE[:DTYPE] per argument");
+  for (const auto& set : r.check_inputs) {
+    if (set.size() != r.inputs.size()) {
+      throw Error(ErrorKind::kUsage, "--check-input gives " + std::to_string(set.size()) + " input(s), --input " +
+                                         std::to_string(r.inputs.size()) + ": one spec per argument in each");
+    }
+  }
   if (r.dynamic_batch) {
     // torch.export specializes a dimension of size 0 or 1 (it takes the
     // example's size as a constant), so a dynamic batch needs 2 or more.
@@ -66,12 +78,29 @@ void CheckExportRequest(const MakeRequest& r) {
       throw Error(ErrorKind::kUsage, "--dynamic-batch needs example inputs with a batch of 2 or more (got " + small +
                                          "): torch.export specializes a dimension of size 0 or 1");
     }
+    // One symbolic size for all: the examples must agree on it.
+    for (const InputSpec& spec : r.inputs) {
+      if (!spec.shape.empty() && spec.shape[0] != r.inputs[0].shape[0]) {
+        throw Error(ErrorKind::kUsage, "--dynamic-batch makes dimension 0 of every input one size, but the examples differ (" +
+                                           r.inputs[0].ToString() + ", " + spec.ToString() + ")");
+      }
+    }
   }
   const std::filesystem::path out(r.output);
   const std::string dir = out.has_parent_path() ? out.parent_path().string() : ".";
   if (::access(dir.c_str(), W_OK) != 0) {
     throw Error(ErrorKind::kIo, "cannot write " + r.output + ": " + std::strerror(errno));
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec)) throw Error(ErrorKind::kIo, "cannot write " + r.output + ": Is a directory");
+}
+
+// The Python file: a readable regular file, found before Python starts.
+void RequirePythonFile(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) throw Error(ErrorKind::kIo, "cannot read " + file + ": No such file or directory");
+  if (!std::filesystem::is_regular_file(file, ec)) throw Error(ErrorKind::kIo, "cannot read " + file + ": not a regular file");
+  if (::access(file.c_str(), R_OK) != 0) throw Error(ErrorKind::kIo, "cannot read " + file + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -82,6 +111,10 @@ MakeResult Export(const MakeRequest& r) {
   if (colon == std::string::npos || colon == 0 || colon + 1 == r.python.size()) {
     throw Error(ErrorKind::kUsage, "--python wants FILE.py:NAME, got '" + r.python + "'");
   }
+  RequirePythonFile(r.python.substr(0, colon));
+  if (!PythonPluginBuilt()) {
+    throw Error(ErrorKind::kUnavailable, "export runs Python: this tsctl was built without Python support");
+  }
   TempDir work;
   PythonRequest p{r.python.substr(0, colon), r.python.substr(colon + 1), "export", r.inputs, r.check_inputs, false, r.rtol,
                   r.atol, work.path + "/" + std::filesystem::path(r.output).filename().string()};
@@ -91,9 +124,13 @@ MakeResult Export(const MakeRequest& r) {
   // With no --check-input the exported artifact is compared with the eager
   // model on the example shapes (fresh values): a check that ran.
   if (p.check_inputs.empty()) p.check_inputs.push_back(r.inputs);
-  const PythonBackend& python = LoadPythonPlugin();
-  LoadOperatorLibraries(r.load_libraries);
-  MakeResult result = python.Make(p);
+  // In a child, as the data loader runs: an interrupt kills it and this
+  // process removes the temporary folder; Python's torch never enters it.
+  // No memory cap beyond the machine's (AOTInductor runs the C++ compiler).
+  ChildLimits limits;
+  limits.memory_bytes = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  MakeResult result = RunTorchChild(PythonMakeRequest{.request = p, .load_libraries = r.load_libraries}, limits)
+                          .Take<MakeResult>("exporting " + p.name);
   result.output = r.output;
   if (result.diverged) return result;
 

@@ -81,6 +81,10 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
       auto [suffix, bytes] = LoadPythonPlugin().LoadData(r.file, r.name);
       return suffix + '\n' + bytes;
     }
+    ChildValue operator()(const PythonMakeRequest& r) const {
+      LoadOperatorLibraries(r.load_libraries);
+      return LoadPythonPlugin().Make(r.request);
+    }
   };
   std::function<void(const std::string&)> send = progress;
   return std::visit(Visitor{b, send}, request);

@@ -23,6 +23,7 @@
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
 #include "model_check.h"
+#include "plugin_abi.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {
@@ -56,8 +57,14 @@ struct DataLoaderRequest {
   std::string file;
   std::string name;
 };
-using ChildRequest =
-    std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest, DataLoaderRequest>;
+// tsctl export: the embedded Python in the child (an interrupt kills the
+// child, and the parent removes what it wrote), after the operator libraries.
+struct PythonMakeRequest {
+  PythonRequest request;
+  std::vector<std::string> load_libraries;
+};
+using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
+                                  DataLoaderRequest, PythonMakeRequest>;
 
 // What each request answers with, in the same order.
 using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult>;

@@ -37,7 +37,7 @@ def _import_file(path, name):
     sys.modules[modname] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:  # the user's module failed at import
+    except (Exception, SystemExit) as e:  # the user's module failed at import
         raise UsageError("importing %s failed: %s: %s" % (path, type(e).__name__, e))
     if not hasattr(module, name):
         names = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v))
@@ -119,7 +119,7 @@ def _model(torch, file, name):
     factory, _ = _import_file(file, name)
     try:
         model = factory()
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise UsageError("calling %s() failed: %s: %s" % (name, type(e).__name__, e))
     if not isinstance(model, torch.nn.Module):
         raise UsageError("%s() returned %s, not a torch.nn.Module" % (name, type(model).__name__))
@@ -141,11 +141,19 @@ def _with_warnings(work):
     return result
 
 
-def _check(torch, model, made, specs, seed, rtol, atol):
-    """Runs the eager model and the made one on one input set."""
+def _check(torch, model, made, specs, seed, rtol, atol, eager_first=False):
+    """Runs the eager model and the made one on one input set. With
+    eager_first, an input set the eager model itself fails on is the
+    caller's error (UsageError), not a divergence."""
     x = _inputs(torch, specs, seed)
+    if eager_first:
+        try:
+            want = model(*x)
+        except Exception as e:
+            raise UsageError("the eager model fails on the check inputs %s: %s: %s" % (
+                ", ".join(s[7] for s in specs), type(e).__name__, _first_line(str(e))))
     try:
-        ok, worst = _compare(torch, model(*x), made(*x), rtol, atol)
+        ok, worst = _compare(torch, want if eager_first else model(*x), made(*x), rtol, atol)
         return {"matched": ok, "max_abs": worst, "error": ""}
     except Exception as e:
         return {"matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, _first_line(str(e)))}
@@ -264,7 +272,7 @@ def _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, a
     checks = []
     with torch.no_grad():
         for i, cs in enumerate(check_specs):
-            checks.append(_check(torch, model, made, cs, i + 1, rtol, atol))
+            checks.append(_check(torch, model, made, cs, i + 1, rtol, atol, eager_first=True))
     diverged = any(not c["matched"] for c in checks)
     if not aoti and not diverged:
         torch.export.save(ep, path)

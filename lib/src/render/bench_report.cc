@@ -115,11 +115,15 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
     w.push_back("only " + std::to_string(r.latencies_ns.size()) + " timed calls in --duration: percentiles are rough (a longer "
                 "--duration, or --iters N, gives more)");
   }
-  if (r.warmup_ns.empty()) w.push_back("no warm-up: the first calls of a TorchScript model are slow; the timings include them (use --warmup N)");
+  if (r.warmup_ns.empty()) {
+    w.push_back(std::string("no warm-up: the first calls of ") + (r.aoti ? "a model" : "a TorchScript model") +
+                " are slow; the timings include them (use --warmup N)");
+  }
   if (r.first_ns > 0 && s.median > 0 && static_cast<double>(r.first_ns) > 10 * s.median) {
+    // --optimized-execution is a TorchScript executor setting: not offered for a package.
     char buf[200];
-    std::snprintf(buf, sizeof buf, "first call took %.0fx the median: serve warm (Triton: model_warmup) or try --optimized-execution off",
-                  static_cast<double>(r.first_ns) / s.median);
+    std::snprintf(buf, sizeof buf, "first call took %.0fx the median: serve warm (Triton: model_warmup)%s",
+                  static_cast<double>(r.first_ns) / s.median, r.aoti ? "" : " or try --optimized-execution off");
     w.push_back(buf);
   }
   return w;

@@ -72,10 +72,10 @@ AtomicFile::AtomicFile(std::string path, int mode) : path_(std::move(path)) {
     target_ = FollowDangling(path_);
   }
   dir_ = DirOf(target_);
-  if (mode >= 0) {
+  if (exists) {
+    mode_ = static_cast<int>(st.st_mode & 07777);  // as cp: a file written over keeps its mode
+  } else if (mode >= 0) {
     mode_ = mode;
-  } else if (exists) {
-    mode_ = static_cast<int>(st.st_mode & 07777);
   } else {
     mode_t mask = ::umask(0);
     ::umask(mask);
