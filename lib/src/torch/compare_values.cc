@@ -65,66 +65,91 @@ std::string KindOf(const c10::IValue& v) {
   return v.type()->annotation_str();
 }
 
+namespace {
+
+// Two tensors, element by element within the tolerances: statistics of the
+// differences, NaN on one side only named, and the smallest tolerances that
+// would pass.
+ReferenceLeaf CompareTensors(const at::Tensor& g0, const at::Tensor& w0, const std::string& path, double rtol, double atol) {
+  ReferenceLeaf c;
+  c.name = path;
+  c.is_tensor = true;
+  c.rtol = rtol;
+  c.atol = atol;
+  if (!g0.defined() || !w0.defined()) {
+    c.pass = g0.defined() == w0.defined();
+    if (!c.pass) c.error = "an undefined tensor on one side";
+  } else if (!g0.sizes().equals(w0.sizes())) {
+    c.error = "shape " + Describe(g0) + " vs reference " + Describe(w0);
+  } else if (g0.is_quantized() || w0.is_quantized() || g0.is_complex() || w0.is_complex()) {
+    at::Tensor g = g0.is_quantized() ? g0.dequantize() : g0, w = w0.is_quantized() ? w0.dequantize() : w0;
+    c.pass = g.is_complex() == w.is_complex() && at::allclose(g.to(g.is_complex() ? at::kComplexDouble : at::kDouble),
+                                                             w.to(w.is_complex() ? at::kComplexDouble : at::kDouble), rtol, atol);
+  } else {
+    at::Tensor g = g0.to(at::kDouble), w = w0.to(at::kDouble);
+    at::Tensor diff = (g - w).abs();
+    // NaN in the same places counts as equal, and so does the same
+    // infinity (Inf - Inf is NaN). NaN on one side only is no difference
+    // a number can give: it is counted and named.
+    at::Tensor nan_g = at::isnan(g), nan_w = at::isnan(w);
+    diff = at::where((nan_g & nan_w) | (g == w), at::zeros_like(diff), diff);
+    const int64_t one_sided_nan = (nan_g ^ nan_w).sum().item<int64_t>();
+    at::Tensor rel = diff / w.abs().clamp_min(1e-12);
+    if (diff.numel()) {
+      // Statistics over the elements that are numbers on both sides.
+      at::Tensor finite = at::isfinite(diff);
+      at::Tensor d = diff.masked_select(finite), r = rel.masked_select(finite);
+      if (d.numel()) {
+        c.max_abs = d.max().item<double>();
+        c.mean_abs = d.mean().item<double>();
+        c.max_rel = r.max().item<double>();
+        c.mean_rel = r.mean().item<double>();
+      }
+    }
+    // A difference that is not a number (NaN on one side, an infinity
+    // against a number) never passes, whatever the tolerance.
+    c.pass = ((diff == 0) | ((diff <= atol + rtol * w.abs()) & at::isfinite(diff))).all().item<bool>();
+    if (one_sided_nan > 0) {
+      c.error = std::to_string(one_sided_nan) + " element" + (one_sided_nan == 1 ? "" : "s") +
+                " NaN on one side only";
+    }
+    if (!c.pass && diff.numel() && at::isfinite(diff).all().item<bool>()) {
+      // Polygraphy's "minimum required tolerance": the smallest atol (at
+      // this rtol) and rtol (at this atol) that would pass; no rtol passes
+      // where the reference is 0 and they differ by more than atol (-1).
+      c.has_min_tolerance = true;
+      c.min_atol = std::max(0.0, (diff - rtol * w.abs()).max().item<double>());
+      const bool zero_blocks = ((diff > atol) & (w == 0)).any().item<bool>();
+      c.min_rtol = zero_blocks ? -1 : std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-300)).max().item<double>());
+    }
+  }
+  return c;
+}
+
+// Two dicts key by key: the reference's keys in its order, then the keys it lacks.
+void CompareDicts(const c10::Dict<c10::IValue, c10::IValue>& g, const c10::Dict<c10::IValue, c10::IValue>& w,
+                  const std::string& path, const Tolerances& tol, std::vector<ReferenceLeaf>& out) {
+  for (const auto& kv : w) {
+    if (!g.contains(kv.key())) {
+      Leaf(out, path + Key(kv.key()), false, "missing (the reference has it)");
+      continue;
+    }
+    CompareValues(g.at(kv.key()), kv.value(), path + Key(kv.key()), tol, out);
+  }
+  for (const auto& kv : g) {
+    if (!w.contains(kv.key())) Leaf(out, path + Key(kv.key()), false, "not in the reference");
+  }
+}
+
+}  // namespace
+
+
 void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::string& path, const Tolerances& tol,
                    std::vector<ReferenceLeaf>& out) {
   const size_t index = out.size();
   const double rtol = Pick(tol.rtol, index), atol = Pick(tol.atol, index);
   if (want.isTensor() && got.isTensor()) {
-    const at::Tensor& g0 = got.toTensor();
-    const at::Tensor& w0 = want.toTensor();
-    ReferenceLeaf c;
-    c.name = path;
-    c.is_tensor = true;
-    c.rtol = rtol;
-    c.atol = atol;
-    if (!g0.defined() || !w0.defined()) {
-      c.pass = g0.defined() == w0.defined();
-      if (!c.pass) c.error = "an undefined tensor on one side";
-    } else if (!g0.sizes().equals(w0.sizes())) {
-      c.error = "shape " + Describe(g0) + " vs reference " + Describe(w0);
-    } else if (g0.is_quantized() || w0.is_quantized() || g0.is_complex() || w0.is_complex()) {
-      at::Tensor g = g0.is_quantized() ? g0.dequantize() : g0, w = w0.is_quantized() ? w0.dequantize() : w0;
-      c.pass = g.is_complex() == w.is_complex() && at::allclose(g.to(g.is_complex() ? at::kComplexDouble : at::kDouble),
-                                                               w.to(w.is_complex() ? at::kComplexDouble : at::kDouble), rtol, atol);
-    } else {
-      at::Tensor g = g0.to(at::kDouble), w = w0.to(at::kDouble);
-      at::Tensor diff = (g - w).abs();
-      // NaN in the same places counts as equal, and so does the same
-      // infinity (Inf - Inf is NaN). NaN on one side only is no difference
-      // a number can give: it is counted and named.
-      at::Tensor nan_g = at::isnan(g), nan_w = at::isnan(w);
-      diff = at::where((nan_g & nan_w) | (g == w), at::zeros_like(diff), diff);
-      const int64_t one_sided_nan = (nan_g ^ nan_w).sum().item<int64_t>();
-      at::Tensor rel = diff / w.abs().clamp_min(1e-12);
-      if (diff.numel()) {
-        // Statistics over the elements that are numbers on both sides.
-        at::Tensor finite = at::isfinite(diff);
-        at::Tensor d = diff.masked_select(finite), r = rel.masked_select(finite);
-        if (d.numel()) {
-          c.max_abs = d.max().item<double>();
-          c.mean_abs = d.mean().item<double>();
-          c.max_rel = r.max().item<double>();
-          c.mean_rel = r.mean().item<double>();
-        }
-      }
-      // A difference that is not a number (NaN on one side, an infinity
-      // against a number) never passes, whatever the tolerance.
-      c.pass = ((diff == 0) | ((diff <= atol + rtol * w.abs()) & at::isfinite(diff))).all().item<bool>();
-      if (one_sided_nan > 0) {
-        c.error = std::to_string(one_sided_nan) + " element" + (one_sided_nan == 1 ? "" : "s") +
-                  " NaN on one side only";
-      }
-      if (!c.pass && diff.numel() && at::isfinite(diff).all().item<bool>()) {
-        // Polygraphy's "minimum required tolerance": the smallest atol (at
-        // this rtol) and rtol (at this atol) that would pass; no rtol passes
-        // where the reference is 0 and they differ by more than atol (-1).
-        c.has_min_tolerance = true;
-        c.min_atol = std::max(0.0, (diff - rtol * w.abs()).max().item<double>());
-        const bool zero_blocks = ((diff > atol) & (w == 0)).any().item<bool>();
-        c.min_rtol = zero_blocks ? -1 : std::max(0.0, ((diff - atol) / w.abs().clamp_min(1e-300)).max().item<double>());
-      }
-    }
-    out.push_back(std::move(c));
+    out.push_back(CompareTensors(got.toTensor(), want.toTensor(), path, rtol, atol));
     return;
   }
   if (want.isDouble() && Number(got) && !got.isBool()) {
@@ -158,17 +183,7 @@ void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::s
     return;
   }
   if (want.isGenericDict() && got.isGenericDict()) {
-    auto g = got.toGenericDict(), w = want.toGenericDict();
-    for (const auto& kv : w) {
-      if (!g.contains(kv.key())) {
-        Leaf(out, path + Key(kv.key()), false, "missing (the reference has it)");
-        continue;
-      }
-      CompareValues(g.at(kv.key()), kv.value(), path + Key(kv.key()), tol, out);
-    }
-    for (const auto& kv : g) {
-      if (!w.contains(kv.key())) Leaf(out, path + Key(kv.key()), false, "not in the reference");
-    }
+    CompareDicts(got.toGenericDict(), want.toGenericDict(), path, tol, out);
     return;
   }
   if (want.isObject() || got.isObject()) {
