@@ -24,6 +24,10 @@ command -v g++ >/dev/null || command -v c++ >/dev/null || { echo "no C++ compile
 models=$root/testdata/models/tiny_models.py
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# export's temporary folders go to $TMPDIR: this test's own, so that what a
+# run leaves behind is this run's.
+mkdir "$tmp/tmpdir"
+export TMPDIR=$tmp/tmpdir
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 expect() {  # expect STATUS CMD...: runs tsctl, checks its exit status; output in $tmp/out, $tmp/err
@@ -137,6 +141,6 @@ for sig in INT TERM; do
   ! ls -d "$tmp/t"/tsctl-export-* >/dev/null 2>&1 || bad "SIG$sig left a temporary folder: $(ls -A "$tmp/t")"
   [ "$(cat "$tmp/keep.pt2")" = keep ] || bad "an interrupted export changed the existing output"
 done
-ls /tmp/tsctl-export-* >/dev/null 2>&1 && bad "a temporary directory of export was left in /tmp: $(ls -d /tmp/tsctl-export-*)"
+ls -d "$TMPDIR"/tsctl-export-* >/dev/null 2>&1 && bad "export left a temporary folder: $(ls -d "$TMPDIR"/tsctl-export-*)"
 [ "$fail" = 0 ] && echo "PASS: tsctl export wrote programs and a package that torch reads, equal to the eager models"
 exit "$fail"
