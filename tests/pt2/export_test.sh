@@ -102,6 +102,12 @@ fi
 expect 0 validate "$tmp/cnn_aoti.pt2"
 has 'PASS  torch.run .*inputs from extra/tsctl_inputs.json (2x3x8x8:float32)'
 expect 0 bench "$tmp/cnn_aoti.pt2" --warmup 2 --iters 5
+# Stored specs that do not parse are the archive's metadata, not the caller's flags: never exit 2, inputs inferred instead.
+echo '{"model": ["2x3x8x8:nonsense"]}' >"$tmp/bad_inputs.json"
+expect 0 stamp "$tmp/cnn_aoti.pt2" --file "tsctl_inputs.json=$tmp/bad_inputs.json" -o "$tmp/bad_inputs.pt2"
+expect 0 validate "$tmp/bad_inputs.pt2"
+has 'PASS  torch.run .*inputs inferred'
+expect 0 bench "$tmp/bad_inputs.pt2" --warmup 2 --iters 5
 expect 0 validate "$tmp/cnn.pt2"
 has 'PASS  pt2.program'
 

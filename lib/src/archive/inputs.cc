@@ -10,6 +10,7 @@
 
 #include "tsctl/error.h"
 #include "json_input.h"
+#include "stored_inputs.h"
 #include "tsctl/pickle.h"
 #include "tsctl/storage_types.h"
 #include "tsctl/text_util.h"
@@ -245,6 +246,14 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
     }
   }
   return result;
+}
+
+ArchiveInputs StoredInputs(const Archive& archive, const std::string& key) {
+  try {
+    return InputsFromArchive(archive, key);
+  } catch (const Error&) {
+    return {};
+  }
 }
 
 }  // namespace tsctl

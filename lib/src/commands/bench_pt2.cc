@@ -1,5 +1,6 @@
 #include "bench_pt2.h"
 
+#include "../archive/stored_inputs.h"
 #include "plugin_abi.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -34,7 +35,7 @@ bool PreparePt2Bench(BenchOptions& o) {
     if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
   } else if (!o.load_inputs_path.empty()) {
     o.input_source = o.load_inputs_path;
-  } else if (ArchiveInputs stored = InputsFromArchive(archive, spec.model); !stored.inputs.empty()) {
+  } else if (ArchiveInputs stored = StoredInputs(archive, spec.model); !stored.inputs.empty()) {
     o.inputs = stored.inputs;  // tsctl export's example input specs
     o.input_source = stored.source;
   } else if (!spec.guess.empty() && o.infer_inputs) {

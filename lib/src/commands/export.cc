@@ -20,6 +20,10 @@
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {
+
+// FILE.py:NAME split at its last colon; kUsage when either part is empty (torch_commands.cc).
+std::pair<std::string, std::string> SplitPythonSpec(const std::string& spec);
+
 namespace {
 
 // A private directory in $TMPDIR (else /tmp), removed with what it holds.
@@ -107,17 +111,14 @@ void RequirePythonFile(const std::string& file) {
 
 MakeResult Export(const MakeRequest& r) {
   CheckExportRequest(r);
-  const size_t colon = r.python.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == r.python.size()) {
-    throw Error(ErrorKind::kUsage, "--python wants FILE.py:NAME, got '" + r.python + "'");
-  }
-  RequirePythonFile(r.python.substr(0, colon));
+  const auto [file, name] = SplitPythonSpec(r.python);
+  RequirePythonFile(file);
   if (!PythonPluginBuilt()) {
     throw Error(ErrorKind::kUnavailable, "export runs Python: this tsctl was built without Python support");
   }
   TempDir work;
-  PythonRequest p{r.python.substr(0, colon), r.python.substr(colon + 1), "export", r.inputs, r.check_inputs, false, r.rtol,
-                  r.atol, work.path + "/" + std::filesystem::path(r.output).filename().string()};
+  PythonRequest p{file, name, "export", r.inputs, r.check_inputs, false, r.rtol, r.atol,
+                  work.path + "/" + std::filesystem::path(r.output).filename().string()};
   p.aoti = r.aoti;
   p.dynamic_batch = r.dynamic_batch;
   p.strict = r.strict;
@@ -128,7 +129,7 @@ MakeResult Export(const MakeRequest& r) {
   // process removes the temporary folder; Python's torch never enters it.
   // No memory cap beyond the machine's (AOTInductor runs the C++ compiler).
   ChildLimits limits;
-  limits.memory_bytes = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  limits.memory_bytes = MachineMemoryBytes();
   MakeResult result = RunTorchChild(PythonMakeRequest{.request = p, .load_libraries = r.load_libraries}, limits)
                           .Take<MakeResult>("exporting " + p.name);
   result.output = r.output;

@@ -27,6 +27,14 @@ namespace tsctl {
 
 MakeResult Export(const MakeRequest& request);  // export.cc
 
+std::pair<std::string, std::string> SplitPythonSpec(const std::string& spec) {
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size()) {
+    throw Error(ErrorKind::kUsage, "--python wants FILE.py:NAME, got '" + spec + "'");
+  }
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
 namespace {
 
 // ".npy" when --save-outputs names an .npy file (the child writes NumPy's
@@ -197,12 +205,8 @@ MakeResult Make(const MakeRequest& r) {
     if (trace && r.method != "forward") {
       throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
     }
-    size_t colon = r.python.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == r.python.size()) {
-      throw Error(ErrorKind::kUsage, "--python wants FILE.py:NAME, got '" + r.python + "'");
-    }
-    PythonRequest p{r.python.substr(0, colon), r.python.substr(colon + 1), r.mode, r.inputs, r.check_inputs,
-                    r.freeze, r.rtol, r.atol, r.output};
+    auto [file, name] = SplitPythonSpec(r.python);
+    PythonRequest p{file, name, r.mode, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output};
     const PythonBackend& python = LoadPythonPlugin();
     LoadOperatorLibraries(r.load_libraries);
     return python.Make(p);

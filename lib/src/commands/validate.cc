@@ -13,6 +13,7 @@
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "../archive/json_input.h"
+#include "../archive/stored_inputs.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
@@ -194,13 +195,10 @@ ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, 
   if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
   if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
       options.reference_path.empty() && options.method != "all") {
-    try {
-      ArchiveInputs stored = InputsFromArchive(archive, options.method);
-      if (!stored.inputs.empty()) {
-        m.inputs = stored.inputs;
-        m.input_source = stored.source;
-      }
-    } catch (const Error&) {
+    ArchiveInputs stored = StoredInputs(archive, options.method);
+    if (!stored.inputs.empty()) {
+      m.inputs = stored.inputs;
+      m.input_source = stored.source;
     }
   }
   return m;

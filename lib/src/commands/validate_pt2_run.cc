@@ -7,7 +7,7 @@
 
 #include "plugin_abi.h"
 #include "tsctl/error.h"
-#include "tsctl/inputs.h"
+#include "../archive/stored_inputs.h"
 #include "tsctl/pt2.h"
 #include "validate_internal.h"
 
@@ -112,7 +112,7 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
   if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && m.reference_path.empty() && !samples) {
     // The example input specs tsctl export stamps (an AOTInductor package
     // has no data/sample_inputs).
-    ArchiveInputs stored = InputsFromArchive(archive, m.pt2.model);
+    ArchiveInputs stored = StoredInputs(archive, m.pt2.model);
     if (!stored.inputs.empty()) {
       m.inputs = stored.inputs;
       m.input_source = stored.source;

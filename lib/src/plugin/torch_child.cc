@@ -126,10 +126,11 @@ void SetEnd(ChildOutcome& out, int status) {
 
 }  // namespace
 
-uint64_t DefaultChildMemoryLimit() {
-  const uint64_t machine = static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
-  return std::min<uint64_t>(machine / 2, uint64_t{8} << 30);
+uint64_t MachineMemoryBytes() {
+  return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
 }
+
+uint64_t DefaultChildMemoryLimit() { return std::min<uint64_t>(MachineMemoryBytes() / 2, uint64_t{8} << 30); }
 
 Interrupted::Interrupted(int signal)
     : Error(ErrorKind::kIo, "interrupted by " + SignalName(signal)), signal_(signal) {}

@@ -81,6 +81,8 @@ struct ChildLimits {
 
 // min(8 GiB, half of this machine's memory).
 uint64_t DefaultChildMemoryLimit();
+// The machine's physical memory.
+uint64_t MachineMemoryBytes();
 
 // How a child ended.
 enum class ChildEnd {

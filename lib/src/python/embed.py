@@ -145,18 +145,22 @@ def _check(torch, model, made, specs, seed, rtol, atol, eager_first=False):
     """Runs the eager model and the made one on one input set. With
     eager_first, an input set the eager model itself fails on is the
     caller's error (UsageError), not a divergence."""
+    def failed(e):
+        return {"matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, _first_line(str(e)))}
+
     x = _inputs(torch, specs, seed)
-    if eager_first:
-        try:
-            want = model(*x)
-        except Exception as e:
+    try:
+        want = model(*x)
+    except Exception as e:
+        if eager_first:
             raise UsageError("the eager model fails on the check inputs %s: %s: %s" % (
                 ", ".join(s[7] for s in specs), type(e).__name__, _first_line(str(e))))
+        return failed(e)
     try:
-        ok, worst = _compare(torch, want if eager_first else model(*x), made(*x), rtol, atol)
+        ok, worst = _compare(torch, want, made(*x), rtol, atol)
         return {"matched": ok, "max_abs": worst, "error": ""}
     except Exception as e:
-        return {"matched": False, "max_abs": -1.0, "error": "%s: %s" % (type(e).__name__, _first_line(str(e)))}
+        return failed(e)
 
 
 def _first_line(text):
@@ -249,8 +253,6 @@ def _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, a
         if not hasattr(torch._inductor, "aoti_compile_and_package"):
             raise UnavailableError("--aoti needs torch._inductor.aoti_compile_and_package (PyTorch 2.6 or later); "
                                    "the embedded Python's torch is " + torch.__version__)
-    if not specs:
-        raise UsageError("exporting needs example inputs: --input SHAPE[:DTYPE] per argument")
     dynamic = None
     if dynamic_batch:  # tsctl checked that every example batch is 2 or more
         batch = torch.export.Dim("batch", min=1)
