@@ -1,10 +1,11 @@
 #include "py_values.h"
 
+#include "npy.h"
+
 #include <torch/serialize.h>
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <map>
 
 #include "tsctl/archive.h"
@@ -15,12 +16,6 @@
 
 namespace tsctl {
 namespace {
-
-constexpr uint64_t kMaxRecord = uint64_t{64} << 30;
-
-[[noreturn]] void Bad(const std::string& path, const std::string& why) {
-  throw Error(ErrorKind::kFormat, path + ": " + why);
-}
 
 at::ScalarType TypeOf(const std::string& dtype) {
   static const std::map<std::string, at::ScalarType> kMap = {
@@ -40,12 +35,12 @@ class Converter {
 
   c10::IValue Convert(const PyRef& v, int depth = 0) {
     if (!v) return {};
-    if (depth > 200) Bad(path_, "values nested too deeply");
+    if (depth > 200) BadValueFile(path_, "values nested too deeply");
     switch (v->kind) {
       case PyKind::kNone: return {};
       case PyKind::kBool: return c10::IValue(v->boolean);
       case PyKind::kInt:
-        if (!v->str.empty()) Bad(path_, "an integer too big for int64 (" + v->str + ")");
+        if (!v->str.empty()) BadValueFile(path_, "an integer too big for int64 (" + v->str + ")");
         return c10::IValue(v->integer);
       case PyKind::kFloat: return c10::IValue(v->real);
       case PyKind::kString: return c10::IValue(v->str);
@@ -61,7 +56,7 @@ class Converter {
       }
       case PyKind::kDict: return Dict(v->entries, depth);
       case PyKind::kObject: return Object(v, depth);
-      default: Bad(path_, "holds a " + Repr(v, 60) + ", which is not data tsctl can pass to a method");
+      default: BadValueFile(path_, "holds a " + Repr(v, 60) + ", which is not data tsctl can pass to a method");
     }
   }
 
@@ -72,7 +67,7 @@ class Converter {
     c10::TypePtr key_type = int_keys ? c10::TypePtr(c10::IntType::get()) : c10::TypePtr(c10::StringType::get());
     c10::impl::GenericDict dict(key_type, c10::AnyType::get());
     for (const auto& [k, val] : entries) {
-      if (!k || (k->kind != PyKind::kString && !int_keys)) Bad(path_, "a dict key that is not a string or an int");
+      if (!k || (k->kind != PyKind::kString && !int_keys)) BadValueFile(path_, "a dict key that is not a string or an int");
       dict.insert_or_assign(int_keys ? c10::IValue(k->integer) : c10::IValue(k->str), Convert(val, depth + 1));
     }
     return dict;
@@ -81,7 +76,7 @@ class Converter {
   c10::IValue Object(const PyRef& v, int depth) {
     const std::string name = v->QualifiedName();
     if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor") {
-      if (v->items.size() < 4) Bad(path_, "a malformed tensor");
+      if (v->items.size() < 4) BadValueFile(path_, "a malformed tensor");
       return Tensor(v->items[0], v->items[1], v->items[2], v->items[3]);
     }
     if (name == "torch._utils._rebuild_parameter" && !v->items.empty()) return Convert(v->items[0], depth + 1);
@@ -92,25 +87,25 @@ class Converter {
     if (name == "collections.OrderedDict") {
       return Dict(v->state ? v->state->entries : std::vector<std::pair<PyRef, PyRef>>{}, depth);
     }
-    if (name == "builtins.complex" || name == "_codecs.encode") Bad(path_, "holds " + name + ", which tsctl cannot pass to a method");
+    if (name == "builtins.complex" || name == "_codecs.encode") BadValueFile(path_, "holds " + name + ", which tsctl cannot pass to a method");
     if (name == "torch.device" && !v->items.empty() && v->items[0]->kind == PyKind::kString) {
       return c10::IValue(c10::Device(v->items[0]->str));
     }
-    Bad(path_, "holds an object of " + name + "; only tensors, numbers, strings, None, lists, tuples and dicts can be inputs");
+    BadValueFile(path_, "holds an object of " + name + "; only tensors, numbers, strings, None, lists, tuples and dicts can be inputs");
   }
 
   at::Tensor Tensor(const PyRef& pid, const PyRef& offset, const PyRef& size, const PyRef& stride) {
     if (!pid || pid->kind != PyKind::kPersistentId || pid->items.empty() || pid->items[0]->items.size() < 5) {
-      Bad(path_, "a tensor without a storage");
+      BadValueFile(path_, "a tensor without a storage");
     }
     const auto& id = pid->items[0]->items;  // ('storage', torch.FloatStorage, key, location, numel)
     const StorageDtype* dtype = DtypeOfStorage(id[1]->name);
     at::ScalarType type = dtype ? TypeOf(dtype->name) : at::ScalarType::Undefined;
-    if (type == at::ScalarType::Undefined) Bad(path_, "a tensor of " + id[1]->name + ", which tsctl cannot read");
+    if (type == at::ScalarType::Undefined) BadValueFile(path_, "a tensor of " + id[1]->name + ", which tsctl cannot read");
     const std::string key = id[2]->str;
     auto it = storages_.find(key);
     if (it == storages_.end()) {
-      std::string bytes = archive_.Read("data/" + key, kMaxRecord);
+      std::string bytes = archive_.Read("data/" + key, kMaxValueRecord);
       int64_t numel = static_cast<int64_t>(bytes.size() / c10::elementSize(type));
       at::Tensor s = at::empty({numel}, at::TensorOptions().dtype(type));
       if (!bytes.empty()) std::memcpy(s.data_ptr(), bytes.data(), static_cast<size_t>(numel) * c10::elementSize(type));
@@ -119,14 +114,14 @@ class Converter {
     std::vector<int64_t> sizes, strides;
     for (const auto& d : size->items) sizes.push_back(d->integer);
     for (const auto& d : stride->items) strides.push_back(d->integer);
-    if (sizes.size() != strides.size()) Bad(path_, "a tensor whose size and stride differ in length");
+    if (sizes.size() != strides.size()) BadValueFile(path_, "a tensor whose size and stride differ in length");
     int64_t last = offset->integer;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (sizes[i] < 0 || strides[i] < 0) Bad(path_, "a tensor with a negative size or stride");
+      if (sizes[i] < 0 || strides[i] < 0) BadValueFile(path_, "a tensor with a negative size or stride");
       if (sizes[i] == 0) last = -1;
       if (last >= 0) last += (sizes[i] - 1) * strides[i];
     }
-    if (offset->integer < 0 || last >= it->second.numel()) Bad(path_, "a tensor that reaches past its storage");
+    if (offset->integer < 0 || last >= it->second.numel()) BadValueFile(path_, "a tensor that reaches past its storage");
     return it->second.as_strided(sizes, strides, offset->integer).clone();
   }
 
@@ -134,93 +129,6 @@ class Converter {
   std::string path_;
   std::map<std::string, at::Tensor> storages_;
 };
-
-// One .npy array.
-at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) Bad(what, "not an .npy array");
-  size_t header_len, start;
-  if (bytes[6] == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
-    start = 10;
-  } else {
-    if (bytes.size() < 12) Bad(what, "a truncated .npy header");
-    header_len = 0;
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + i]);
-    start = 12;
-  }
-  if (start + header_len > bytes.size()) Bad(what, "a truncated .npy header");
-  std::string h = bytes.substr(start, header_len);
-  auto field = [&](const std::string& key) {
-    size_t k = h.find("'" + key + "'");
-    if (k == std::string::npos) Bad(what, "the .npy header has no '" + key + "'");
-    size_t colon = h.find(':', k);
-    size_t b = h.find_first_not_of(" ", colon + 1);
-    return b;
-  };
-  size_t d = field("descr");
-  char quote = h[d];
-  std::string descr = h.substr(d + 1, h.find(quote, d + 1) - d - 1);
-  static const std::map<std::string, at::ScalarType> kDescr = {
-      {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong}, {"<i4", at::kInt},
-      {"<i2", at::kShort}, {"|i1", at::kChar},   {"|u1", at::kByte}, {"|b1", at::kBool}, {"<c8", at::kComplexFloat},
-      {"<c16", at::kComplexDouble}};
-  auto t = kDescr.find(descr);
-  if (t == kDescr.end()) Bad(what, "an array of dtype '" + descr + "', which tsctl cannot read");
-  bool fortran = h.compare(field("fortran_order"), 4, "True") == 0;
-  size_t s = field("shape");
-  std::string dims = h.substr(s + 1, h.find(')', s) - s - 1);
-  std::vector<int64_t> shape;
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    size_t comma = dims.find(',', pos);
-    std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    const size_t first = part.find_first_not_of(" "), last = part.find_last_not_of(" ");
-    if (first != std::string::npos) {
-      // Each dimension is a plain integer: a nested or otherwise odd shape
-      // (a header of 40 000 '(') is named, not handed to stoll.
-      const std::string digits = part.substr(first, last - first + 1);
-      if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
-        Bad(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
-      }
-      shape.push_back(std::stoll(digits));
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  int64_t numel = 1;
-  for (int64_t x : shape) {
-    if (x != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / x) Bad(what, "the .npy shape is too large");
-    numel *= x;
-  }
-  size_t data = start + header_len;
-  size_t need = static_cast<size_t>(numel) * c10::elementSize(t->second);
-  if (bytes.size() - data < need) Bad(what, "the array data is shorter than its shape says");
-  std::vector<int64_t> layout = shape;
-  if (fortran) std::reverse(layout.begin(), layout.end());
-  at::Tensor out = at::empty(layout, at::TensorOptions().dtype(t->second));
-  if (need) std::memcpy(out.data_ptr(), bytes.data() + data, need);
-  if (fortran && shape.size() > 1) {
-    std::vector<int64_t> perm;
-    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) perm.push_back(i);
-    out = out.permute(perm).contiguous();
-  }
-  return out;
-}
-
-bool EndsWith(const std::string& s, const std::string& end) {
-  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
-}
-
-// The .npy records of an .npz archive, named without ".npy".
-std::vector<std::pair<std::string, c10::IValue>> NpzArrays(const Archive& archive, const std::string& path) {
-  std::vector<std::pair<std::string, c10::IValue>> arrays;
-  for (const std::string& name : archive.AllRecords()) {
-    if (!EndsWith(name, ".npy")) continue;
-    arrays.emplace_back(name.substr(0, name.size() - 4), ReadNpy(archive.Read(name, kMaxRecord), path + ":" + name));
-  }
-  if (arrays.empty()) Bad(path, "an .npz archive without arrays");
-  return arrays;
-}
 
 }  // namespace
 
@@ -342,7 +250,7 @@ c10::IValue LoadValueFile(const std::string& path) {
     return c10::ivalue::Tuple::create(std::move(arrays));
   }
   if (!archive.Has("data.pkl")) {
-    Bad(path, std::string("not a torch.save file (") + ArchiveKindName(archive.kind()) +
+    BadValueFile(path, std::string("not a torch.save file (") + ArchiveKindName(archive.kind()) +
                   "; write it with torch.save(value, f) in the default ZIP format, or give .npy/.npz)");
   }
   PyRef root = ParsePickle(archive.Read("data.pkl", uint64_t{1} << 30));
@@ -400,53 +308,6 @@ std::vector<c10::IValue> ArgumentList(const c10::IValue& value) {
   if (value.isList()) return value.toListRef().vec();
   return {value};
 }
-
-namespace {
-
-// NumPy's format (version 1.0): magic, header length, a dict literal padded
-// to a multiple of 64 bytes, then the elements in C order, little-endian.
-std::string NpyBytes(const c10::IValue& value, const std::string& path) {
-  if (!value.isTensor()) {
-    throw Error(ErrorKind::kUsage, path + ": an .npy file holds one tensor; the outputs are " +
-                                       value.type()->annotation_str() + " (save them to a .pt file)");
-  }
-  at::Tensor t = value.toTensor();
-  if (t.is_quantized()) t = t.dequantize();
-  t = t.to(torch::kCPU).contiguous();
-  const char* descr = nullptr;
-  switch (t.scalar_type()) {
-    case at::kFloat: descr = "<f4"; break;
-    case at::kDouble: descr = "<f8"; break;
-    case at::kHalf: descr = "<f2"; break;
-    case at::kLong: descr = "<i8"; break;
-    case at::kInt: descr = "<i4"; break;
-    case at::kShort: descr = "<i2"; break;
-    case at::kChar: descr = "|i1"; break;
-    case at::kByte: descr = "|u1"; break;
-    case at::kBool: descr = "|b1"; break;
-    case at::kComplexFloat: descr = "<c8"; break;
-    case at::kComplexDouble: descr = "<c16"; break;
-    default:
-      throw Error(ErrorKind::kUsage, path + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())) +
-                                         " (save the outputs to a .pt file)");
-  }
-  std::string shape;
-  for (int64_t d : t.sizes()) shape += std::to_string(d) + ", ";
-  if (t.dim() > 1) shape.erase(shape.size() - 2);  // "(2, 3)"; a 1-D shape keeps its comma: "(4,)"
-  else if (t.dim() == 1) shape.erase(shape.size() - 1);
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  const size_t unpadded = 10 + header.size() + 1;
-  header.append((64 - unpadded % 64) % 64, ' ');
-  header += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  out += header;
-  out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
-  return out;
-}
-
-}  // namespace
 
 void SaveValueFile(const c10::IValue& value, const std::string& path) {
   if (EndsWith(path, ".npy")) {

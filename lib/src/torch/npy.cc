@@ -1,0 +1,159 @@
+#include "npy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "tsctl/error.h"
+
+namespace tsctl {
+namespace {
+
+// NumPy's type strings (little-endian, or '|' where byte order does not
+// apply) and the tensor types they are, both ways.
+constexpr std::pair<const char*, at::ScalarType> kNpyTypes[] = {
+    {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong},
+    {"<i4", at::kInt},   {"<i2", at::kShort},  {"|i1", at::kChar}, {"|u1", at::kByte},
+    {"|b1", at::kBool},  {"<c8", at::kComplexFloat}, {"<c16", at::kComplexDouble}};
+
+// What an .npy header's dict literal says about the array.
+struct NpyHeader {
+  at::ScalarType type;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+  size_t data = 0;  // where the elements start
+};
+
+// The shape tuple's text ("2, 3" or "4,") as sizes. Each dimension is a
+// plain integer: a nested or otherwise odd shape (a header of 40 000 '(')
+// is named, not handed to stoll.
+std::vector<int64_t> NpyShape(const std::string& dims, const std::string& what) {
+  std::vector<int64_t> shape;
+  size_t pos = 0;
+  while (pos < dims.size()) {
+    size_t comma = dims.find(',', pos);
+    std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const size_t first = part.find_first_not_of(" "), last = part.find_last_not_of(" ");
+    if (first != std::string::npos) {
+      const std::string digits = part.substr(first, last - first + 1);
+      if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
+        BadValueFile(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
+      }
+      shape.push_back(std::stoll(digits));
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return shape;
+}
+
+// The magic, the header's length (2 bytes in version 1, 4 in later ones)
+// and the header's fields.
+NpyHeader ReadNpyHeader(const std::string& bytes, const std::string& what) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) BadValueFile(what, "not an .npy array");
+  size_t header_len, start;
+  if (bytes[6] == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    start = 10;
+  } else {
+    if (bytes.size() < 12) BadValueFile(what, "a truncated .npy header");
+    header_len = 0;
+    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + i]);
+    start = 12;
+  }
+  if (start + header_len > bytes.size()) BadValueFile(what, "a truncated .npy header");
+  const std::string h = bytes.substr(start, header_len);
+  auto field = [&](const std::string& key) {
+    size_t k = h.find("'" + key + "'");
+    if (k == std::string::npos) BadValueFile(what, "the .npy header has no '" + key + "'");
+    size_t colon = h.find(':', k);
+    return h.find_first_not_of(" ", colon + 1);
+  };
+  const size_t d = field("descr");
+  const char quote = h[d];
+  const std::string descr = h.substr(d + 1, h.find(quote, d + 1) - d - 1);
+  auto t = std::find_if(std::begin(kNpyTypes), std::end(kNpyTypes), [&](const auto& e) { return descr == e.first; });
+  if (t == std::end(kNpyTypes)) BadValueFile(what, "an array of dtype '" + descr + "', which tsctl cannot read");
+  NpyHeader out{t->second};
+  out.fortran = h.compare(field("fortran_order"), 4, "True") == 0;
+  const size_t s = field("shape");
+  out.shape = NpyShape(h.substr(s + 1, h.find(')', s) - s - 1), what);
+  out.data = start + header_len;
+  return out;
+}
+
+}  // namespace
+
+[[noreturn]] void BadValueFile(const std::string& what, const std::string& why) {
+  throw Error(ErrorKind::kFormat, what + ": " + why);
+}
+
+bool EndsWith(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
+  const NpyHeader h = ReadNpyHeader(bytes, what);
+  int64_t numel = 1;
+  for (int64_t x : h.shape) {
+    if (x != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / x) BadValueFile(what, "the .npy shape is too large");
+    numel *= x;
+  }
+  const size_t need = static_cast<size_t>(numel) * c10::elementSize(h.type);
+  if (bytes.size() - h.data < need) BadValueFile(what, "the array data is shorter than its shape says");
+  // Fortran order is C order of the reversed shape, transposed back.
+  std::vector<int64_t> layout = h.shape;
+  if (h.fortran) std::reverse(layout.begin(), layout.end());
+  at::Tensor out = at::empty(layout, at::TensorOptions().dtype(h.type));
+  if (need) std::memcpy(out.data_ptr(), bytes.data() + h.data, need);
+  if (h.fortran && h.shape.size() > 1) {
+    std::vector<int64_t> perm;
+    for (int64_t i = static_cast<int64_t>(h.shape.size()) - 1; i >= 0; --i) perm.push_back(i);
+    out = out.permute(perm).contiguous();
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, c10::IValue>> NpzArrays(const Archive& archive, const std::string& path) {
+  std::vector<std::pair<std::string, c10::IValue>> arrays;
+  for (const std::string& name : archive.AllRecords()) {
+    if (!EndsWith(name, ".npy")) continue;
+    arrays.emplace_back(name.substr(0, name.size() - 4), ReadNpy(archive.Read(name, kMaxValueRecord), path + ":" + name));
+  }
+  if (arrays.empty()) BadValueFile(path, "an .npz archive without arrays");
+  return arrays;
+}
+
+// NumPy's format (version 1.0): magic, header length, a dict literal padded
+// to a multiple of 64 bytes, then the elements in C order, little-endian.
+std::string NpyBytes(const c10::IValue& value, const std::string& path) {
+  if (!value.isTensor()) {
+    throw Error(ErrorKind::kUsage, path + ": an .npy file holds one tensor; the outputs are " +
+                                       value.type()->annotation_str() + " (save them to a .pt file)");
+  }
+  at::Tensor t = value.toTensor();
+  if (t.is_quantized()) t = t.dequantize();
+  t = t.to(torch::kCPU).contiguous();
+  auto type = std::find_if(std::begin(kNpyTypes), std::end(kNpyTypes),
+                           [&](const auto& e) { return e.second == t.scalar_type(); });
+  if (type == std::end(kNpyTypes)) {
+    throw Error(ErrorKind::kUsage, path + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())) +
+                                       " (save the outputs to a .pt file)");
+  }
+  std::string shape;
+  for (int64_t d : t.sizes()) shape += std::to_string(d) + ", ";
+  if (t.dim() > 1) shape.erase(shape.size() - 2);  // "(2, 3)"; a 1-D shape keeps its comma: "(4,)"
+  else if (t.dim() == 1) shape.erase(shape.size() - 1);
+  std::string header = std::string("{'descr': '") + type->first + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+  return out;
+}
+
+}  // namespace tsctl
