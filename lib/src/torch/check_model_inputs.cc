@@ -1,0 +1,189 @@
+// The inputs of a model check: given, loaded, the reference's, bundled, or
+// inferred candidates tried one by one (model_checker.h).
+#include "model_checker.h"
+
+#include <chrono>
+#include <csignal>
+#include <deque>
+#include <set>
+
+#include "py_values.h"
+#include "tensors.h"
+#include "torch_util.h"
+
+namespace tsctl {
+
+bool ModelChecker::GivenInputs() {
+  const c10::FunctionSchema& schema = Schema();
+  std::vector<ArgSpec> given = ArgsFromInputs(o_.inputs);
+  given.insert(given.end(), o_.args.begin(), o_.args.end());
+  given = ApplyValueRanges(given, Formals(schema), Ranges());  // kUsage goes to the caller
+  if (!given.empty()) {
+    for (const ArgSpec& a : given) {
+      uint64_t bytes = ArgumentBytes(a.value);
+      if (bytes > InputBudgetBytes()) {
+        r_.run_error = "input " + (a.name.empty() ? a.value : a.name + "=" + a.value) + " needs " + HumanBytesOf(bytes) +
+                       ", more than this machine's memory (" + HumanBytesOf(InputBudgetBytes()) + ")";
+        return false;
+      }
+    }
+    at::Generator gen = at::detail::createCPUGenerator(o_.seed);
+    try {
+      inputs_ = BuildArguments(schema, given, gen);  // kUsage errors go to the caller
+    } catch (const c10::Error& e) {
+      r_.run_error = std::string("cannot make the inputs: ") + FromTorch(e).what();
+      return false;
+    }
+    r_.input_source = o_.input_source.empty() ? "--input/--arg" : o_.input_source;
+    used_args_ = given;
+    have_inputs_ = true;
+  } else if (!o_.load_inputs_path.empty()) {
+    inputs_ = LoadArguments(schema, o_.load_inputs_path, o_.input_source);  // kIo/kFormat/kUsage go to the caller
+    r_.input_source = o_.input_source.empty() ? o_.load_inputs_path : o_.input_source;
+    have_inputs_ = true;
+  } else if (ref_has_inputs_) {
+    inputs_ = ref_inputs_;
+    r_.input_source = r_.reference_source;
+    have_inputs_ = true;
+  } else {
+    try {
+      std::string source;
+      inputs_ = BundledInputs(module_, o_.method, source);
+      if (!inputs_.empty()) {
+        r_.input_source = source;
+        have_inputs_ = true;
+      }
+    } catch (const std::exception&) {
+      inputs_.clear();
+    }
+  }
+  size_t required = 0;
+  for (size_t i = 1; i < schema.arguments().size(); ++i) required += !schema.arguments()[i].default_value().has_value();
+  if (!have_inputs_ && required == 0) {
+    r_.input_source = "no arguments";
+    have_inputs_ = true;
+  }
+  return true;
+}
+
+void ModelChecker::Take(std::vector<c10::IValue> values, c10::IValue a, c10::IValue b, const InputCandidate& c) {
+  inputs_ = std::move(values);
+  out1_ = std::move(a);
+  out2_ = std::move(b);
+  ran_once_ = true;
+  used_args_ = c.args;
+  r_.inputs_note = c.note;
+  r_.input_source = "inferred";
+  have_inputs_ = true;
+}
+
+bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<ModelChecker::Kept>& suspect, std::string& error) {
+  try {
+    // A fresh generator per candidate, seeded as for given inputs: the
+    // printed pin flags (--arg ...) make exactly these values again.
+    at::Generator gen = at::detail::createCPUGenerator(o_.seed);
+    std::vector<c10::IValue> values = BuildArguments(Schema(), c.args, gen);
+    c10::IValue a = Run(fresh_->Fresh(), values, device_), b;
+    if (o_.check_determinism) b = Run(fresh_->Fresh(), values, device_);
+    std::string why = Suspect(a, b, o_.check_determinism);
+    if (why.empty()) {
+      Take(std::move(values), a, b, c);
+      return true;
+    }
+    r_.candidates.push_back({flags, why});
+    if (!suspect) suspect = Kept{std::move(values), a, b, c, why};
+  } catch (const std::exception& e) {
+    error = FromTorch(e).what();
+    r_.candidates.push_back({flags, "raised: " + error});
+  }
+  return false;
+}
+
+bool ModelChecker::TryCandidates() {
+  const c10::FunctionSchema& schema = Schema();
+  if (!o_.infer_inputs) {
+    r_.run_skipped = "no inputs known: " + schema.name() + " takes " + DescribeArguments(schema) +
+                     "; pass --arg NAME=VALUE (or --input SHAPE:DTYPE) for each argument";
+    return false;
+  }
+  const auto start = Clock::now();
+  // (Not on CUDA: the driver's mappings count against RLIMIT_DATA.)
+  std::optional<DataLimit> limit;
+  if (!device_.is_cuda()) limit.emplace(CandidateMemoryBudget());
+  constexpr int kRefinements = 8;
+  struct Queued {
+    InputCandidate c;
+    size_t base;
+  };
+  const std::vector<InputCandidate> inferred = InferInputCandidates(module_, *method_, o_.max_candidates);
+  std::deque<Queued> queue;
+  const std::vector<FormalArg> formals = Formals(schema);
+  for (size_t i = o_.skip_candidates; i < inferred.size(); ++i) {
+    InputCandidate c = inferred[i];
+    c.args = ApplyValueRanges(c.args, formals, Ranges());
+    queue.push_back({std::move(c), i});
+  }
+  std::set<std::string> seen;
+  int refinements = 0;
+  std::optional<Kept> suspect;
+  while (!queue.empty() && !have_inputs_) {
+    const Queued q = std::move(queue.front());
+    queue.pop_front();
+    const std::string flags = PinFlags(q.c.args);
+    if (!seen.insert(flags).second) continue;
+    const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+    if (spent > o_.infer_budget_seconds) {
+      r_.candidates_stop = "stopped after " + std::to_string(static_cast<int>(spent)) +
+                           " s (the budget for inferred candidates is " +
+                           std::to_string(static_cast<int>(o_.infer_budget_seconds)) + " s), " +
+                           std::to_string(queue.size() + 1) + " candidates untried";
+      break;
+    }
+    uint64_t bytes = 0;
+    for (const ArgSpec& a : q.c.args) bytes += ArgumentBytes(a.value);
+    if (bytes > (uint64_t{1} << 30)) {
+      r_.candidates.push_back({flags, "not tried: its inputs need " + HumanBytesOf(bytes)});
+      continue;
+    }
+    ++r_.candidates_tried;
+    // If this candidate crashes the child, the parent names it and can
+    // start a fresh child past it (skip_candidates).
+    if (o_.progress) o_.progress("trying " + std::to_string(q.base) + " " + flags);  // TriedCandidate() reads it
+    if (Fault("crash-guess") || (Fault("crash-first-guess") && q.base == 0)) std::raise(SIGSEGV);
+    std::string error;
+    if (TryCandidate(q.c, flags, suspect, error)) break;
+    if (!error.empty() && refinements < kRefinements) {
+      if (std::optional<Refinement> next = RefineFromError(q.c.args, error)) {
+        ++refinements;
+        queue.push_front({InputCandidate{ApplyValueRanges(next->args, formals, Ranges()), next->note}, q.base});
+      }
+    }
+  }
+  if (!have_inputs_ && suspect) {
+    Take(std::move(suspect->values), suspect->out1, suspect->out2, suspect->c);
+    r_.guess_suspect = suspect->why;
+  }
+  if (have_inputs_) return true;
+  std::string last = r_.candidates.empty() ? std::string() : r_.candidates.back().outcome;
+  r_.run_skipped = "no inputs known and none of " + std::to_string(r_.candidates_tried) + " inferred candidates ran" +
+                   (last.empty() ? std::string() : " (last: " + last + ")") +
+                   (r_.candidates_stop.empty() ? std::string() : "; " + r_.candidates_stop) + "; " + schema.name() +
+                   " takes " + DescribeArguments(schema) + ": pass --arg NAME=VALUE for each";
+  return false;
+}
+
+void ModelChecker::DescribeInputs() {
+  r_.input_args = used_args_;
+  if (!used_args_.empty()) {
+    r_.inputs_desc = DescribeArgs(used_args_);
+    r_.inputs_flags = PinFlags(used_args_);
+    return;
+  }
+  const auto& formal = Schema().arguments();
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    c10::IValue v = i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs_[i]) : inputs_[i];
+    r_.inputs_desc += (r_.inputs_desc.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+  }
+}
+
+}  // namespace tsctl
