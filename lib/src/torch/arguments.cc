@@ -61,21 +61,69 @@ at::Tensor TensorFromList(const json& j, const std::string& what, const c10::Typ
   return at::tensor(flat, at::TensorOptions().dtype(at::kDouble)).reshape(shape).to(dtype);
 }
 
+c10::IValue FromJson(const c10::TypePtr& type, const json& j, const std::string& what, at::Generator& gen);
+
+// A tensor argument: a spec made into a tensor, or a nested list of numbers.
+at::Tensor TensorFromJson(const c10::TypePtr& type, const json& j, const std::string& what, at::Generator& gen) {
+  if (j.is_string()) {
+    try {
+      return MakeInput(ParseInputSpec(j.get<std::string>()), gen);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kUsage) throw;
+      Misfit(what, type, j, e.what());
+    }
+  }
+  if (j.is_array() || j.is_number()) return TensorFromList(j, what, type);
+  Misfit(what, type, j, "give a spec like 1x3x8x8:float32 or a nested list of numbers");
+}
+
+// A list or a tuple argument, element by element.
+c10::IValue SequenceFromJson(const c10::TypePtr& type, const json& j, const std::string& what, at::Generator& gen) {
+  auto item = [&](size_t i) { return what + "[" + std::to_string(i) + "]"; };
+  if (type->kind() == c10::TypeKind::ListType) {
+    const c10::TypePtr& elem = type->expectRef<c10::ListType>().getElementType();
+    if (!j.is_array()) Misfit(what, type, j, "expected a list [...]");
+    c10::impl::GenericList list(elem);
+    for (size_t i = 0; i < j.size(); ++i) list.push_back(FromJson(elem, j[i], item(i), gen));
+    return list;
+  }
+  const auto& elems = type->expectRef<c10::TupleType>().elements();
+  if (!j.is_array() || j.size() != elems.size()) {
+    Misfit(what, type, j, "expected a list of " + std::to_string(elems.size()) + " values");
+  }
+  std::vector<c10::IValue> values;
+  for (size_t i = 0; i < elems.size(); ++i) values.push_back(FromJson(elems[i], j[i], item(i), gen));
+  return c10::ivalue::Tuple::create(std::move(values));
+}
+
+// A dict argument: a JSON object whose keys are the dict's str keys or its
+// int keys written as decimal strings.
+c10::IValue DictFromJson(const c10::DictType& dict_type, const c10::TypePtr& type, const json& j, const std::string& what,
+                         at::Generator& gen) {
+  if (!j.is_object()) Misfit(what, type, j, "expected an object {...}");
+  c10::impl::GenericDict dict(dict_type.getKeyType(), dict_type.getValueType());
+  for (const auto& item : j.items()) {
+    const std::string& key = item.key();
+    c10::IValue k;
+    if (dict_type.getKeyType()->kind() == c10::TypeKind::StringType) {
+      k = c10::IValue(key);
+    } else if (dict_type.getKeyType()->kind() == c10::TypeKind::IntType) {
+      char* end = nullptr;
+      long long v = std::strtoll(key.c_str(), &end, 10);
+      if (key.empty() || *end != '\0') Misfit(what, type, j, "key '" + key + "' is not a whole number");
+      k = c10::IValue(static_cast<int64_t>(v));
+    } else {
+      Misfit(what, type, j, "only str and int keys can be given");
+    }
+    dict.insert(k, FromJson(dict_type.getValueType(), item.value(), what + "[" + json(key).dump() + "]", gen));
+  }
+  return dict;
+}
+
 c10::IValue FromJson(const c10::TypePtr& type, const json& j, const std::string& what, at::Generator& gen) {
   using c10::TypeKind;
   switch (type->kind()) {
-    case TypeKind::TensorType:
-      if (j.is_string()) {
-        try {
-          return MakeInput(ParseInputSpec(j.get<std::string>()), gen);
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::kUsage) throw;
-          Misfit(what, type, j, e.what());
-        }
-      }
-      if (j.is_array()) return TensorFromList(j, what, type);
-      if (j.is_number()) return TensorFromList(j, what, type);
-      Misfit(what, type, j, "give a spec like 1x3x8x8:float32 or a nested list of numbers");
+    case TypeKind::TensorType: return TensorFromJson(type, j, what, gen);
     case TypeKind::IntType:
     case TypeKind::ScalarTypeType:
     case TypeKind::LayoutType:
@@ -110,44 +158,9 @@ c10::IValue FromJson(const c10::TypePtr& type, const json& j, const std::string&
       if (j.is_null()) return c10::IValue();
       return FromJson(type->expectRef<c10::OptionalType>().getElementType(), j, what, gen);
     }
-    case TypeKind::ListType: {
-      const c10::TypePtr& elem = type->expectRef<c10::ListType>().getElementType();
-      if (!j.is_array()) Misfit(what, type, j, "expected a list [...]");
-      c10::impl::GenericList list(elem);
-      for (size_t i = 0; i < j.size(); ++i) list.push_back(FromJson(elem, j[i], what + "[" + std::to_string(i) + "]", gen));
-      return list;
-    }
-    case TypeKind::TupleType: {
-      const auto& elems = type->expectRef<c10::TupleType>().elements();
-      if (!j.is_array() || j.size() != elems.size()) {
-        Misfit(what, type, j, "expected a list of " + std::to_string(elems.size()) + " values");
-      }
-      std::vector<c10::IValue> values;
-      for (size_t i = 0; i < elems.size(); ++i) values.push_back(FromJson(elems[i], j[i], what + "[" + std::to_string(i) + "]", gen));
-      return c10::ivalue::Tuple::create(std::move(values));
-    }
-    case TypeKind::DictType: {
-      const auto& dict_type = type->expectRef<c10::DictType>();
-      if (!j.is_object()) Misfit(what, type, j, "expected an object {...}");
-      c10::impl::GenericDict dict(dict_type.getKeyType(), dict_type.getValueType());
-      for (const auto& item : j.items()) {
-        const std::string& key = item.key();
-        const json& value = item.value();
-        c10::IValue k;
-        if (dict_type.getKeyType()->kind() == TypeKind::StringType) {
-          k = c10::IValue(key);
-        } else if (dict_type.getKeyType()->kind() == TypeKind::IntType) {
-          char* end = nullptr;
-          long long v = std::strtoll(key.c_str(), &end, 10);
-          if (key.empty() || *end != '\0') Misfit(what, type, j, "key '" + key + "' is not a whole number");
-          k = c10::IValue(static_cast<int64_t>(v));
-        } else {
-          Misfit(what, type, j, "only str and int keys can be given");
-        }
-        dict.insert(k, FromJson(dict_type.getValueType(), value, what + "[" + json(key).dump() + "]", gen));
-      }
-      return dict;
-    }
+    case TypeKind::ListType:
+    case TypeKind::TupleType: return SequenceFromJson(type, j, what, gen);
+    case TypeKind::DictType: return DictFromJson(type->expectRef<c10::DictType>(), type, j, what, gen);
     case TypeKind::AnyType:
       if (j.is_null()) return c10::IValue();
       if (j.is_boolean()) return c10::IValue(j.get<bool>());

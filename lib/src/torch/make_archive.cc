@@ -110,6 +110,52 @@ uint64_t SaveAtomically(torch::jit::Module& m, const std::string& method, const 
   return data.size();
 }
 
+// The traced module before its method: the original's attributes
+// (parameters, buffers, submodules) under a fresh type whose only method
+// will be the trace.
+torch::jit::Module EmptyCopy(const torch::jit::Module& original) {
+  std::string type_name = original.type()->name() ? original.type()->name()->name() : std::string("Module");
+  torch::jit::Module traced(c10::QualifiedName("__torch__", "Traced" + type_name));
+  for (const auto& slot : original.named_attributes(/*recurse=*/false)) {
+    const auto& v = slot.value;
+    bool is_param = original.type()->hasAttribute(slot.name) &&
+                    original.type()->is_parameter(original.type()->getAttributeSlot(slot.name));
+    bool is_buffer = original.type()->hasAttribute(slot.name) &&
+                     original.type()->is_buffer(original.type()->getAttributeSlot(slot.name));
+    if (v.isModule()) {
+      traced.register_module(slot.name, v.toModule());
+    } else if (v.isTensor() && is_param) {
+      traced.register_parameter(slot.name, v.toTensor(), v.toTensor().requires_grad());
+    } else if (v.isTensor() && is_buffer) {
+      traced.register_buffer(slot.name, v.toTensor());
+    } else if (slot.name != "training") {
+      traced.register_attribute(slot.name, original.type()->getAttribute(slot.name), v);
+    }
+  }
+  return traced;
+}
+
+// --check-input: each set run through the original and the trace, a
+// divergence (or an error) marking the result diverged.
+void CheckTrace(const TraceOptions& o, torch::jit::Method& method, torch::jit::Method& traced_method, MakeResult& result) {
+  uint64_t seed = 1;
+  for (const auto& set : o.check_inputs) {
+    CheckReport c;
+    c.inputs = Join(set);
+    try {
+      std::vector<c10::IValue> in = MakeInputs(set, seed++);
+      c10::IValue want = method(in);
+      c10::IValue got = traced_method(in);
+      c.max_abs = MaxDifference(want, got);
+      c.matched = c.max_abs >= 0 && Close(want, got, o.rtol, o.atol);
+    } catch (const std::exception& e) {
+      c.error = FromTorch(e).what();
+    }
+    result.diverged |= !c.matched;
+    result.checks.push_back(c);
+  }
+}
+
 }  // namespace
 
 MakeResult TraceArchive(const TraceOptions& o) {
@@ -127,26 +173,7 @@ MakeResult TraceArchive(const TraceOptions& o) {
   for (const auto& i : o.inputs) result.inputs.push_back(i.ToString());
   for (const auto& v : loaded) result.inputs.push_back(v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
   try {
-    // The traced module: the original's attributes (parameters, buffers,
-    // submodules) under a fresh type whose only method is the trace.
-    std::string type_name = original.type()->name() ? original.type()->name()->name() : std::string("Module");
-    torch::jit::Module traced(c10::QualifiedName("__torch__", "Traced" + type_name));
-    for (const auto& slot : original.named_attributes(/*recurse=*/false)) {
-      const auto& v = slot.value;
-      bool is_param = original.type()->hasAttribute(slot.name) &&
-                      original.type()->is_parameter(original.type()->getAttributeSlot(slot.name));
-      bool is_buffer = original.type()->hasAttribute(slot.name) &&
-                       original.type()->is_buffer(original.type()->getAttributeSlot(slot.name));
-      if (v.isModule()) {
-        traced.register_module(slot.name, v.toModule());
-      } else if (v.isTensor() && is_param) {
-        traced.register_parameter(slot.name, v.toTensor(), v.toTensor().requires_grad());
-      } else if (v.isTensor() && is_buffer) {
-        traced.register_buffer(slot.name, v.toTensor());
-      } else if (slot.name != "training") {
-        traced.register_attribute(slot.name, original.type()->getAttribute(slot.name), v);
-      }
-    }
+    torch::jit::Module traced = EmptyCopy(original);
     traced.eval();
     std::vector<c10::IValue> inputs = loaded.empty() ? MakeInputs(o.inputs, 0) : loaded;
     const auto& formal = method.function().getSchema().arguments();
@@ -165,23 +192,7 @@ MakeResult TraceArchive(const TraceOptions& o) {
     traced.type()->addMethod(function);
     torch::jit::Method traced_method = traced.get_method(o.method);
 
-    // Check inputs: run original and trace, report divergence.
-    uint64_t seed = 1;
-    for (const auto& set : o.check_inputs) {
-      CheckReport c;
-      c.inputs = Join(set);
-      try {
-        std::vector<c10::IValue> in = MakeInputs(set, seed++);
-        c10::IValue want = method(in);
-        c10::IValue got = traced_method(in);
-        c.max_abs = MaxDifference(want, got);
-        c.matched = c.max_abs >= 0 && Close(want, got, o.rtol, o.atol);
-      } catch (const std::exception& e) {
-        c.error = FromTorch(e).what();
-      }
-      result.diverged |= !c.matched;
-      result.checks.push_back(c);
-    }
+    CheckTrace(o, method, traced_method, result);
     if (result.diverged) return result;
     if (!o.save_outputs_path.empty()) SaveValueFile(traced_method(inputs), o.save_outputs_path);
     if (o.freeze) traced = torch::jit::freeze(traced);
