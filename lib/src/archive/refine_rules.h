@@ -1,0 +1,77 @@
+// What the refinement rules share: shapes as vectors, a candidate's tensor
+// arguments parsed, LibTorch's message matched, and the rules of
+// refine_layout.cc that RefineFromError (refine_inputs.cc) tries in turn.
+// Private to refine_inputs.cc and refine_layout.cc.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tsctl/error.h"
+#include "tsctl/inputs.h"
+
+namespace tsctl::refine {
+
+using Shape = std::vector<int64_t>;
+
+// "1, 3, 224, 224" -> {1, 3, 224, 224}; nullopt for anything else.
+std::optional<Shape> Dims(const std::string& text);
+int64_t Numel(const Shape& s);
+// "1x3x224x224", or "scalar".
+std::string ShapeText(const Shape& s);
+// An argument as the notes name it: its name, or "argument N".
+std::string ArgName(const std::vector<ArgSpec>& args, size_t i);
+// `args` with argument i's value replaced, the note saying why.
+Refinement Replaced(const std::vector<ArgSpec>& args, size_t i, const std::string& value, const std::string& why);
+// The first match of `pattern` in `error` (empty if none).
+std::smatch Match(const std::string& error, const char* pattern);
+// A batched input of rank `rank` with `channels` channels, at sizes the
+// usual models of that rank take.
+Shape BatchedShape(size_t rank, int64_t channels);
+
+// The tensor arguments of a candidate, parsed.
+struct Tensors {
+  std::vector<ArgSpec> args;
+  std::vector<std::optional<InputSpec>> specs;  // nullopt: not a tensor spec
+
+  explicit Tensors(const std::vector<ArgSpec>& a) : args(a) {
+    for (const ArgSpec& x : args) {
+      try {
+        specs.push_back(ParseInputSpec(x.value));
+      } catch (const Error&) {
+        specs.push_back(std::nullopt);
+      }
+    }
+  }
+  size_t Count() const { return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), [](const auto& s) { return s.has_value(); })); }
+  // The first tensor argument `pick` accepts.
+  template <typename F>
+  std::optional<size_t> Find(F pick) const {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i] && pick(*specs[i])) return i;
+    }
+    return std::nullopt;
+  }
+  // The only tensor argument, if there is one.
+  std::optional<size_t> Only() const {
+    return Count() == 1 ? Find([](const InputSpec&) { return true; }) : std::nullopt;
+  }
+  std::string Name(size_t i) const { return ArgName(args, i); }
+  Refinement With(size_t i, const InputSpec& spec, const std::string& why) const {
+    return Replaced(args, i, spec.ToString(), why);
+  }
+};
+
+// Rules over layouts (refine_layout.cc): each reads one LibTorch message
+// and gives the next candidate, or nullopt.
+std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e);
+std::optional<Refinement> Norms(const Tensors& t, const std::string& e);
+std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e);
+std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e);
+std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e);
+std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::string& e);
+
+}  // namespace tsctl::refine
