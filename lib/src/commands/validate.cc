@@ -25,8 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kReferenceRecord = "tsctl_reference.pt";
-
 void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vector<CheckResult>& out) {
   if (keys.empty()) return;
   if (!a.Has("extra/producer_info.json")) {

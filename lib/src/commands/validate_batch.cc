@@ -201,31 +201,10 @@ void RequireReferenceModel(const std::string& path) {
   }
 }
 
-}  // namespace
-
-std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
-                                      const ValidateBatchOptions& batch) {
-  RequireDeviceName(options.device);
-  RequireCompatibleOptions(options);
-  if (!options.reference_model_path.empty()) RequireReferenceModel(options.reference_model_path);
-  // The data loader runs once; every archive loads its first argument set.
-  std::unique_ptr<TempFile> loaded;
-  if (!options.data_loader.empty() && options.load && options.run) {
-    RequireOneDataSource(!options.inputs.empty() || !options.args.empty(), options.load_inputs_path);
-    loaded = RunDataLoader(options.data_loader, options.timeout_seconds);
-    options.load_inputs_path = loaded->path;
-  }
-  std::vector<BatchEntry> entries(paths.size());
-  size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
-  // One file that every archive's run writes: one after another, the last wins.
-  if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
-  if (jobs <= 1) {
-    for (size_t i = 0; i < paths.size(); ++i) {
-      entries[i] = CheckOne(paths[i], options);
-      if (batch.progress) batch.progress(i + 1, paths.size());
-    }
-    return entries;
-  }
+// The archives checked in `jobs` children forked from this warm process at
+// once, each report written into its own place in `entries` (input order).
+void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions options, size_t jobs,
+                       const ValidateBatchOptions& batch, std::vector<BatchEntry>& entries) {
   // Children side by side share the cores: LibTorch's threads split them.
   options.torch_threads = std::max(1, DefaultValidateJobs() / static_cast<int>(jobs));
   if (options.load) {
@@ -283,6 +262,34 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
       if (batch.progress) batch.progress(done, paths.size());
     }
   }
+}
+
+}  // namespace
+
+std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, ValidateOptions options,
+                                      const ValidateBatchOptions& batch) {
+  RequireDeviceName(options.device);
+  RequireCompatibleOptions(options);
+  if (!options.reference_model_path.empty()) RequireReferenceModel(options.reference_model_path);
+  // The data loader runs once; every archive loads its first argument set.
+  std::unique_ptr<TempFile> loaded;
+  if (!options.data_loader.empty() && options.load && options.run) {
+    RequireOneDataSource(!options.inputs.empty() || !options.args.empty(), options.load_inputs_path);
+    loaded = RunDataLoader(options.data_loader, options.timeout_seconds);
+    options.load_inputs_path = loaded->path;
+  }
+  std::vector<BatchEntry> entries(paths.size());
+  size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
+  // One file that every archive's run writes: one after another, the last wins.
+  if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
+  if (jobs <= 1) {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      entries[i] = CheckOne(paths[i], options);
+      if (batch.progress) batch.progress(i + 1, paths.size());
+    }
+    return entries;
+  }
+  ValidateInWorkers(paths, options, jobs, batch, entries);
   return entries;
 }
 

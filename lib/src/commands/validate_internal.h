@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,10 @@
 #include "torch_child.h"
 
 namespace tsctl {
+
+// The record (under extra/) that --record-reference writes and validate
+// compares with when the archive carries it.
+inline constexpr const char* kReferenceRecord = "tsctl_reference.pt";
 
 // The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
 // list, "code.ops" from the static one); `how` is added to the PASS message.
@@ -54,6 +60,25 @@ std::string JoinAll(const std::vector<std::string>& v, const char* sep = ", ");
 // (B failed to load or run, crashed, hung, or had no inputs). Throws
 // tsctl::Error for usage errors and an unavailable plugin, as CheckModelInChild.
 std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits);
+// --reference-model B: B runs first, in its own child, on this archive's
+// inputs (given, loaded, or stored in it), else on its own (stored in it, or
+// inferred there); this archive then runs on exactly what it ran on (`m` is
+// pointed at B's recording, kept in the returned file). Nothing to compare
+// with is a FAIL, never a silent pass.
+std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const ValidateOptions& options, ModelCheckOptions& m,
+                                            ArchiveReport& report);
+// The files of a method's run: --save-reference, --record-reference (stamped
+// into the archive), --save-outputs; each said in a check when it could not
+// be written.
+void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
+                  const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
+                  std::vector<CheckResult>& out);
+// Each LibTorch child's limits, as validate's options set them.
+ChildLimits LimitsOf(const ValidateOptions& o);
+// What a model-check child was doing, from what it last wrote to its progress
+// file: "loading", "running forward", or "running forward on inferred inputs
+// (--arg ...)" while it tried a candidate.
+std::string Doing(const std::string& progress, const std::string& method);
 
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).

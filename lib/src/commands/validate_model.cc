@@ -1,21 +1,12 @@
 // The LibTorch checks of `tsctl validate`: one isolated child per method
 // checked, its typed result (ModelCheckResult) turned into checks.
-#include <unistd.h>
-
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
 
 #include "../text/json_util.h"
-#include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/operators.h"
-#include "tsctl/source.h"
-#include "tsctl/stamp.h"
 #include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
 #include "torch_child.h"
@@ -23,14 +14,20 @@
 #include "validate_internal.h"
 
 namespace tsctl {
-namespace {
 
-constexpr const char* kReferenceRecord = "tsctl_reference.pt";
-
-// Each LibTorch child's limits, as validate's options set them.
 ChildLimits LimitsOf(const ValidateOptions& o) {
   return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
 }
+
+std::string Doing(const std::string& progress, const std::string& method) {
+  if (progress == "loaded" || progress.rfind("method ", 0) == 0) return "running " + method;
+  if (std::string tried = TriedCandidate(progress); !tried.empty()) {
+    return "running " + method + " on inferred inputs (" + tried + ")";
+  }
+  return "loading";
+}
+
+namespace {
 
 // An allocation that failed under the child's memory cap says so, naming
 // the cap and the flag that moves it.
@@ -53,17 +50,6 @@ bool UsesQuantizedOperators(const Archive& archive) {
   return false;
 }
 
-// What a model-check child was doing, from what it last wrote to its progress
-// file: "loading", "running forward", or "running forward on inferred inputs
-// (--arg ...)" while it tried a candidate.
-std::string Doing(const std::string& progress, const std::string& method) {
-  if (progress == "loaded" || progress.rfind("method ", 0) == 0) return "running " + method;
-  if (std::string tried = TriedCandidate(progress); !tried.empty()) {
-    return "running " + method + " on inferred inputs (" + tried + ")";
-  }
-  return "loading";
-}
-
 // Methods `--method all` (or an archive without forward) runs: all but
 // private ones and the helpers torch.utils.bundled_inputs adds.
 std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods) {
@@ -82,151 +68,6 @@ std::vector<std::string> RunnableMethods(const std::vector<std::string>& methods
 std::string LoadsOn(const std::string& device) {
   return device == "cpu" ? "loads in LibTorch on the CPU" : "loads in LibTorch on " + device;
 }
-
-}  // namespace
-
-std::string RecordReferenceModel(ModelCheckOptions b, const std::string& reference_file, const ChildLimits& limits) {
-  b.record_reference_path = reference_file;
-  b.reference_path.clear();
-  b.reference_from_archive = false;
-  b.check_determinism = false;
-  b.save_outputs_path.clear();
-  ChildOutcome child = RunTorchChild(CheckRequest{.options = b}, limits);
-  const std::string doing = Doing(child.progress, b.method);
-  if (child.Died()) return child.Failure(doing);
-  ModelCheckResult r = std::move(child).Take<ModelCheckResult>(doing);
-  if (!r.loaded) return "LibTorch cannot load it: " + r.load_error;
-  if (!r.method_found) return "no method '" + b.method + "' (methods: " + (r.methods.empty() ? std::string("none") : JoinAll(r.methods)) + ")";
-  if (!r.ran) return r.run_error.empty() ? "not run: " + r.run_skipped : r.run_error;
-  if (!r.recorded) return "its inputs and outputs could not be recorded";
-  return "";
-}
-
-// --reference-model B: B runs first, in its own child, on this archive's
-// inputs (given, loaded, or stored in it), else on its own (stored in it, or
-// inferred there); this archive then runs on exactly what it ran on (`m` is
-// pointed at B's recording, kept in the returned file). Nothing to compare
-// with is a FAIL, never a silent pass.
-std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const ValidateOptions& options, ModelCheckOptions& m,
-                                            ArchiveReport& report) {
-  auto& out = report.checks;
-  auto model_reference = std::make_unique<TempFile>();
-  const std::string& b_path = options.reference_model_path;
-  ModelCheckOptions b = m;
-  b.path = b_path;
-  b.pt2 = {};  // B is a TorchScript archive (the CLI checked), whatever this archive is
-  b.load_path.clear();  // B by its path (m's descriptor is this archive's)
-  b.reference_from_archive = false;
-  b.record_intermediates = options.compare_intermediates;
-  // The inputs recorded in an archive's extra/tsctl_reference.pt (its
-  // --record-reference), given to B as --load-inputs takes them.
-  std::unique_ptr<TempFile> recorded_inputs;
-  auto recorded = [&](const Archive& a, const std::string& name) {
-    const std::string bytes = RecordedInputs(a);
-    if (bytes.empty()) return false;
-    recorded_inputs = std::make_unique<TempFile>();
-    std::ofstream(recorded_inputs->path, std::ios::binary) << bytes;
-    b.load_inputs_path = recorded_inputs->path;
-    b.input_source = std::string(kRecordedReference) + " of " + name;
-    return true;
-  };
-  if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
-    try {
-      // Stored in this archive (its recorded reference), else stored in B.
-      if (!recorded(archive, report.path)) {
-        Archive b_archive = Archive::Open(OpenFileSource(b_path));
-        ArchiveInputs stored = InputsFromArchive(b_archive, m.method);
-        if (!stored.inputs.empty()) {
-          b.inputs = stored.inputs;
-          b.input_source = stored.source + " of " + b_path;
-        } else {
-          recorded(b_archive, b_path);
-        }
-      }
-    } catch (const Error&) {
-    }
-  }
-  const std::string why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
-  Json(report.details)["reference_model"] = b_path;
-  if (!why.empty()) {
-    // Nothing to compare with: a FAIL (never a silent pass); this archive's
-    // own load and run checks still follow.
-    out.push_back({"torch.reference", CheckStatus::kFail, "reference model " + b_path + ": " + why});
-    model_reference.reset();
-  } else {
-    m.reference_path = model_reference->path;
-    m.reference_label = "reference model " + b_path;
-    m.reference_from_archive = false;
-    m.compare_intermediates = options.compare_intermediates && m.pt2.kind == Pt2RunSpec::Kind::kNone;
-    m.inputs.clear();
-    m.args.clear();
-    m.load_inputs_path.clear();
-    m.input_source.clear();
-  }
-  return model_reference;
-}
-
-// The files of a method's run: --save-reference, --record-reference (stamped
-// into the archive), --save-outputs; each said in a check when it could not
-// be written.
-void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
-                  const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
-                  std::vector<CheckResult>& out) {
-  std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
-  // A reference is what later runs must match: never one from a run that
-  // failed its own checks.
-  std::string unsound;
-  for (const OutputSummary& o : r.outputs) {
-    if (o.nonfinite > 0 && unsound.empty()) unsound = o.name + " holds NaN/Inf";
-  }
-  if (r.deterministic == false) unsound = "two runs differ at " + r.determinism_note;
-  if (!r.guess_suspect.empty()) unsound = "the guessed inputs gave " + r.guess_suspect;
-  if (reference_tmp && !bytes.empty() && !unsound.empty()) {
-    out.push_back({"torch.reference", CheckStatus::kFail,
-                   "not recorded: " + unsound + "; a reference must come from a sound run"});
-    bytes.clear();
-  } else if (reference_tmp) {
-    if (!options.save_reference_path.empty() && !bytes.empty()) {
-      WriteFileAtomically(options.save_reference_path, bytes);
-      out.push_back({"torch.reference", CheckStatus::kPass,
-                     "saved inputs and outputs to " + options.save_reference_path + " (--reference FILE compares with them)"});
-    }
-    if (options.record_reference && !bytes.empty()) {
-      StampOptions s;
-      s.auto_fields = false;
-      s.files = {{kReferenceRecord, bytes}};
-      s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
-      try {
-        const StampResult stamped = Stamp(path, s);
-        out.push_back({"torch.reference", CheckStatus::kPass,
-                       std::string("recorded inputs and outputs in extra/") + kReferenceRecord +
-                           (stamped.repaired ? " (after undoing an interrupted stamp the archive carried)" : "")});
-      } catch (const Error& e) {
-        // The report still comes out: the recording failed, not validate.
-        out.push_back({"torch.reference", CheckStatus::kFail,
-                       std::string("cannot record in extra/") + kReferenceRecord + ": " + e.what()});
-      }
-    } else if (bytes.empty()) {
-      out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --arg or --input)"});
-    }
-  }
-  if (outputs_tmp) {
-    if (r.outputs_saved) {
-      WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
-    } else {
-      std::string why = "the method did not run";
-      if (r.ran) {
-        std::string outputs;
-        for (const auto& o : r.outputs) outputs += (outputs.empty() ? "" : ", ") + o.name + " " + o.desc;
-        why = "an .npy file holds one tensor (or NumPy has no type for it); the outputs are " + outputs +
-              ": save them to a .pt file";
-      }
-      out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (" + why + ")"});
-    }
-  }
-}
-
-namespace {
 
 // The children of one archive's model check, method after method (forward,
 // or with -m all every runnable method the first child lists), and the
