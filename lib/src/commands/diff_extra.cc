@@ -64,12 +64,6 @@ void Walk(const json& a, const json& b, const std::string& ptr, std::vector<Json
   out.push_back({ptr, ChangeKind::kChanged, Compact(a), Compact(b)});
 }
 
-std::string Hex(uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%08x", v);
-  return buf;
-}
-
 }  // namespace
 
 namespace diff_internal {
@@ -137,7 +131,7 @@ void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffRes
       if (x->uncompressed_size != y->uncompressed_size) {
         c.fields.push_back({"size", std::to_string(x->uncompressed_size), std::to_string(y->uncompressed_size)});
       }
-      if (x->crc32 != y->crc32) c.fields.push_back({"crc32", Hex(x->crc32), Hex(y->crc32)});
+      if (x->crc32 != y->crc32) c.fields.push_back({"crc32", Crc32Hex(x->crc32), Crc32Hex(y->crc32)});
       if (c.fields.empty()) c.fields.push_back({"bytes", "", "differ"});
     }
     result.extra.push_back(std::move(c));

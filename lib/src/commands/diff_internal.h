@@ -46,9 +46,16 @@ std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& 
 // extra/ records: JSON-aware, text or size/CRC.
 void DiffExtra(const Side& a, const Side& b, const DiffOptions& options, DiffResult& result);
 
+// The records section: entries added, removed, or changed in size, CRC-32
+// (and bytes, with options.exact), compression or alignment.
+void DiffRecords(const Side& a, const Side& b, const DiffOptions& options, DiffResult& r);
+
 // Whether two records hold the same bytes, read side by side. Throws
 // tsctl::Error (kFormat) if either cannot be read.
 bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntry& y);
+
+// A record's CRC-32 as the reports print it: eight hex digits.
+std::string Crc32Hex(uint32_t v);
 
 // .pt2 archives (diff_pt2.cc): the sections filled from their programs.
 // modules: each program's user inputs/outputs and symbols.
