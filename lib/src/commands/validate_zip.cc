@@ -203,6 +203,97 @@ void CrcChecks(const Archive& a, const std::vector<bool>& not_read, const std::s
                  size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
 }
 
+// The records an archive of its layout needs that it lacks (code/ aside).
+std::vector<std::string> MissingRequiredRecords(const Archive& a, bool legacy) {
+  std::vector<std::string> missing;
+  if (legacy) {
+    for (const char* r : {"model.json", "version"}) if (!a.Has(r)) missing.push_back(r);
+  } else {
+    for (const char* r : {"data.pkl", "constants.pkl"}) if (!a.Has(r)) missing.push_back(r);
+    if (!a.Has("version") && !a.Has(".data/version")) missing.push_back("version");
+  }
+  return missing;
+}
+
+// Every persistent storage id in `root`, the value of record `pkl`, must
+// name a record: appends to `missing` each one that does not.
+void FindMissingStorages(const Archive& a, const char* pkl, const PyRef& root, std::vector<std::string>& missing) {
+  std::vector<PyRef> stack = {root};
+  std::set<const PyValue*> visited;
+  const std::string dir = std::string(pkl) == "data.pkl" ? "data/" : "constants/";
+  while (!stack.empty()) {
+    PyRef cur = stack.back();
+    stack.pop_back();
+    if (!cur || !visited.insert(cur.get()).second) continue;
+    if (cur->kind == PyKind::kPersistentId && !cur->items.empty() && cur->items[0]->kind == PyKind::kTuple) {
+      const auto& id = cur->items[0]->items;
+      if (id.size() >= 3 && id[2]->kind == PyKind::kString) {
+        const std::string& key = id[2]->str;
+        bool found = a.Has(dir + key) || a.Has("data/" + key) || a.Has(key) || a.Has("constants/" + key + ".storage");
+        if (!found) missing.push_back(dir + key + " (storage of " + pkl + ")");
+      }
+    }
+    for (const auto& i : cur->items) stack.push_back(i);
+    for (const auto& [k, val] : cur->entries) stack.push_back(val);
+    if (cur->state) stack.push_back(cur->state);
+  }
+}
+
+// data.pkl and constants.pkl, those present, parsed for ts.globals and
+// ts.storage; storages they name that are missing go to `missing`, parse
+// errors to `pickle_errors`.
+std::vector<ParsedPickle> ParseArchivePickles(const Archive& a, std::vector<std::string>& missing,
+                                              std::vector<std::string>& pickle_errors) {
+  std::vector<ParsedPickle> parsed;
+  for (const char* pkl : {"data.pkl", "constants.pkl"}) {
+    if (!a.Has(pkl)) continue;
+    ParsedPickle p{pkl, nullptr, {}};
+    try {
+      p.root = ParsePickle(a.Read(pkl), {}, &p.facts);
+      FindMissingStorages(a, pkl, p.root, missing);
+    } catch (const Error& e) {
+      pickle_errors.push_back(std::string(pkl) + ": " + e.what());
+    }
+    // Globals seen before a parse failed still count for ts.globals.
+    parsed.push_back(std::move(p));
+  }
+  return parsed;
+}
+
+// ts.version: the format version, against the range LibTorch reads.
+CheckResult VersionCheck(const Archive& a) {
+  std::string record = a.Has(".data/version") ? ".data/version" : "version";
+  try {
+    int64_t v = std::stoll(a.Read(record, 64));
+    FormatVersionRange supported = SupportedFormatVersions();
+    bool ok = v >= supported.min && v <= supported.max;
+    // The table's release is not named: the same archive gives the same report in every build.
+    std::string reader = supported.from_plugin ? "this LibTorch reads" : "LibTorch reads";
+    std::string range = std::to_string(supported.min) + " to " + std::to_string(supported.max) +
+                        (supported.from_plugin ? "" : ", by tsctl's table");
+    return {"ts.version", ok ? CheckStatus::kPass : CheckStatus::kFail,
+            "format version " + std::to_string(v) +
+                (ok ? " (" + reader + " " + range + ")" : " is outside the range " + reader + " (" + range + ")")};
+  } catch (const std::exception& e) {
+    return {"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()};
+  }
+}
+
+// ts.alignment: tensor data at 64-byte offsets. Every stored copy's offset,
+// so the raw entries.
+CheckResult AlignmentCheck(const Archive& a) {
+  std::vector<std::string> unaligned;
+  for (const ZipEntry& e : a.layout().entries) {
+    std::string n = a.RecordName(e);
+    if ((n.rfind("data/", 0) == 0 || n.rfind("constants/", 0) == 0) && e.local_header_error.empty() && e.data_offset % 64 != 0) {
+      unaligned.push_back(n);
+    }
+  }
+  return {"ts.alignment", unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
+          unaligned.empty() ? "tensor data records start on 64-byte boundaries"
+                            : Plural(unaligned.size(), "tensor data record") + " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)};
+}
+
 }  // namespace
 
 void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
@@ -225,47 +316,10 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
                         : std::string("root folder '") + a.root() + "'" + (a.Has("bytecode.pkl") ? ", mobile bytecode.pkl present" : "")});
 
   // Required records, and the storages data.pkl refers to.
-  std::vector<std::string> missing;
-  if (legacy) {
-    for (const char* r : {"model.json", "version"}) if (!a.Has(r)) missing.push_back(r);
-  } else {
-    for (const char* r : {"data.pkl", "constants.pkl"}) if (!a.Has(r)) missing.push_back(r);
-    if (!a.Has("version") && !a.Has(".data/version")) missing.push_back("version");
-  }
+  std::vector<std::string> missing = MissingRequiredRecords(a, legacy);
   std::vector<std::string> pickle_errors;
   std::vector<ParsedPickle> parsed;
-  for (const char* pkl : {"data.pkl", "constants.pkl"}) {
-    if (legacy || !a.Has(pkl)) continue;
-    ParsedPickle p{pkl, nullptr, {}};
-    try {
-      p.root = ParsePickle(a.Read(pkl), {}, &p.facts);
-      PyRef v = p.root;
-      // Every persistent storage id must name a record.
-      std::vector<PyRef> stack = {v};
-      std::set<const PyValue*> visited;
-      const std::string dir = std::string(pkl) == "data.pkl" ? "data/" : "constants/";
-      while (!stack.empty()) {
-        PyRef cur = stack.back();
-        stack.pop_back();
-        if (!cur || !visited.insert(cur.get()).second) continue;
-        if (cur->kind == PyKind::kPersistentId && !cur->items.empty() && cur->items[0]->kind == PyKind::kTuple) {
-          const auto& id = cur->items[0]->items;
-          if (id.size() >= 3 && id[2]->kind == PyKind::kString) {
-            const std::string& key = id[2]->str;
-            bool found = a.Has(dir + key) || a.Has("data/" + key) || a.Has(key) || a.Has("constants/" + key + ".storage");
-            if (!found) missing.push_back(dir + key + " (storage of " + pkl + ")");
-          }
-        }
-        for (const auto& i : cur->items) stack.push_back(i);
-        for (const auto& [k, val] : cur->entries) stack.push_back(val);
-        if (cur->state) stack.push_back(cur->state);
-      }
-    } catch (const Error& e) {
-      pickle_errors.push_back(std::string(pkl) + ": " + e.what());
-    }
-    // Globals seen before a parse failed still count for ts.globals.
-    parsed.push_back(std::move(p));
-  }
+  if (!legacy) parsed = ParseArchivePickles(a, missing, pickle_errors);
   if (!legacy && !a.HasRecordsUnder("code/")) missing.push_back("code/");
   out.push_back({"ts.records", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
@@ -274,35 +328,8 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
                    pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(pickle_errors)});
     CheckPickleContents(a, parsed, out);
   }
-
-  // Format version.
-  std::string record = a.Has(".data/version") ? ".data/version" : "version";
-  try {
-    int64_t v = std::stoll(a.Read(record, 64));
-    FormatVersionRange supported = SupportedFormatVersions();
-    bool ok = v >= supported.min && v <= supported.max;
-    // The table's release is not named: the same archive gives the same report in every build.
-    std::string reader = supported.from_plugin ? "this LibTorch reads" : "LibTorch reads";
-    std::string range = std::to_string(supported.min) + " to " + std::to_string(supported.max) +
-                        (supported.from_plugin ? "" : ", by tsctl's table");
-    out.push_back({"ts.version", ok ? CheckStatus::kPass : CheckStatus::kFail,
-                   "format version " + std::to_string(v) +
-                       (ok ? " (" + reader + " " + range + ")" : " is outside the range " + reader + " (" + range + ")")});
-  } catch (const std::exception& e) {
-    out.push_back({"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()});
-  }
-
-  // Alignment of tensor data: every stored copy's offset, so the raw entries.
-  std::vector<std::string> unaligned;
-  for (const ZipEntry& e : a.layout().entries) {
-    std::string n = a.RecordName(e);
-    if ((n.rfind("data/", 0) == 0 || n.rfind("constants/", 0) == 0) && e.local_header_error.empty() && e.data_offset % 64 != 0) {
-      unaligned.push_back(n);
-    }
-  }
-  out.push_back({"ts.alignment", unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
-                 unaligned.empty() ? "tensor data records start on 64-byte boundaries"
-                                   : Plural(unaligned.size(), "tensor data record") + " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)});
+  out.push_back(VersionCheck(a));
+  out.push_back(AlignmentCheck(a));
 }
 
 }  // namespace tsctl

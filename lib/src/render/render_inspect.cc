@@ -184,6 +184,94 @@ void RenderOperators(const OperatorList& list, std::ostream& out) {
   }
 }
 
+// The head of the text report: path, kind, root, format, and counts of
+// records and tensor bytes.
+void PrintSummary(const ArchiveInfo& info, std::ostream& out) {
+  const FormatInfo& f = info.format;
+  out << "archive  " << info.path << " (" << HumanBytes(info.file_size) << ")\n";
+  out << "kind     " << info.kind << (f.has_bytecode ? " (mobile: bytecode.pkl)" : "") << '\n';
+  out << "root     " << (info.root.empty() ? "(none)" : info.root) << '\n';
+  std::string fmt = f.version ? "version " + std::to_string(*f.version) + " (" + f.version_record + ")" : "version unknown";
+  if (f.legacy) fmt += ", legacy model.json layout (producer " + f.producer_name + " " + f.producer_version + ")";
+  if (!f.byteorder.empty()) fmt += ", byteorder " + f.byteorder;
+  if (!f.serialization_id.empty()) fmt += ", serialization id " + f.serialization_id;
+  if (f.bytecode_version) fmt += ", bytecode version " + std::to_string(*f.bytecode_version);
+  if (f.traced_inputs) fmt += ", traced_inputs/ present";
+  out << "format   " << fmt << '\n';
+  size_t unaligned = 0, bad_crc = 0;
+  for (const auto& r : info.records) {
+    if (r.name.rfind("data/", 0) == 0 && !r.aligned) ++unaligned;
+    if (r.crc_status == "mismatch" || r.crc_status == "error") ++bad_crc;
+  }
+  out << "records  " << info.records.size() << ", " << unaligned << " data records unaligned, " << bad_crc << " failing CRC\n";
+  out << "tensors  " << HumanBytes(info.tensor_bytes) << " in tensors, " << HumanBytes(info.storage_bytes) << " of tensor data records\n";
+}
+
+void PrintRecords(const ArchiveInfo& info, std::ostream& out) {
+  out << "\nRecords\n";
+  Table t({"name", "size", "stored", "method", "crc", "aligned"});
+  for (const auto& r : info.records) {
+    t.Add({r.name, HumanBytes(r.size), HumanBytes(r.compressed_size),
+           r.method == kZipStored ? "stored" : r.method == kZipDeflated ? "deflated" : std::to_string(r.method),
+           r.crc_status, r.error.empty() ? (r.aligned ? "yes" : "no") : "error"});
+  }
+  t.Print(out, "  ", {1, 2});
+}
+
+void PrintTotals(const ArchiveInfo& info, std::ostream& out) {
+  if (info.totals.empty()) return;
+  out << "\nTensors by dtype and device\n";
+  Table t({"dtype", "device", "tensors", "elements", "size"});
+  for (const auto& x : info.totals) t.Add({x.dtype, x.device, std::to_string(x.tensors), Grouped(x.numel), HumanBytes(x.bytes)});
+  t.Print(out, "  ", {2, 3, 4});
+}
+
+void PrintConstants(const ArchiveInfo& info, std::ostream& out) {
+  if (info.constants.empty() && info.other_constants.empty()) return;
+  out << "\nConstants\n";
+  for (const auto& c : info.constants) out << "  " << c.name << "  " << c.dtype << Shape(c.shape) << "  " << c.device << "  " << HumanBytes(c.bytes) << '\n';
+  for (const auto& c : info.other_constants) out << "  " << c.name << "  " << c.value << '\n';
+}
+
+// The code records, then each class with its method signatures and Final
+// constants.
+void PrintCode(const ArchiveInfo& info, std::ostream& out) {
+  out << "\nCode\n";
+  Table t({"record", "size", "debug"});
+  for (const auto& c : info.code) t.Add({c.name, HumanBytes(c.size), c.has_debug_info ? "yes" : "no"});
+  t.Print(out, "  ", {1});
+  out << "\nClasses\n";
+  for (const auto& c : info.classes) {
+    out << "  " << c.qualified_name << (c.base.empty() ? "" : "(" + c.base + ")") << '\n';
+    for (const auto& signature : c.signatures) out << "    def " << signature << '\n';
+    for (const auto& a : c.attributes) {
+      if (a.type.rfind("Final[", 0) == 0) out << "    constant: " << a.name << " : " << a.type << " = " << a.value << '\n';
+    }
+  }
+}
+
+// Each extra/ record with its content, JSON pretty-printed, behind "    | ".
+void PrintExtraFiles(const ArchiveInfo& info, std::ostream& out) {
+  out << "\nExtra files";
+  if (info.extra.empty()) out << "  (none)";
+  out << '\n';
+  for (const auto& x : info.extra) {
+    out << "  " << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
+    if (!x.content.empty()) {
+      std::string shown = x.content;
+      if (x.content_type == "json") {
+        auto parsed = nlohmann::json::parse(x.content, nullptr, false);
+        if (!parsed.is_discarded()) shown = DumpJson(parsed, 2);
+        shown = EscapeText(shown, {.keep_newlines = true});
+      }
+      std::istringstream lines(shown);
+      std::string line;
+      while (std::getline(lines, line)) out << "    | " << line << '\n';
+    }
+    if (!x.error.empty()) out << "    error: " << x.error << '\n';
+  }
+}
+
 }  // namespace
 
 json ToJson(const ArchiveInfo& info) {
@@ -266,88 +354,23 @@ json ToJson(const ArchiveInfo& info) {
 void RenderText(const ArchiveInfo& raw, std::ostream& out, const TextOptions& options) {
   // Every string from the archive, escaped once for the terminal.
   const ArchiveInfo info = EscapedForText(raw);
-  const FormatInfo& f = info.format;
-  out << "archive  " << info.path << " (" << HumanBytes(info.file_size) << ")\n";
-  out << "kind     " << info.kind << (f.has_bytecode ? " (mobile: bytecode.pkl)" : "") << '\n';
-  out << "root     " << (info.root.empty() ? "(none)" : info.root) << '\n';
-  std::string fmt = f.version ? "version " + std::to_string(*f.version) + " (" + f.version_record + ")" : "version unknown";
-  if (f.legacy) fmt += ", legacy model.json layout (producer " + f.producer_name + " " + f.producer_version + ")";
-  if (!f.byteorder.empty()) fmt += ", byteorder " + f.byteorder;
-  if (!f.serialization_id.empty()) fmt += ", serialization id " + f.serialization_id;
-  if (f.bytecode_version) fmt += ", bytecode version " + std::to_string(*f.bytecode_version);
-  if (f.traced_inputs) fmt += ", traced_inputs/ present";
-  out << "format   " << fmt << '\n';
-  size_t unaligned = 0, bad_crc = 0;
-  for (const auto& r : info.records) {
-    if (r.name.rfind("data/", 0) == 0 && !r.aligned) ++unaligned;
-    if (r.crc_status == "mismatch" || r.crc_status == "error") ++bad_crc;
-  }
-  out << "records  " << info.records.size() << ", " << unaligned << " data records unaligned, " << bad_crc << " failing CRC\n";
-  out << "tensors  " << HumanBytes(info.tensor_bytes) << " in tensors, " << HumanBytes(info.storage_bytes) << " of tensor data records\n";
-
-  if (options.show_records) {
-    out << "\nRecords\n";
-    Table t({"name", "size", "stored", "method", "crc", "aligned"});
-    for (const auto& r : info.records) {
-      t.Add({r.name, HumanBytes(r.size), HumanBytes(r.compressed_size),
-             r.method == kZipStored ? "stored" : r.method == kZipDeflated ? "deflated" : std::to_string(r.method),
-             r.crc_status, r.error.empty() ? (r.aligned ? "yes" : "no") : "error"});
-    }
-    t.Print(out, "  ", {1, 2});
-  }
+  PrintSummary(info, out);
+  if (options.show_records) PrintRecords(info, out);
   if (raw.pt2) RenderPt2Text(*raw.pt2, out);
   if (info.module) {
     out << "\nModules\n";
     PrintModule(*info.module, out, "  ");
   }
-  if (!info.totals.empty()) {
-    out << "\nTensors by dtype and device\n";
-    Table t({"dtype", "device", "tensors", "elements", "size"});
-    for (const auto& x : info.totals) t.Add({x.dtype, x.device, std::to_string(x.tensors), Grouped(x.numel), HumanBytes(x.bytes)});
-    t.Print(out, "  ", {2, 3, 4});
-  }
-  if (!info.constants.empty() || !info.other_constants.empty()) {
-    out << "\nConstants\n";
-    for (const auto& c : info.constants) out << "  " << c.name << "  " << c.dtype << Shape(c.shape) << "  " << c.device << "  " << HumanBytes(c.bytes) << '\n';
-    for (const auto& c : info.other_constants) out << "  " << c.name << "  " << c.value << '\n';
-  }
-  if (options.show_code && !info.code.empty()) {
-    out << "\nCode\n";
-    Table t({"record", "size", "debug"});
-    for (const auto& c : info.code) t.Add({c.name, HumanBytes(c.size), c.has_debug_info ? "yes" : "no"});
-    t.Print(out, "  ", {1});
-    out << "\nClasses\n";
-    for (const auto& c : info.classes) {
-      out << "  " << c.qualified_name << (c.base.empty() ? "" : "(" + c.base + ")") << '\n';
-      for (const auto& signature : c.signatures) out << "    def " << signature << '\n';
-      for (const auto& a : c.attributes) {
-        if (a.type.rfind("Final[", 0) == 0) out << "    constant: " << a.name << " : " << a.type << " = " << a.value << '\n';
-      }
-    }
-  }
+  PrintTotals(info, out);
+  PrintConstants(info, out);
+  if (options.show_code && !info.code.empty()) PrintCode(info, out);
   if (!info.operators.totals.empty()) RenderOperators(info.operators, out);
+  const FormatInfo& f = info.format;
   if (f.has_bytecode && !f.bytecode_methods.empty()) {
     out << "\nBytecode methods\n";
     for (const auto& m : f.bytecode_methods) out << "  " << m << '\n';
   }
-  out << "\nExtra files";
-  if (info.extra.empty()) out << "  (none)";
-  out << '\n';
-  for (const auto& x : info.extra) {
-    out << "  " << x.name << "  " << HumanBytes(x.size) << "  " << x.content_type << (x.truncated ? " (truncated)" : "") << '\n';
-    if (!x.content.empty()) {
-      std::string shown = x.content;
-      if (x.content_type == "json") {
-        auto parsed = nlohmann::json::parse(x.content, nullptr, false);
-        if (!parsed.is_discarded()) shown = DumpJson(parsed, 2);
-        shown = EscapeText(shown, {.keep_newlines = true});
-      }
-      std::istringstream lines(shown);
-      std::string line;
-      while (std::getline(lines, line)) out << "    | " << line << '\n';
-    }
-    if (!x.error.empty()) out << "    error: " << x.error << '\n';
-  }
+  PrintExtraFiles(info, out);
   if (!info.warnings.empty()) {
     out << "\nWarnings\n";
     for (const auto& w : info.warnings) out << "  " << w << '\n';

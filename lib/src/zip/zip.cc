@@ -123,33 +123,11 @@ void ReadLocalHeader(const ByteSource& src, ZipEntry& e) {
   }
 }
 
-}  // namespace
-
-uint32_t Crc32(const void* data, size_t n, uint32_t crc) {
-  const auto* p = static_cast<const Bytef*>(data);
-  while (n > 0) {
-    auto chunk = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-    crc = static_cast<uint32_t>(::crc32(crc, p, chunk));
-    p += chunk;
-    n -= chunk;
-  }
-  return crc;
-}
-
-bool LooksLikeZip(const ByteSource& src) {
-  if (src.Size() < 4) return false;
-  char sig[4];
-  src.Read(0, sig, 4);
-  uint32_t s = U32(sig);
-  return s == kLocalSig || s == kEocdSig;
-}
-
-ZipLayout ReadZipLayout(const ByteSource& src) {
+// Finds the end-of-central-directory record as miniz does: the last
+// signature with room for a record after it, whatever comment it declares.
+// Fills the layout's fields from it and returns the record count it declares.
+uint64_t ReadEndRecord(const ByteSource& src, ZipLayout& layout) {
   const uint64_t size = src.Size();
-  if (size < kEocdSize) throw Bad("too small to be a ZIP archive (" + std::to_string(size) + " bytes)");
-
-  // Find the end-of-central-directory record as miniz does: the last
-  // signature with room for a record after it, whatever comment it declares.
   uint64_t tail_len = std::min<uint64_t>(size, kEocdSize + kMaxComment);
   std::string tail = src.ReadString(size - tail_len, tail_len);
   int64_t found = -1;
@@ -164,10 +142,9 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
                   ? "no end-of-central-directory record"
                   : "not a ZIP archive");
   }
-  ZipLayout layout;
   const char* eocd = tail.data() + found;
   layout.eocd_offset = size - tail_len + static_cast<uint64_t>(found);
-  uint64_t count = U16(eocd + 10);
+  const uint64_t count = U16(eocd + 10);
   layout.central_directory_size = U32(eocd + 12);
   layout.central_directory_offset = U32(eocd + 16);
   const uint64_t comment_room = tail_len - static_cast<uint64_t>(found) - kEocdSize;
@@ -178,24 +155,33 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
   layout.other_end_records = OtherEndRecords(src, tail, size - tail_len, static_cast<uint64_t>(found));
   layout.trailer_offset = layout.eocd_offset;
   if (U16(eocd + 4) != 0 || U16(eocd + 6) != 0) throw Bad("multi-disk ZIP archives are not supported");
+  return count;
+}
 
-  // ZIP64: a locator sits just before the EOCD record.
-  if (layout.eocd_offset >= 20) {
-    char loc[20];
-    src.Read(layout.eocd_offset - 20, loc, sizeof loc);
-    if (U32(loc) == kZip64LocatorSig) {
-      uint64_t z64_off = U64(loc + 8);
-      char z64[56];
-      if (z64_off > size || size - z64_off < sizeof z64) throw Bad("ZIP64 end-of-central-directory record lies past the end of the file");
-      src.Read(z64_off, z64, sizeof z64);
-      if (U32(z64) != kZip64EocdSig) throw Bad("ZIP64 end-of-central-directory record is damaged");
-      layout.zip64 = true;
-      layout.trailer_offset = z64_off;
-      count = U64(z64 + 32);
-      layout.central_directory_size = U64(z64 + 40);
-      layout.central_directory_offset = U64(z64 + 48);
-    }
-  }
+// ZIP64: a locator sits just before the EOCD record. Where there is one, the
+// ZIP64 record it points to replaces the record count and the directory's
+// size and offset.
+void ReadZip64EndRecord(const ByteSource& src, ZipLayout& layout, uint64_t& count) {
+  if (layout.eocd_offset < 20) return;
+  const uint64_t size = src.Size();
+  char loc[20];
+  src.Read(layout.eocd_offset - 20, loc, sizeof loc);
+  if (U32(loc) != kZip64LocatorSig) return;
+  uint64_t z64_off = U64(loc + 8);
+  char z64[56];
+  if (z64_off > size || size - z64_off < sizeof z64) throw Bad("ZIP64 end-of-central-directory record lies past the end of the file");
+  src.Read(z64_off, z64, sizeof z64);
+  if (U32(z64) != kZip64EocdSig) throw Bad("ZIP64 end-of-central-directory record is damaged");
+  layout.zip64 = true;
+  layout.trailer_offset = z64_off;
+  count = U64(z64 + 32);
+  layout.central_directory_size = U64(z64 + 40);
+  layout.central_directory_offset = U64(z64 + 48);
+}
+
+// Throws unless the central directory lies inside the file (of `size` bytes)
+// and has room for the `count` records it declares.
+void CheckDirectoryExtent(uint64_t size, const ZipLayout& layout, uint64_t count) {
   if (layout.central_directory_offset > size ||
       layout.central_directory_size > size - layout.central_directory_offset) {
     throw Bad("ZIP central directory lies past the end of the file: the file is truncated");
@@ -205,7 +191,11 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
     throw Bad("ZIP central directory declares " + std::to_string(count) +
               " records but is only " + std::to_string(layout.central_directory_size) + " bytes");
   }
+}
 
+// Reads the `count` central directory records into layout.entries, each
+// with what its local header says.
+void ReadCentralDirectory(const ByteSource& src, uint64_t count, ZipLayout& layout) {
   std::string cd = src.ReadString(layout.central_directory_offset, layout.central_directory_size);
   layout.entries.reserve(count);
   size_t pos = 0;
@@ -239,6 +229,37 @@ ZipLayout ReadZipLayout(const ByteSource& src) {
     ReadLocalHeader(src, e);
     layout.entries.push_back(std::move(e));
   }
+}
+
+}  // namespace
+
+uint32_t Crc32(const void* data, size_t n, uint32_t crc) {
+  const auto* p = static_cast<const Bytef*>(data);
+  while (n > 0) {
+    auto chunk = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+    crc = static_cast<uint32_t>(::crc32(crc, p, chunk));
+    p += chunk;
+    n -= chunk;
+  }
+  return crc;
+}
+
+bool LooksLikeZip(const ByteSource& src) {
+  if (src.Size() < 4) return false;
+  char sig[4];
+  src.Read(0, sig, 4);
+  uint32_t s = U32(sig);
+  return s == kLocalSig || s == kEocdSig;
+}
+
+ZipLayout ReadZipLayout(const ByteSource& src) {
+  const uint64_t size = src.Size();
+  if (size < kEocdSize) throw Bad("too small to be a ZIP archive (" + std::to_string(size) + " bytes)");
+  ZipLayout layout;
+  uint64_t count = ReadEndRecord(src, layout);
+  ReadZip64EndRecord(src, layout, count);
+  CheckDirectoryExtent(size, layout, count);
+  ReadCentralDirectory(src, count, layout);
   return layout;
 }
 
