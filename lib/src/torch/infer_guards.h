@@ -4,7 +4,8 @@
 // argument is compared with (`if sr == 16000`, `sr in self.sample_rates`).
 // Read from the inlined graph, by the semantics of aten::dim, aten::size,
 // the comparison operators and prim::If/prim::RaiseException, never from
-// names. Private to infer_inputs.cc.
+// names. Private to the input inference (infer_inputs.cc, graph_shapes.cc,
+// graph_resolver.cc).
 #pragma once
 
 #include <torch/script.h>
