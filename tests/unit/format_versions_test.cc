@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "../../lib/src/archive/format_versions.h"
+#include "../../lib/src/plugin/format_support.h"
 #include "test_util.h"
 #include "plugin_abi.h"
 #include "tsctl/validate.h"

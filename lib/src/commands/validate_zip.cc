@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "../archive/format_versions.h"
+#include "format_support.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
 #include "tsctl/stamp.h"

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Checks that lib/src's rooms include one another only downwards.
+
+    check_layers.py [REPO_ROOT]
+
+The layers (lib/CMakeLists.txt's comment): text/ < zip/ < pickle/ <
+archive/ < plugin/ < commands/ < render/; torch/ (the LibTorch plugin)
+stands on plugin/ and below, never on commands/ or render/; python/ (the
+Python plugin) on torch/ and below. Public headers (tsctl/...) are the
+library's API and may be included anywhere. A quoted include resolves as the
+compiler resolves it: the including file's folder first, then the folders on
+the target's include path (plugin/, and torch/ for python/). Prints every
+include that runs against the layers; exits 1 if there is one.
+"""
+import os
+import re
+import sys
+
+BELOW = {
+    "text": set(),
+    "zip": {"text"},
+    "pickle": {"text", "zip"},
+    "archive": {"text", "zip", "pickle"},
+    "plugin": {"text", "zip", "pickle", "archive"},
+    "commands": {"text", "zip", "pickle", "archive", "plugin"},
+    "render": {"text", "zip", "pickle", "archive", "plugin", "commands"},
+    "torch": {"text", "zip", "pickle", "archive", "plugin"},
+    "python": {"text", "zip", "pickle", "archive", "plugin", "torch"},
+}
+# Headers generated at build time (not in the source tree).
+GENERATED = {"embed_py.h"}
+
+
+def room_of(src, room, include):
+    """The room a quoted include of a file in `room` names, or None."""
+    if include.startswith("tsctl/") or include in GENERATED:
+        return None
+    path = os.path.normpath(os.path.join(src, room, include))
+    if os.path.exists(path):
+        return os.path.relpath(path, src).split(os.sep)[0]
+    search = ["plugin"] + (["torch"] if room == "python" else [])
+    for r in search:
+        if os.path.exists(os.path.join(src, r, include)):
+            return r
+    return "?"
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    src = os.path.join(root, "lib", "src")
+    rooms = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)))
+    bad = []
+    unknown = [r for r in rooms if r not in BELOW]
+    for r in unknown:
+        bad.append(f"lib/src/{r}/: a room check_layers.py does not place (add it to BELOW and to lib/CMakeLists.txt's comment)")
+    checked = 0
+    for room in rooms:
+        for name in sorted(os.listdir(os.path.join(src, room))):
+            if not name.endswith((".cc", ".h")):
+                continue
+            with open(os.path.join(src, room, name), encoding="utf-8", errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    if not m:
+                        continue
+                    checked += 1
+                    target = room_of(src, room, m.group(1))
+                    if target is None or target == room or room not in BELOW:
+                        continue
+                    if target == "?":
+                        bad.append(f"lib/src/{room}/{name}:{n}: \"{m.group(1)}\" is not in lib/src")
+                    elif target not in BELOW[room]:
+                        bad.append(f"lib/src/{room}/{name}:{n}: {room}/ includes {target}/ (\"{m.group(1)}\"), a room above or beside it")
+    for b in bad:
+        print(b)
+    if checked == 0:
+        print("no includes found under", src)
+        return 1
+    print(f"{checked} includes in {len(rooms)} rooms checked, {len(bad)} against the layers")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
