@@ -139,6 +139,28 @@ with tempfile.TemporaryDirectory() as d:
                 "--check-input", "3x4", "--check-input", "4x4", "-o", os.path.join(d, "b.pt"))
         check("trace --python of control flow: a divergence among 4 random inputs, or matches all",
               r.returncode in (0, 1) and ("DIVERGES" in r.stdout) == (r.returncode == 1), r.stdout + r.stderr)
+        # A file and folder name that is not UTF-8 (Linux names are bytes):
+        # the model is found, and errors print the name escaped.
+        odd = os.path.join(os.fsencode(d), b"m\xff")
+        os.mkdir(odd)
+        odd_py = os.path.join(odd, b"tiny\xfe.py")
+        with open(MODELS, "rb") as src, open(odd_py, "wb") as dst:
+            dst.write(src.read())
+        out = os.path.join(os.fsencode(d), b"o\xff.pt")
+        r = run("trace", "--python", odd_py + b":Net", "--input", "2x4", "-o", out)
+        check("trace --python FILE whose name is not UTF-8: exit 0", r.returncode == 0, (r.returncode, r.stderr))
+        check("trace --python: an output name that is not UTF-8 is printed escaped", "o\\xff.pt" in r.stdout, r.stdout)
+        check("trace --python FILE whose name is not UTF-8: equals eager",
+              os.path.exists(out) and same_outputs(eager("Net"), torch.jit.load(open(out, "rb")), [(torch.randn(3, 4),)]))
+        r = run("trace", "--python", odd_py + b":Nope", "--input", "2x4", "-o", os.path.join(d, "nope.pt"))
+        check("a missing factory in a file named in bytes: exit 2, one line naming it escaped",
+              r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "m\\xff/tiny\\xfe.py" in r.stderr
+              and "'Nope'" in r.stderr, (r.returncode, r.stderr))
+        if "\nlibtorch 2." in run("--version").stdout:
+            out = os.path.join(os.fsencode(d), b"e\xff.pt2")
+            r = run("export", "--python", odd_py + b":Net", "--input", "2x4", "-o", out)
+            check("export to a name that is not UTF-8: exit 0, written, printed escaped",
+                  r.returncode == 0 and os.path.exists(out) and "e\\xff.pt2" in r.stdout, (r.returncode, r.stderr, r.stdout))
         if "\nlibtorch 1." in run("--version").stdout:
             # tsctl export where the embedded Python's torch is 1.13: one line, exit 6, nothing written.
             out = os.path.join(d, "e.pt2")

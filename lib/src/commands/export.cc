@@ -16,6 +16,7 @@
 #include "plugin_abi.h"
 #include "torch_child.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
 
@@ -117,8 +118,12 @@ MakeResult Export(const MakeRequest& r) {
     throw Error(ErrorKind::kUnavailable, "export runs Python: this tsctl was built without Python support");
   }
   TempDir work;
-  PythonRequest p{file, name, "export", r.inputs, r.check_inputs, false, r.rtol, r.atol,
-                  work.path + "/" + std::filesystem::path(r.output).filename().string()};
+  // torch names the archive's top folder after the file it writes, and takes
+  // the name as text: a name that is not UTF-8 is written as model.pt2 (the
+  // folder's name is not part of the format).
+  std::string base = std::filesystem::path(r.output).filename().string();
+  if (!IsValidUtf8(base)) base = "model.pt2";
+  PythonRequest p{file, name, "export", r.inputs, r.check_inputs, false, r.rtol, r.atol, work.path + "/" + base};
   p.aoti = r.aoti;
   p.dynamic_batch = r.dynamic_batch;
   p.strict = r.strict;

@@ -10,6 +10,7 @@ import sys
 def check_torch(tsctl_libtorch):
     """Refuses a torch package whose LibTorch is another file than tsctl's, so
     that two LibTorch copies are never loaded into one process."""
+    tsctl_libtorch = os.fsdecode(tsctl_libtorch)
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
         return "this Python (%s) has no torch package" % sys.executable
@@ -26,23 +27,59 @@ def check_torch(tsctl_libtorch):
 
 def _import_file(path, name):
     import inspect
+    import re
     if not os.path.exists(path):
         raise IoError("cannot read %s: No such file or directory" % path)
-    modname = "_tsctl_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    # The module's name becomes part of TorchScript's qualified class names
+    # (__torch__.NAME.Net): letters, digits and '_' only.
+    stem = os.path.splitext(os.path.basename(path))[0]
+    modname = "_tsctl_user_" + re.sub(r"[^A-Za-z0-9_]", "_", stem, flags=re.ASCII)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        path.encode("utf-8")
+        module = _load_module(modname, path)
+    except UnicodeEncodeError:
+        module = _load_odd_module(modname, path)
+    if not hasattr(module, name):
+        names = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v))
+        raise UsageError("%s has no '%s' (callables there: %s)" % (path, name, ", ".join(names) or "none"))
+    return getattr(module, name), inspect.isclass(getattr(module, name))
+
+
+def _run_module(path, run):
+    try:
+        run()
+    except (Exception, SystemExit) as e:  # the user's module failed at import
+        raise UsageError("importing %s failed: %s: %s" % (path, type(e).__name__, e))
+
+
+def _load_module(modname, path):
     spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None:
         raise UsageError("cannot import %s: not a Python file" % path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as e:  # the user's module failed at import
-        raise UsageError("importing %s failed: %s: %s" % (path, type(e).__name__, e))
-    if not hasattr(module, name):
-        names = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v))
-        raise UsageError("%s has no '%s' (callables there: %s)" % (path, name, ", ".join(names) or "none"))
-    return getattr(module, name), inspect.isclass(getattr(module, name))
+    _run_module(path, lambda: spec.loader.exec_module(module))
+    return module
+
+
+def _load_odd_module(modname, path):
+    """A file whose name is not UTF-8 (os.fsdecode's surrogates): torch hands
+    a function's file name to C++ as text, which surrogates cannot be. The
+    code is compiled under the name with its odd bytes written \\xNN, and
+    its lines are put in linecache under that name, where inspect (and so
+    torch.jit.script) finds the source."""
+    import linecache
+    import types
+    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    with open(path, "rb") as f:
+        source = f.read()
+    linecache.cache[shown] = (len(source), None, source.decode("utf-8", "replace").splitlines(True), shown)
+    module = types.ModuleType(modname)
+    module.__file__ = shown
+    sys.modules[modname] = module
+    _run_module(path, lambda: exec(compile(source, shown, "exec"), module.__dict__))
+    return module
 
 
 class UsageError(Exception):
@@ -112,6 +149,9 @@ def _compare(torch, want, got, rtol, atol):
 
 
 def make(file, name, mode, specs, check_specs, freeze, rtol, atol):
+    # Paths and names come as bytes (a file name need not be UTF-8): as str
+    # the way os.fsdecode gives them, so that open() finds the same file.
+    file, name = os.fsdecode(file), os.fsdecode(name)
     return _with_warnings(lambda: _make(file, name, mode, specs, check_specs, freeze, rtol, atol))
 
 
@@ -215,6 +255,7 @@ def export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, at
     artifact (ep.module(), or the package as aoti_load_package runs it) is
     compared with the eager model on every check set; nothing is written
     when one diverges."""
+    file, name, path = os.fsdecode(file), os.fsdecode(name), os.fsdecode(path)
     import contextlib
     import logging
     # torch.export and Inductor print graphs and log internals to stderr
@@ -316,6 +357,7 @@ def load_data(file, name):
     by argument name. Returns (suffix, bytes): ".pt" and torch.save of the
     argument tuple, or ".npz" and the named arrays."""
     import torch
+    file, name = os.fsdecode(file), os.fsdecode(name)
     source, _ = _import_file(file, name)
     try:
         data = source() if callable(source) else source

@@ -23,13 +23,25 @@ std::string OurLibTorch() {
   return {};
 }
 
+// A Python string as bytes: UTF-8, with the surrogates os.fsdecode made of
+// a file name's undecodable bytes turned back into those bytes (printing
+// escapes them); any other lone surrogate as a backslash escape.
+std::string Text(const py::handle& o) {
+  py::str s(o);
+  try {
+    return s.attr("encode")("utf-8", "surrogateescape").cast<std::string>();
+  } catch (py::error_already_set&) {
+    return s.attr("encode")("utf-8", "backslashreplace").cast<std::string>();
+  }
+}
+
 class Backend final : public PythonBackend {
  public:
   std::string Describe() const override {
     std::lock_guard<std::mutex> lock(mu_);
     Start();
-    return py::str(py::module_::import("sys").attr("version")).cast<std::string>().substr(0, 6) +
-           " (" + py::str(py::module_::import("sys").attr("executable")).cast<std::string>() + ")";
+    return Text(py::module_::import("sys").attr("version")).substr(0, 6) + " (" +
+           Text(py::module_::import("sys").attr("executable")) + ")";
   }
 
   MakeResult Make(const PythonRequest& r) const override {
@@ -51,16 +63,18 @@ class Backend final : public PythonBackend {
       return l;
     };
     try {
-      std::string refusal = embed_.attr("check_torch")(OurLibTorch()).cast<std::string>();
+      std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
       py::list checks;
       for (const auto& c : r.check_inputs) checks.append(spec_list(c));
       const bool exporting = r.mode == "export";
-      py::dict out = exporting ? embed_.attr("export")(r.file, r.name, spec_list(r.inputs), checks, r.aoti, r.dynamic_batch,
-                                                       r.strict, r.rtol, r.atol, r.output)
-                               : embed_.attr("make")(r.file, r.name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
+      // Paths and names as bytes: embed.py decodes them as os.fsdecode does.
+      const py::bytes file(r.file), name(r.name);
+      py::dict out = exporting ? embed_.attr("export")(file, name, spec_list(r.inputs), checks, r.aoti, r.dynamic_batch,
+                                                       r.strict, r.rtol, r.atol, py::bytes(r.output))
+                               : embed_.attr("make")(file, name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
       result.diverged = out["diverged"].cast<bool>();
-      for (const auto& w : out["warnings"]) result.warnings.push_back(w.cast<std::string>());
+      for (const auto& w : out["warnings"]) result.warnings.push_back(Text(w));
       size_t k = 0;
       for (const auto& c : out["checks"]) {
         CheckReport rep;
@@ -73,18 +87,18 @@ class Backend final : public PythonBackend {
         rep.inputs = text;
         rep.matched = c["matched"].cast<bool>();
         rep.max_abs = c["max_abs"].cast<double>();
-        rep.error = c["error"].cast<std::string>();
+        rep.error = Text(c["error"]);
         result.checks.push_back(rep);
       }
       if (exporting) {
         // The caller stamps the file torch wrote and moves it into place.
         result.format = r.aoti ? "pt2-aoti" : "pt2-program";
-        for (const auto& m : out["models"]) result.methods.push_back(m.cast<std::string>());
-        for (const auto& d : out["dynamic"]) result.dynamic.push_back(d.cast<std::string>());
+        for (const auto& m : out["models"]) result.methods.push_back(Text(m));
+        for (const auto& d : out["dynamic"]) result.dynamic.push_back(Text(d));
         return result;
       }
       if (result.diverged) return result;
-      for (const auto& m : out["methods"]) result.methods.push_back(m.cast<std::string>());
+      for (const auto& m : out["methods"]) result.methods.push_back(Text(m));
       std::string bytes = out["bytes"].cast<std::string>();
       WriteFileAtomically(r.output, bytes);
       result.bytes = bytes.size();
@@ -98,10 +112,10 @@ class Backend final : public PythonBackend {
     std::lock_guard<std::mutex> lock(mu_);
     Start();
     try {
-      std::string refusal = embed_.attr("check_torch")(OurLibTorch()).cast<std::string>();
+      std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
-      py::tuple out = embed_.attr("load_data")(file, name);
-      return {out[0].cast<std::string>(), out[1].cast<std::string>()};
+      py::tuple out = embed_.attr("load_data")(py::bytes(file), py::bytes(name));
+      return {Text(out[0]), out[1].cast<std::string>()};
     } catch (py::error_already_set& e) {
       throw FromPython(e);
     }
@@ -111,8 +125,8 @@ class Backend final : public PythonBackend {
   // A Python exception as one line: embed.py's UsageError and IoError say
   // it plainly; anything else is prefixed with its type.
   static Error FromPython(py::error_already_set& e) {
-    std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Error";
-    std::string message = py::str(e.value()).cast<std::string>();
+    std::string type = e.type() ? Text(e.type().attr("__name__")) : "Error";
+    std::string message = Text(e.value());
     // The first line that says something: torch's compiler errors start with
     // a blank line and continue with source excerpts.
     std::string first;
