@@ -5,6 +5,7 @@
 #include "../../lib/src/render/render_json.h"
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/inputs.h"
 
 using namespace tsctl;
@@ -198,6 +199,26 @@ TEST_CASE("bench: JSON and text agree", "[bench]") {
   RenderText(r, {50, 90}, text);
   CHECK(text.str().find("latency over 3 calls") != std::string::npos);
   CHECK(text.str().find("aten::conv2d") != std::string::npos);
+}
+
+TEST_CASE("bench: the text report escapes what the model and the caller named", "[bench]") {
+  BenchResult r;
+  r.latencies_ns = {1000};
+  r.wall_ns = 1000;
+  r.path = "m\xff\x1b[2J.pt";
+  // A record_function scope in the model's code names an operator row; the
+  // long one is cut before 36 columns without splitting a UTF-8 character.
+  r.ops = {{"scope\x1b]0;owned\x07", "", 1, 1000, 1000}, {std::string(32, 'a') + "\xc3\xa9\xc3\xa9\xc3\xa9", "", 1, 10, 10}};
+  r.profiled_ns = 1010;
+  std::ostringstream text;
+  RenderText(r, {50}, text);
+  const std::string t = text.str();
+  CHECK(t.find('\x1b') == std::string::npos);
+  CHECK(t.find('\x07') == std::string::npos);
+  CHECK(t.find("m\\xff\\x1b[2J.pt") != std::string::npos);
+  CHECK(t.find("scope\\x1b]0;owned\\x07") != std::string::npos);
+  CHECK(t.find(std::string(32, 'a') + "...") != std::string::npos);
+  CHECK(IsValidUtf8(t));
 }
 
 TEST_CASE("inputs: specs", "[inputs]") {

@@ -10,6 +10,7 @@
 #include "bench_text.h"
 #include "tensor_type.h"
 #include "tsctl/bench.h"
+#include "tsctl/escape.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {
@@ -222,17 +223,55 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   return j;
 }
 
+// The per-operator profile, by self time: the first 40 operators.
+void PrintOperators(const BenchResult& r, std::ostream& out) {
+  if (r.ops.empty()) return;
+  char head[160];
+  if (r.profile_sample < 1) {
+    std::snprintf(head, sizeof head, "\noperators (sampled: %g of calls; counts not scaled, self times approximate)\n", r.profile_sample);
+  } else {
+    std::snprintf(head, sizeof head, "\noperators (every call; by self time)\n");
+  }
+  out << head;
+  bool shapes = false;
+  for (const auto& o : r.ops) shapes |= !o.shapes.empty();
+  std::snprintf(head, sizeof head, "  %-36s %9s %12s %12s %12s %7s%s\n", "operator", "calls", "total", "self", "mean", "share",
+                shapes ? "  input shapes" : "");
+  out << head;
+  size_t shown = 0;
+  for (const auto& o : r.ops) {
+    if (++shown > 40) {
+      out << "  ... " << (r.ops.size() - 40) << " more (see --json)\n";
+      break;
+    }
+    char line[512];
+    // Names come from the model too (record_function scopes): escaped.
+    std::string name = EscapeText(o.name);
+    if (name.size() > 36) {
+      size_t cut = 33;  // not inside a UTF-8 sequence
+      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+      name = name.substr(0, cut) + "...";
+    }
+    std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%", name.c_str(),
+                  static_cast<unsigned long long>(o.calls), Ms(static_cast<double>(o.total_ns)).c_str(),
+                  Ms(static_cast<double>(o.self_ns)).c_str(),
+                  Ms(o.calls ? static_cast<double>(o.total_ns) / static_cast<double>(o.calls) : 0).c_str(),
+                  r.profiled_ns ? 100.0 * static_cast<double>(o.self_ns) / static_cast<double>(r.profiled_ns) : 0.0);
+    out << line << (o.shapes.empty() ? "" : "  " + EscapeText(o.shapes)) << '\n';
+  }
+}
+
 void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out) {
   Stats s = ComputeStats(r, percentiles);
-  out << "model       " << r.path << " (" << r.method << ")\n";
+  out << "model       " << EscapeText(r.path) << " (" << EscapeText(r.method) << ")\n";
   std::string in;
-  for (const auto& i : r.inputs) in += (in.empty() ? "" : ", ") + i;
-  out << "inputs      " << (in.empty() ? "(none)" : in) << (r.input_source.empty() ? "" : "  from " + r.input_source) << '\n';
+  for (const auto& i : r.inputs) in += (in.empty() ? "" : ", ") + EscapeText(i);
+  out << "inputs      " << (in.empty() ? "(none)" : in) << (r.input_source.empty() ? "" : "  from " + EscapeText(r.input_source)) << '\n';
   out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
       << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
   out << "settings    " << r.settings << '\n';
   out << "runs        " << RunsText(r) << '\n';
-  if (!r.saved_outputs.empty()) out << "outputs     written to " << r.saved_outputs << '\n';
+  if (!r.saved_outputs.empty()) out << "outputs     written to " << EscapeText(r.saved_outputs) << '\n';
   out << "load        " << Ms(static_cast<double>(r.load_ns)) << '\n';
   out << "first call  " << Ms(static_cast<double>(r.first_ns)) << '\n';
   if (!r.warmup_ns.empty()) {
@@ -261,45 +300,17 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
   out << "peak memory " << HumanBytes(r.peak_rss_bytes) << " resident";
   if (r.cuda_peak_bytes >= 0) out << ", " << HumanBytes(static_cast<uint64_t>(r.cuda_peak_bytes)) << " CUDA";
   out << '\n';
-  if (!r.ops.empty()) {
-    char head[160];
-    if (r.profile_sample < 1) {
-      std::snprintf(head, sizeof head, "\noperators (sampled: %g of calls; counts not scaled, self times approximate)\n", r.profile_sample);
-    } else {
-      std::snprintf(head, sizeof head, "\noperators (every call; by self time)\n");
-    }
-    out << head;
-    bool shapes = false;
-    for (const auto& o : r.ops) shapes |= !o.shapes.empty();
-    std::snprintf(head, sizeof head, "  %-36s %9s %12s %12s %12s %7s%s\n", "operator", "calls", "total", "self", "mean", "share",
-                  shapes ? "  input shapes" : "");
-    out << head;
-    size_t shown = 0;
-    for (const auto& o : r.ops) {
-      if (++shown > 40) {
-        out << "  ... " << (r.ops.size() - 40) << " more (see --json)\n";
-        break;
-      }
-      char line[512];
-      std::string name = o.name.size() > 36 ? o.name.substr(0, 33) + "..." : o.name;
-      std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%", name.c_str(),
-                    static_cast<unsigned long long>(o.calls), Ms(static_cast<double>(o.total_ns)).c_str(),
-                    Ms(static_cast<double>(o.self_ns)).c_str(),
-                    Ms(o.calls ? static_cast<double>(o.total_ns) / static_cast<double>(o.calls) : 0).c_str(),
-                    r.profiled_ns ? 100.0 * static_cast<double>(o.self_ns) / static_cast<double>(r.profiled_ns) : 0.0);
-      out << line << (o.shapes.empty() ? "" : "  " + o.shapes) << '\n';
-    }
-  }
+  PrintOperators(r, out);
   if (!r.api_usage.empty()) {
     // LibTorch logs most events with C10_LOG_API_USAGE_ONCE: a count is how
     // often the logger was called, not how often the API was used.
     out << "\nAPI usage events (times LibTorch logged each; most are logged once per process, so these are not call counts)\n";
-    for (const auto& [k, v] : r.api_usage) out << "  " << k << "  " << v << '\n';
+    for (const auto& [k, v] : r.api_usage) out << "  " << EscapeText(k) << "  " << v << '\n';
   }
   auto warnings = BenchWarnings(r, s);
   if (!warnings.empty()) {
     out << "\nwarnings\n";
-    for (const auto& w : warnings) out << "  " << w << '\n';
+    for (const auto& w : warnings) out << "  " << EscapeText(w) << '\n';
   }
 }
 

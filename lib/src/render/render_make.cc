@@ -1,6 +1,7 @@
 // Renderers of trace/script results, and of graph and code output as JSON.
 #include "../text/json_util.h"
 #include "render_json.h"
+#include "tsctl/escape.h"
 #include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
 
@@ -25,11 +26,11 @@ nlohmann::json ToJson(const MakeResult& r) {
 }
 
 void RenderText(const MakeResult& r, std::ostream& out) {
-  for (const auto& w : r.warnings) out << "  warning   " << w << '\n';
+  for (const auto& w : r.warnings) out << "  warning   " << EscapeText(w) << '\n';
   for (const auto& c : r.checks) {
     out << (c.matched ? "  match     " : "  DIVERGES  ") << c.inputs;
     if (!c.error.empty()) {
-      out << "  (" << c.error << ")";
+      out << "  (" << EscapeText(c.error) << ")";
     } else if (c.max_abs < 0) {
       out << "  (outputs differ in structure, shape or dtype)";
     } else {
@@ -39,19 +40,19 @@ void RenderText(const MakeResult& r, std::ostream& out) {
   }
   if (r.diverged) return;
   std::string methods, inputs;
-  for (const auto& m : r.methods) methods += (methods.empty() ? "" : ", ") + m;
+  for (const auto& m : r.methods) methods += (methods.empty() ? "" : ", ") + EscapeText(m);
   for (const auto& i : r.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
-  out << "wrote " << r.output << " (" << HumanBytes(r.bytes) << "): ";
+  out << "wrote " << EscapeText(r.output) << " (" << HumanBytes(r.bytes) << "): ";
   if (r.format.empty()) {
     out << "methods " << methods;
   } else {
     out << (r.format == "pt2-aoti" ? ".pt2 AOTInductor package for the CPU, model " : ".pt2 exported program, model ")
         << methods;
-    for (const auto& d : r.dynamic) out << "; dynamic " << d;
+    for (const auto& d : r.dynamic) out << "; dynamic " << EscapeText(d);
   }
   if (!inputs.empty()) out << "; inputs " << inputs << " in extra/tsctl_inputs.json";
   out << '\n';
-  if (!r.saved_outputs.empty()) out << "wrote " << r.saved_outputs << ": the trace's outputs on the example inputs\n";
+  if (!r.saved_outputs.empty()) out << "wrote " << EscapeText(r.saved_outputs) << ": the trace's outputs on the example inputs\n";
 }
 
 std::string DivergenceMessage(const MakeResult& r, const std::string& mode) {
