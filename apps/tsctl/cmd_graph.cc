@@ -18,7 +18,11 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
     f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     std::string graph = Graph(f.options);
-    WriteOutput(f.output, f.format == "json" ? RenderGraphJson(f.options, graph) + "\n" : graph);
+    // The graph holds the archive's strings (a .pt2's node names and targets,
+    // source file names from the debug records): escaped as code is, its
+    // lines and backslashes kept (LibTorch's own escapes stay as they are).
+    WriteOutput(f.output, f.format == "json" ? RenderGraphJson(f.options, graph) + "\n"
+                                             : EscapeText(graph, {.keep_newlines = true, .escape_backslash = false}));
     return kExitOk;
   });
 }

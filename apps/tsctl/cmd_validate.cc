@@ -79,7 +79,7 @@ std::string ListOpsText(const ValidationReport& report, bool several, int& statu
         }
       }
     }
-    for (const auto& op : a.ops) text += op + "\n";
+    for (const auto& op : a.ops) text += EscapeText(op) + "\n";  // a .pt2's targets, bytecode names: the archive's
   }
   return text;
 }
@@ -128,7 +128,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
       if (archives.empty()) {
         // More slices than archives: this one checks nothing, and says so
         // instead of printing a report that passed.
-        std::cerr << "tsctl: validate: --shard " << f.shard << ": no archive falls in this slice (" << f.archives.size()
+        std::cerr << "tsctl: validate: --shard " << EscapeText(f.shard) << ": no archive falls in this slice (" << f.archives.size()
                   << " given): nothing checked\n";
         return kExitOk;
       }

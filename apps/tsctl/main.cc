@@ -48,7 +48,7 @@ void PrintVersion() {
     tsctl::BuildInfo info = tsctl::GetBuildInfo();
     std::cout << "libtorch " << info.libtorch_version << " ("
               << (info.cuda_compiled ? "CUDA " + info.cuda_runtime + " build" : std::string("CPU-only build"))
-              << ", compiled as " << info.cxx_standard << ")" << (info.library_path.empty() ? "" : " from " + info.library_path)
+              << ", compiled as " << info.cxx_standard << ")" << (info.library_path.empty() ? "" : " from " + tsctl::EscapeText(info.library_path))
               << '\n';
     if (info.cuda_available) {
       std::cout << "cuda usable: " << info.cuda_devices << " device(s)\n";
@@ -56,7 +56,7 @@ void PrintVersion() {
       std::cout << "cuda not usable: " << (info.cuda_compiled ? "no CUDA device is visible" : "this LibTorch was built without CUDA") << '\n';
     }
   } catch (const tsctl::Error& e) {
-    std::cout << "libtorch unavailable: " << e.what() << '\n';
+    std::cout << "libtorch unavailable: " << tsctl::EscapeText(e.what()) << '\n';
   }
   std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python, export)" : "not built in (no Python development files at build time)") << '\n';
 }

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "tsctl/escape.h"
+
 namespace tsctl::cli {
 
 bool StderrIsTerminal() {
@@ -26,8 +28,15 @@ ProgressLine::~ProgressLine() { Clear(); }
 
 void ProgressLine::Show(const std::string& text) {
   if (!enabled_) return;
-  std::string line = "[tsctl " + command_ + "] " + text;
-  if (line.size() > 79) line.resize(79);
+  // Callers escape the paths they pass; what else the text holds (a
+  // method's name as the caller typed it) is escaped here, backslashes left
+  // alone so that nothing is escaped twice. Cut at a character's start.
+  std::string line = "[tsctl " + command_ + "] " + EscapeText(text, {.escape_backslash = false});
+  if (line.size() > 79) {
+    size_t cut = 79;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+    line.resize(cut);
+  }
   std::lock_guard<std::mutex> lock(mu_);
   std::cerr << "\r\x1b[K" << line << std::flush;
   shown_ = true;

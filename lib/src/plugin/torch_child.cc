@@ -98,6 +98,14 @@ bool UsesCuda(const ChildRequest& request) {
 
 // The child's side: limits first, then the work, then the answer.
 void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
+  // What the model prints (TorchScript's print(), print() in --python code
+  // or a data loader) would land raw in tsctl's stdout, in the middle of a
+  // report or a --json document: the child's stdout goes nowhere. Its
+  // answer travels on `fd`.
+  if (int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
+    ::dup2(null, STDOUT_FILENO);
+    ::close(null);
+  }
   // The CUDA driver reserves address space that RLIMIT_DATA would count.
   if (!UsesCuda(request)) CapMemory(limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit());
   std::string answer;

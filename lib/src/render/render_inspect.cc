@@ -167,11 +167,12 @@ void RenderOperators(const OperatorList& list, std::ostream& out) {
   for (const auto& u : list.totals) calls += u.count;
   out << "\nOperators (from " << list.totals_source << ": " << list.totals.size() << " distinct, " << calls << " calls)\n";
   for (const auto& [ns, ops] : list.ByNamespace()) {
-    std::string line = "  " + (ns.empty() ? std::string("(none)") : ns) + " (" + std::to_string(ops.size()) + "):";
+    // Names from a .pt2's targets or a mobile archive's bytecode: the archive's.
+    std::string line = "  " + (ns.empty() ? std::string("(none)") : EscapeText(ns)) + " (" + std::to_string(ops.size()) + "):";
     const size_t indent = line.size();
     size_t width = line.size();
     for (size_t i = 0; i < ops.size(); ++i) {
-      std::string name = ops[i].name.substr(ns.empty() ? 0 : ns.size() + 2);
+      std::string name = EscapeText(ops[i].name.substr(ns.empty() ? 0 : ns.size() + 2));
       std::string item = " " + name + " x" + std::to_string(ops[i].count) + (i + 1 < ops.size() ? "," : "");
       if (width + item.size() > 100 && width > indent) {
         line += "\n" + std::string(indent, ' ');

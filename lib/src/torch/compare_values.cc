@@ -7,14 +7,19 @@
 #include <sstream>
 
 #include "tensors.h"
+#include "tsctl/escape.h"
 
 namespace tsctl {
 namespace {
 
 double Pick(const std::vector<double>& v, size_t i) { return v.empty() ? 0 : v[std::min(i, v.size() - 1)]; }
 
+// A string the model returned, quoted as JSON writes it; bytes that are not
+// UTF-8 written \xNN (nlohmann's dump throws on them).
+std::string Quoted(const std::string& s) { return nlohmann::json(ValidUtf8(s)).dump(); }
+
 std::string Key(const c10::IValue& k) {
-  if (k.isString()) return "[" + nlohmann::json(k.toStringRef()).dump() + "]";
+  if (k.isString()) return "[" + Quoted(k.toStringRef()) + "]";
   std::ostringstream s;
   s << "[" << k << "]";
   return s.str();
@@ -23,7 +28,7 @@ std::string Key(const c10::IValue& k) {
 std::string Short(const c10::IValue& v) {
   std::ostringstream s;
   if (v.isString()) {
-    s << nlohmann::json(v.toStringRef()).dump();
+    s << Quoted(v.toStringRef());
   } else if (v.isDouble()) {
     s << v.toDouble();
   } else if (v.isTensor()) {
