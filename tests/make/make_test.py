@@ -152,6 +152,16 @@ with tempfile.TemporaryDirectory() as d:
         check("trace --python: an output name that is not UTF-8 is printed escaped", "o\\xff.pt" in r.stdout, r.stdout)
         check("trace --python FILE whose name is not UTF-8: equals eager",
               os.path.exists(out) and same_outputs(eager("Net"), torch.jit.load(open(out, "rb")), [(torch.randn(3, 4),)]))
+        # A form feed counts as no line break (as compile() and linecache
+        # count), so torch.jit.script reads the right source lines.
+        odd_ff = os.path.join(odd, b"ff\xfe.py")
+        with open(MODELS, "rb") as src, open(odd_ff, "wb") as dst:
+            dst.write(b"\x0c\n# a form feed above\n" + src.read())
+        out = os.path.join(d, "ff.pt")
+        r = run("script", "--python", odd_ff + b":Branchy", "--input", "2x4", "--check-input", "3x4", "-o", out)
+        check("script --python FILE named in bytes, with a form feed: exit 0, equals eager",
+              r.returncode == 0 and same_outputs(eager("Branchy"), torch.jit.load(out), [(torch.ones(2, 4),), (-torch.ones(2, 4),)]),
+              (r.returncode, r.stderr))
         r = run("trace", "--python", odd_py + b":Nope", "--input", "2x4", "-o", os.path.join(d, "nope.pt"))
         check("a missing factory in a file named in bytes: exit 2, one line naming it escaped",
               r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "m\\xff/tiny\\xfe.py" in r.stderr

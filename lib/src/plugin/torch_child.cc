@@ -101,8 +101,9 @@ void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
   // What the model prints (TorchScript's print(), print() in --python code
   // or a data loader) would land raw in tsctl's stdout, in the middle of a
   // report or a --json document: the child's stdout goes nowhere. Its
-  // answer travels on `fd`.
-  if (int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
+  // answer travels on `fd` (which is never 1 itself, unless tsctl was
+  // started with its standard output closed).
+  if (int null = fd == STDOUT_FILENO ? -1 : ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
     ::dup2(null, STDOUT_FILENO);
     ::close(null);
   }

@@ -68,13 +68,23 @@ def _load_odd_module(modname, path):
     a function's file name to C++ as text, which surrogates cannot be. The
     code is compiled under the name with its odd bytes written \\xNN, and
     its lines are put in linecache under that name, where inspect (and so
-    torch.jit.script) finds the source."""
+    torch.jit.script) finds the source. Its __file__ is that name too (the
+    folder's real path is on sys.path for its imports)."""
     import linecache
     import types
+    import tokenize
     shown = os.fsencode(path).decode("utf-8", "backslashreplace")
     with open(path, "rb") as f:
         source = f.read()
-    linecache.cache[shown] = (len(source), None, source.decode("utf-8", "replace").splitlines(True), shown)
+    # The lines as linecache reads a file (its coding cookie, universal
+    # newlines: no split at a form feed, as str.splitlines would make), so
+    # that line numbers match what compile() counts.
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:  # a bad coding cookie: compile() below says so
+        encoding = "utf-8"
+    lines = io.StringIO(source.decode(encoding, "replace"), newline=None).readlines()
+    linecache.cache[shown] = (len(source), None, lines, shown)
     module = types.ModuleType(modname)
     module.__file__ = shown
     sys.modules[modname] = module
