@@ -22,7 +22,14 @@ using namespace pt2_json;
 struct Arg {
   enum Kind { kText, kNode, kList, kTuple, kDict } kind = kText;
   std::string text;  // kText: str(value); kNode: the node's name
-  std::vector<std::pair<std::string, Arg>> items;  // containers; keys for kDict only
+  // Containers' elements (keys for kDict only). A struct of its own, not a
+  // std::pair: clang 14 cannot check a pair of an incomplete type.
+  struct Item;
+  std::vector<Item> items;
+};
+struct Arg::Item {
+  std::string key;
+  Arg value;
 };
 
 Arg Text(std::string s) { return {Arg::kText, std::move(s), {}}; }
@@ -77,7 +84,7 @@ Arg SymArg(const json& v) {
 Arg List(const json& values, Arg (*each)(const json&), Arg::Kind kind = Arg::kList) {
   Arg a{kind, "", {}};
   if (values.is_array()) {
-    for (const json& v : values) a.items.emplace_back("", each(v));
+    for (const json& v : values) a.items.push_back({"", each(v)});
   }
   return a;
 }
@@ -110,7 +117,7 @@ Arg Deserialize(const json& arg) {
   if (kind == "as_string_to_argument") {
     Arg d{Arg::kDict, "", {}};
     if (v.is_object()) {
-      for (const auto& [k, x] : v.items()) d.items.emplace_back(k, Deserialize(x));
+      for (const auto& [k, x] : v.items()) d.items.push_back({k, Deserialize(x)});
     }
     return d;
   }
@@ -185,9 +192,9 @@ class GraphBuilder {
       std::string name = Str(input, "name");
       Arg value = Deserialize(Object(input, "arg"));
       if (Int(input, "kind", 1) == 2) {
-        n.kwargs.items.emplace_back(name, std::move(value));
+        n.kwargs.items.push_back({name, std::move(value)});
       } else {
-        n.args.items.emplace_back("", std::move(value));
+        n.args.items.push_back({"", std::move(value)});
       }
     }
     const json& outputs = Array(node, "outputs");
@@ -217,8 +224,8 @@ class GraphBuilder {
     g.op = "call_function";
     g.target = "operator.getitem";
     g.name = name.empty() ? Fresh("getitem") : name;
-    g.args.items.emplace_back("", NodeRef(of));
-    g.args.items.emplace_back("", Text(std::to_string(index)));
+    g.args.items.push_back({"", NodeRef(of)});
+    g.args.items.push_back({"", Text(std::to_string(index))});
     Add(std::move(g));
   }
 
@@ -280,9 +287,9 @@ std::string Pt2GraphText(const Archive& a, const std::string& model) {
   for (const json& node : Array(graph, "nodes")) b.AddCall(node);
   FxNode out{"output", "output", "output", {Arg::kTuple, "", {}}, {Arg::kDict, "", {}}};
   Arg results{Arg::kTuple, "", {}};
-  for (const json& o : Array(graph, "outputs")) results.items.emplace_back("", Deserialize(o));
+  for (const json& o : Array(graph, "outputs")) results.items.push_back({"", Deserialize(o)});
   const bool single = Bool(graph, "is_single_tensor_return") && results.items.size() == 1;
-  out.args.items.emplace_back("", single ? results.items[0].second : results);
+  out.args.items.push_back({"", single ? results.items[0].value : results});
   b.nodes.push_back(out);
 
   std::map<std::string, std::set<std::string>> users;  // node -> the nodes that use it
@@ -298,7 +305,7 @@ std::string Pt2GraphText(const Archive& a, const std::string& model) {
     if (n.op == "placeholder") {
       s += head + "[target=" + n.target + "]";
     } else if (n.op == "output") {
-      s += "\n    return " + Repr(n.args.items[0].second);
+      s += "\n    return " + Repr(n.args.items[0].value);
     } else {
       s += head + "[target=" + n.target + "](args = " + Format(n.args) + ", kwargs = " + Format(n.kwargs) + ")";
     }

@@ -257,7 +257,9 @@ std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
   if (m.empty()) return std::nullopt;
   const int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
   const size_t dim = std::stoul(m[3]);
-  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+  for (const auto& sizes : {std::pair{a, b}, std::pair{b, a}}) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const int64_t from = sizes.first, to = sizes.second;
     auto i = t.Find([&](const InputSpec& s) { return dim < s.shape.size() && s.shape[dim] == from; });
     if (!i) continue;
     InputSpec s = *t.specs[*i];

@@ -89,7 +89,9 @@ std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e) 
   // trailing sizes kept).
   m = Match(e, R"(Tensors must have same number of dimensions: got (\d) and (\d))");
   if (m.empty()) return std::nullopt;
-  for (auto [from, to] : {std::pair{std::stoul(m[1]), std::stoul(m[2])}, std::pair{std::stoul(m[2]), std::stoul(m[1])}}) {
+  for (const auto& ranks : {std::pair{std::stoul(m[1]), std::stoul(m[2])}, std::pair{std::stoul(m[2]), std::stoul(m[1])}}) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one.
+    const unsigned long from = ranks.first, to = ranks.second;
     auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == from; });
     if (!i || to == 0) continue;
     InputSpec s = *t.specs[*i];
