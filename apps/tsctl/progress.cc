@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "tsctl/escape.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl::cli {
 
@@ -32,11 +33,7 @@ void ProgressLine::Show(const std::string& text) {
   // method's name as the caller typed it) is escaped here, backslashes left
   // alone so that nothing is escaped twice. Cut at a character's start.
   std::string line = "[tsctl " + command_ + "] " + EscapeText(text, {.escape_backslash = false});
-  if (line.size() > 79) {
-    size_t cut = 79;
-    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
-    line.resize(cut);
-  }
+  line.resize(Utf8CutPoint(line, 79));
   std::lock_guard<std::mutex> lock(mu_);
   std::cerr << "\r\x1b[K" << line << std::flush;
   shown_ = true;

@@ -4,6 +4,7 @@
 
 #include "../../lib/src/text/json_util.h"
 #include "tsctl/escape.h"
+#include "tsctl/text_util.h"
 
 using namespace tsctl;
 
@@ -66,4 +67,16 @@ TEST_CASE("escape: JSON text depth without parsing", "[escape]") {
   CHECK(JsonTextDepth("{}", 10) == 1);
   CHECK(JsonTextDepth("{\"a\": [1, {\"b\": \"[[[[\"}]}", 10) == 3);
   CHECK(JsonTextDepth(std::string(100000, '['), 64) == 65);
+}
+
+TEST_CASE("text: EndsWith and a cut that never splits a UTF-8 character", "[escape]") {
+  CHECK(EndsWith("model.npy", ".npy"));
+  CHECK(EndsWith(".npy", ".npy"));
+  CHECK_FALSE(EndsWith("npy", ".npy"));
+  CHECK_FALSE(EndsWith("model.npz", ".npy"));
+  const std::string s = "ab\xc3\xa9" "c";  // "abéc": é is bytes 2 and 3
+  CHECK(Utf8CutPoint(s, 2) == 2);
+  CHECK(Utf8CutPoint(s, 3) == 2);  // inside é: back to its start
+  CHECK(Utf8CutPoint(s, 4) == 4);
+  CHECK(Utf8CutPoint(s, 99) == s.size());
 }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace tsctl {
 
@@ -16,5 +17,12 @@ bool IsTextual(const std::string& s);
 // True if `s` is an identifier as Python and TorchScript spell one in ASCII:
 // a letter or '_' first, then letters, digits and '_'.
 bool IsIdentifier(const std::string& s);
+
+// True if `s` ends with `tail`.
+bool EndsWith(std::string_view s, std::string_view tail);
+
+// The largest length <= `max` at which `s` can be cut without splitting a
+// UTF-8 sequence (a cut never lands on a continuation byte).
+size_t Utf8CutPoint(std::string_view s, size_t max);
 
 }  // namespace tsctl

@@ -18,6 +18,7 @@
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/stamp.h"
+#include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {
@@ -47,10 +48,6 @@ struct TempDir {
   TempDir& operator=(const TempDir&) = delete;
 };
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Everything that can be refused before Python starts (seconds) and the
 // exporter runs (tens of seconds with --aoti).
 void CheckExportRequest(const MakeRequest& r) {
@@ -62,7 +59,7 @@ void CheckExportRequest(const MakeRequest& r) {
   }
   // torch names the archive's top folder after the file and AOTInductor
   // refuses a package path without the suffix.
-  if (!EndsWith(r.output, ".pt2")) {
+  if (r.output.size() <= 4 || !EndsWith(r.output, ".pt2")) {
     throw Error(ErrorKind::kUsage, "--output of export must name a .pt2 file, got '" + r.output + "'");
   }
   if (r.inputs.empty()) throw Error(ErrorKind::kUsage, "exporting needs example inputs: --input SHAPE[:DTYPE] per argument");

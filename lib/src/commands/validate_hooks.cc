@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tsctl/operators.h"
+#include "tsctl/text_util.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -24,10 +25,6 @@ constexpr Dangerous kDangerous[] = {
     {"aten::save", "writes a file"},
     {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks"},
 };
-
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 }  // namespace
 

@@ -247,11 +247,7 @@ void PrintOperators(const BenchResult& r, std::ostream& out) {
     char line[512];
     // Names come from the model too (record_function scopes): escaped.
     std::string name = EscapeText(o.name);
-    if (name.size() > 36) {
-      size_t cut = 33;  // not inside a UTF-8 sequence
-      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
-      name = name.substr(0, cut) + "...";
-    }
+    if (name.size() > 36) name = name.substr(0, Utf8CutPoint(name, 33)) + "...";
     std::snprintf(line, sizeof line, "  %-36s %9llu %12s %12s %12s %6.1f%%", name.c_str(),
                   static_cast<unsigned long long>(o.calls), Ms(static_cast<double>(o.total_ns)).c_str(),
                   Ms(static_cast<double>(o.self_ns)).c_str(),

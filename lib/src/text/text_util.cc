@@ -47,4 +47,15 @@ bool IsIdentifier(const std::string& s) {
   return true;
 }
 
+bool EndsWith(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+size_t Utf8CutPoint(std::string_view s, size_t max) {
+  if (max >= s.size()) return s.size();
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
 }  // namespace tsctl

@@ -88,10 +88,6 @@ NpyHeader ReadNpyHeader(const std::string& bytes, const std::string& what) {
   throw Error(ErrorKind::kFormat, what + ": " + why);
 }
 
-bool EndsWith(const std::string& s, const std::string& end) {
-  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
-}
-
 at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
   const NpyHeader h = ReadNpyHeader(bytes, what);
   int64_t numel = 1;

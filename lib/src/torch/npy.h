@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tsctl/archive.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 
@@ -19,8 +20,6 @@ constexpr uint64_t kMaxValueRecord = uint64_t{64} << 30;
 // `what` is not a readable value file: throws tsctl::Error (kFormat),
 // "WHAT: WHY".
 [[noreturn]] void BadValueFile(const std::string& what, const std::string& why);
-
-bool EndsWith(const std::string& s, const std::string& end);
 
 // One .npy array (format version 1, 2 or 3; C or Fortran order). Throws
 // BadValueFile's error naming `what`.
