@@ -10,6 +10,7 @@ packages=(
   graphviz                            # renders `tsctl graph --format dot` in a test
   python3-jsonschema                  # tests validate JSON output against docs/schemas
   zip unzip
+  libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
   ccache                              # caches compilations between builds (CMakeLists.txt)
   dpkg-dev                            # dpkg-shlibdeps: the .deb's dependencies (cpack -G DEB)
 )

@@ -34,6 +34,9 @@ RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("archive", flags->options.path, "TorchScript archive, or a .pt2 exported program (printed as Python's print(ep.graph))")->required();
   sub->add_option("-m,--method", flags->options.method, "Method to print (a .pt2: the program models/NAME.json; default the first)")->capture_default_str();
   sub->add_flag("--inlined", flags->options.inlined, "Print the inlined graph (Python's m.inlined_graph)");
+  sub->add_option("--max-nodes", flags->options.max_nodes,
+                  "With --inlined: refuse a graph that inlining would grow past N nodes (default 1000000)")
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--frozen", flags->options.frozen, "Print the graph after torch::jit::freeze and optimize_for_inference");
   AddFormatOption(sub, flags->format, {"text", "json", "dot"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");

@@ -58,6 +58,7 @@ void PrintVersion() {
   } catch (const tsctl::Error& e) {
     std::cout << "libtorch unavailable: " << tsctl::EscapeText(e.what()) << '\n';
   }
+  std::cout << "sandbox " << tsctl::SandboxDescription() << '\n';
   std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python, export)" : "not built in (no Python development files at build time)") << '\n';
 }
 
@@ -94,6 +95,9 @@ int main(int argc, char** argv) {
   bool version = false;
   app.add_flag("--version", version, "Print tsctl's version, its LibTorch and whether CUDA is usable");
   app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line");
+  bool no_sandbox = false;
+  app.add_flag("--no-sandbox", no_sandbox,
+               "Run LibTorch children without the sandbox (seccomp, Landlock, limits): for trusted archives only");
   app.add_option("--max-input-size", global.max_input_bytes,
                  "SIZE: the most read from a stream (-, a pipe, a device) or as a whole input file (default 4GiB)")
       ->transform(CLI::AsSizeValue(false));
@@ -123,6 +127,7 @@ int main(int argc, char** argv) {
   }
   // LibTorch's own warnings are shown only with -v (the plugin reads this).
   if (global.verbose) ::setenv("TSCTL_VERBOSE", "1", 1);
+  if (no_sandbox) tsctl::SetSandbox(false);
   if (version) {
     PrintVersion();
     return tsctl::kExitOk;

@@ -31,6 +31,7 @@ struct OperatorList {
   std::vector<OperatorUse> totals;  // sorted by name
   std::string totals_source;        // "code", "bytecode" or "" (no code at all)
   std::vector<std::string> warnings;  // records that could not be read
+  size_t unscanned = 0;  // code records left out: their text is past kMaxCodeBytes
 
   // The totals grouped by namespace ("aten", "prim", "torchvision", ...).
   std::map<std::string, std::vector<OperatorUse>> ByNamespace() const;

@@ -49,6 +49,9 @@ struct GraphOptions {
   std::string method = "forward";
   bool inlined = false;
   bool frozen = false;  // torch::jit::freeze + optimize_for_inference
+  // --inlined: refused (kIo, one line) when inlining would make more nodes
+  // than this: helpers that call each other twice double it per level.
+  uint64_t max_nodes = 1000000;
   enum class Format { kText, kDot } format = Format::kText;
   std::vector<std::string> load_libraries;
 };
@@ -192,6 +195,14 @@ std::string RenderCodeJson(const std::string& path, const std::string& compiled_
 // load it throws tsctl::Error (kUnavailable) naming `command`, instead of
 // paying LibTorch's start-up silently.
 void ForbidLibTorch(const std::string& command);
+
+// The sandbox around every LibTorch child (docs/manual/sandbox.md): on
+// unless --no-sandbox (SetSandbox(false)) says the archives are trusted.
+// SandboxDescription(): "on (seccomp, Landlock ABI 3)", the layers this
+// kernel gives, or "off (--no-sandbox)".
+void SetSandbox(bool on);
+bool SandboxOn();
+std::string SandboxDescription();
 
 // True if this tsctl was built with the embedded-Python plugin.
 bool PythonSupportBuilt();

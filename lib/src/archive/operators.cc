@@ -24,12 +24,26 @@ std::string ModuleOfRecord(const std::string& record) {
   return m;
 }
 
-// The dotted name that ends right before position `open` (a '('), and where it starts.
+bool IsBlank(char c) { return c == ' ' || c == '\t'; }
+
+// The dotted name that ends right before position `open` (a '('; Python
+// allows blanks between them), and where it starts.
 std::string DottedNameBefore(std::string_view line, size_t open, size_t& start) {
-  size_t b = open;
+  size_t end = open;
+  while (end > 0 && IsBlank(line[end - 1])) --end;
+  size_t b = end;
   while (b > 0 && (IsIdentChar(line[b - 1]) || line[b - 1] == '.')) --b;
   start = b;
-  return std::string(line.substr(b, open - b));
+  return std::string(line.substr(b, end - b));
+}
+
+// The dotted name that starts right after position `open` (fork's callee).
+std::string DottedNameAfter(std::string_view line, size_t open) {
+  size_t b = open + 1;
+  while (b < line.size() && IsBlank(line[b])) ++b;
+  size_t e = b;
+  while (e < line.size() && (IsIdentChar(line[e]) || line[e] == '.')) ++e;
+  return std::string(line.substr(b, e - b));
 }
 
 // Which operator a dotted call name is, or "".
@@ -49,6 +63,10 @@ std::string OperatorOfCall(const std::string& name) {
     if (p.empty()) return "";
   }
   if (parts.size() == 2 && parts[0] == "torch") return "aten::" + parts[1];
+  // LibTorch's importer (import_source.cpp, sugared_value.cpp): `math` and
+  // `torch.autograd` are the aten namespace too.
+  if (parts.size() == 2 && parts[0] == "math") return "aten::" + parts[1];
+  if (parts.size() == 3 && parts[0] == "torch" && parts[1] == "autograd") return "aten::" + parts[2];
   if (parts.size() == 3 && parts[0] == "ops") return parts[1] + "::" + parts[2];
   if (parts.size() == 4 && parts[0] == "torch" && parts[1] == "ops") return parts[2] + "::" + parts[3];
   if (parts.size() == 1) {
@@ -126,17 +144,22 @@ std::vector<MethodOperators> OperatorsInCode(const std::string& record, std::str
     size_t indent = line.find_first_not_of(' ');
     if (indent == std::string_view::npos) continue;
     std::string_view body = line.substr(indent);
+    // Python's tokenizer takes any blanks after `def` and `class`.
+    auto keyword = [&](std::string_view kw) {
+      return body.size() > kw.size() && body.substr(0, kw.size()) == kw && IsBlank(body[kw.size()]);
+    };
     auto word_after = [&](size_t skip) {
+      while (skip < body.size() && IsBlank(body[skip])) ++skip;
       size_t e = skip;
       while (e < body.size() && IsIdentChar(body[e])) ++e;
       return std::string(body.substr(skip, e - skip));
     };
-    if (indent == 0 && body.rfind("class ", 0) == 0) {
+    if (indent == 0 && keyword("class")) {
       current_class = word_after(6);
       current.clear();
       continue;
     }
-    if (body.rfind("def ", 0) == 0) {
+    if (keyword("def")) {
       if (indent == 0) current_class.clear();
       current = module + "." + (current_class.empty() ? "" : current_class + ".") + word_after(4);
       if (!counts.count(current)) order.push_back(current);
@@ -160,6 +183,8 @@ std::vector<MethodOperators> OperatorsInCode(const std::string& record, std::str
       size_t start = 0;
       std::string name = DottedNameBefore(line, i, start);
       if (name.empty() || name[0] == '.') continue;  // a method call on a value
+      // fork(f, args...) calls f: an operator passed to it is called too.
+      if (name == "fork") name = DottedNameAfter(line, i);
       std::string op = OperatorOfCall(name);
       if (op.empty()) continue;
       std::string owner = current.empty() ? module : current;
@@ -226,6 +251,7 @@ OperatorList ListOperators(const Archive& archive) {
       list.warnings.push_back("code record " + name + ": " + err.what());
     }
   }
+  list.unscanned = skipped;
   if (skipped) {
     list.warnings.push_back(std::to_string(skipped) + " code records not scanned: the code holds more than " +
                             std::to_string(kMaxCodeBytes >> 20) + " MiB of text");

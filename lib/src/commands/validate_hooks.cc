@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tsctl/archive.h"
 #include "tsctl/operators.h"
 #include "tsctl/text_util.h"
 #include "validate_internal.h"
@@ -49,6 +50,11 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
         if (base == d.op) found.push_back(m.method + " calls " + d.op + ", which " + d.why);
       }
     }
+  }
+  if (ops.unscanned > 0) {
+    // A verdict never rests on a scan that was cut short.
+    found.push_back(std::to_string(ops.unscanned) + " code record" + (ops.unscanned == 1 ? " was" : "s were") +
+                    " not scanned: the code holds more than " + std::to_string(kMaxCodeBytes >> 20) + " MiB of text");
   }
   if (found.empty()) {
     out.push_back({"ts.hooks", CheckStatus::kPass,

@@ -92,6 +92,7 @@ class MethodChecks {
 
   void Run() {
     for (size_t k = 0; k < methods_.size(); ++k) {
+      if (k > 0 && Capped(k)) break;
       if (!RunMethod(k)) break;
     }
     Json(report_.details)["torch_seconds"] = seconds_;
@@ -112,6 +113,12 @@ class MethodChecks {
     };
     ChildOutcome child = RunModelCheck(m_, LimitsOf(options_), crashed, seconds_, &schema_, on_line);
     const std::string doing = Doing(child.progress, m_.method);
+    if (child.end == ChildEnd::kBlocked) {
+      // The model reached past the sandbox: whatever the inputs, the
+      // archive's own doing, and no further method of it runs.
+      out_.push_back({"torch.sandbox", CheckStatus::kFail, prefix + child.sandbox + " (while " + doing + ")"});
+      return false;
+    }
     if (child.Died() && CandidateIndex(child.progress) >= 0) {
       DiedOnGuesses(crashed, prefix);
       return true;
@@ -186,6 +193,22 @@ class MethodChecks {
     out_.push_back({stage, CheckStatus::kFail, prefix + failure});
   }
 
+  // An archive of many methods (each in a child of its own) is bounded as
+  // a whole: at most kMaxMethods methods, and no new one once its children
+  // have used --timeout in all. True (with a WARN) when `k` is past either.
+  bool Capped(size_t k) {
+    constexpr size_t kMaxMethods = 32;
+    const size_t left = methods_.size() - k;
+    std::string why;
+    if (k >= kMaxMethods) why = "at most " + std::to_string(kMaxMethods) + " methods are checked in an archive";
+    else if (options_.timeout_seconds > 0 && seconds_ >= options_.timeout_seconds)
+      why = "its methods took the --timeout of " + std::to_string(static_cast<long long>(options_.timeout_seconds)) + " s in all";
+    if (why.empty()) return false;
+    out_.push_back({"torch.run", CheckStatus::kWarn,
+                    std::to_string(left) + " more method" + (left == 1 ? "" : "s") + " not checked: " + why});
+    return true;
+  }
+
   enum class Next { kChecks, kNextMethod, kStop };
 
   // The first child's result: the lite interpreter, the load, the operators
@@ -204,6 +227,17 @@ class MethodChecks {
     const bool torchscript = m_.pt2.kind == Pt2RunSpec::Kind::kNone;
     out_.push_back({"torch.load", CheckStatus::kPass,
                     torchscript ? LoadsOn(m_.device) : "loads in LibTorch through AOTIModelPackageLoader"});
+    if (!SandboxOn()) {
+      out_.push_back({"torch.sandbox", CheckStatus::kSkip, "not confined: --no-sandbox (the model ran with tsctl's rights)"});
+    }
+    if (!r.unsafe.empty()) {
+      constexpr size_t kListed = 5;
+      std::string msg;
+      for (size_t i = 0; i < r.unsafe.size() && i < kListed; ++i) msg += (i ? "; " : "") + r.unsafe[i];
+      if (r.unsafe.size() > kListed) msg += "; ... (" + std::to_string(r.unsafe.size()) + " in all)";
+      out_.push_back({"torch.unsafe", CheckStatus::kFail, msg + " (not run)"});
+      return Next::kStop;
+    }
     // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
     if (torchscript) report_.ops = r.ops;
     if (options_.has_allow_ops && torchscript) {

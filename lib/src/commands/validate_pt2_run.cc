@@ -30,7 +30,11 @@ std::unique_ptr<TempFile> RecordFile(const Archive& archive, const std::string& 
 // failed, or AOTInductor code this machine cannot run. "" if none.
 std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info) {
   for (const CheckResult& c : checks) {
-    if (c.id.rfind("pt2.", 0) == 0 && c.id != "pt2.ops" && c.status == CheckStatus::kFail) {
+    // A package's names are extracted to disk before LibTorch loads it: a
+    // ZIP that fails any zip.* check (a name with ../ among them) is never
+    // handed over.
+    const bool refusing = (c.id.rfind("pt2.", 0) == 0 && c.id != "pt2.ops") || c.id.rfind("zip.", 0) == 0;
+    if (refusing && c.status == CheckStatus::kFail) {
       return "LibTorch is not given a .pt2 that fails " + c.id;
     }
     if (c.id == "pt2.aoti" && c.status == CheckStatus::kWarn) return "the compiled code needs CPU features this machine lacks (pt2.aoti)";
@@ -75,6 +79,13 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
     runs.runs_aoti = false;
   }
   if (!runs.runs_aoti) {
+    if (archive.kind() != ArchiveKind::kPt2Early && !info.aoti.empty()) {
+      // Native code nobody ran: never a quiet PASS (--strict fails it).
+      out.push_back({"torch.load", CheckStatus::kWarn,
+                     std::string(kNoRunner) + ": an AOTInductor package is native code, and nothing here ran it "
+                                              "(the LibTorch 2.x build runs it in the sandbox)"});
+      return;
+    }
     out.push_back({"torch.load", CheckStatus::kSkip, kNoRunner});
     return;
   }

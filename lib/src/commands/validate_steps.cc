@@ -15,7 +15,7 @@ const std::vector<std::string>& CheckIds() {
       "zip.bomb",      "zip.crc",      "zip.sizes",       "ts.kind",       "ts.layout",       "ts.records",
       "ts.pickle",     "ts.globals",   "ts.storage",      "ts.device",     "ts.version",      "ts.alignment",
       "ts.hooks",      "ts.mobile",    "meta.producer",   "code.ops",      "pt2.kind",        "pt2.version",
-      "pt2.program",   "pt2.weights",  "pt2.aoti",        "pt2.ops",       "torch.load",      "torch.method",
+      "pt2.program",   "pt2.weights",  "pt2.aoti",        "pt2.ops",       "torch.sandbox", "torch.load",      "torch.unsafe",  "torch.method",
       "torch.ops",     "torch.mobile", "torch.run",       "torch.outputs", "torch.finite",    "torch.deterministic",
       "torch.reference", "torch.intermediates"};
   return kIds;

@@ -119,6 +119,9 @@ struct ModelCheckResult {
   std::string load_error;
   std::vector<std::string> methods;  // of the top-level module
   std::vector<std::string> ops;      // operators the methods call
+  // Calls of operators that read or write outside the model's tensors, in
+  // the graphs LibTorch resolved (unsafe_ops.h): none of its methods ran.
+  std::vector<std::string> unsafe;
   std::string ops_error;
   // The method.
   bool method_found = false;

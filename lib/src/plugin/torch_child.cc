@@ -11,14 +11,18 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "plugin_abi.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/source.h"
 #include "tsctl/text_util.h"
 #include "process.h"
+#include "sandbox.h"
+#include "torch_child_sandbox.h"
 #include "torch_child_codec.h"
 
 namespace tsctl {
@@ -28,6 +32,10 @@ namespace {
 // its answer (the codec's).
 constexpr char kProgressFrame = 'P';
 constexpr char kAnswerFrame = 'A';
+// 'S' the sandbox stopped it (one line), 'W' a file it wrote (sandbox.h:
+// a 4-byte path length, the path, the bytes), written by the parent.
+constexpr char kSandboxFrame = 'S';
+constexpr char kFileFrame = 'W';
 
 // The data size (heap, anonymous mappings) of this process; 0 if unknown.
 uint64_t DataBytes() {
@@ -96,8 +104,9 @@ bool UsesCuda(const ChildRequest& request) {
   return false;
 }
 
-// The child's side: limits first, then the work, then the answer.
-void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
+// The child's side: limits first, then the sandbox, then the work, then the
+// answer.
+void ChildMain(const ChildRequest& request, const ChildLimits& limits, const std::string& private_dir, int fd) {
   // What the model prints (TorchScript's print(), print() in --python code
   // or a data loader) would land raw in tsctl's stdout, in the middle of a
   // report or a --json document: the child's stdout goes nowhere. Its
@@ -107,11 +116,19 @@ void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
     ::dup2(null, STDOUT_FILENO);
     ::close(null);
   }
+  const uint64_t memory = limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit();
   // The CUDA driver reserves address space that RLIMIT_DATA would count.
-  if (!UsesCuda(request)) CapMemory(limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit());
+  if (!UsesCuda(request)) CapMemory(memory);
   std::string answer;
   try {
     const TorchBackend& backend = LoadTorchPlugin();
+    const RequestFiles files = FilesOf(request);
+    LoadOperatorLibraries(files.libraries);  // the caller's: loaded before the sandbox
+    const SandboxPolicy policy = PolicyOf(files, limits, memory, private_dir);
+    EnterSandbox(policy, fd, kSandboxFrame);
+    using Profile = SandboxPolicy::Profile;
+    if (policy.profile == Profile::kArchive || policy.profile == Profile::kPackage) SendChildFilesTo(fd, kFileFrame);
+    if (policy.profile == Profile::kArchive) LockFileWrites();
     if (limits.threads > 0) backend.LimitThreads(limits.threads);
     answer = EncodeChildValue(Dispatch(backend, request, fd));
   } catch (const Error& e) {
@@ -121,6 +138,7 @@ void ChildMain(const ChildRequest& request, const ChildLimits& limits, int fd) {
   }
   WriteFrame(fd, kAnswerFrame, answer);
 }
+
 
 // How the child ended, from its wait status (kExited until its answer is read).
 void SetEnd(ChildOutcome& out, int status) {
@@ -149,15 +167,20 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
                            const std::function<void(const std::string&)>& on_progress) {
   WarmUpTorch();
   ChildOutcome out;
-  out.timeout_seconds = limits.timeout_seconds;
+  ChildLimits bounded = limits;
+  if (bounded.timeout_seconds <= 0) bounded.timeout_seconds = kDefaultChildTimeout;
+  out.timeout_seconds = bounded.timeout_seconds;
   out.memory_bytes = limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit();
   SignalCatcher signals;
   const auto start = std::chrono::steady_clock::now();
   int fd = -1;
-  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, limits, write_fd); });
+  const RequestFiles files = FilesOf(request);
+  const std::set<std::string> allowed(files.writes.begin(), files.writes.end());
+  PrivateDir private_dir;
+  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, bounded, private_dir.path, write_fd); });
   std::string buffer, answer;
   bool answered = false;
-  const double timeout = limits.timeout_seconds > 0 ? limits.timeout_seconds : 1e9;
+  const double timeout = bounded.timeout_seconds;
   const auto deadline = start + std::chrono::duration<double>(timeout);
   char chunk[65536];
   while (true) {
@@ -190,6 +213,10 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
       } else if (type == kAnswerFrame) {
         answer = std::move(payload);
         answered = true;
+      } else if (type == kSandboxFrame) {
+        out.sandbox = std::move(payload);
+      } else if (type == kFileFrame) {
+        WriteSentFile(payload, allowed, out);
       }
     });
   }
@@ -198,6 +225,20 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (out.end == ChildEnd::kTimedOut) return out;
   SetEnd(out, status);
+  // A filter that a model's native code unhooked still ends it with SIGSYS.
+  if (out.end == ChildEnd::kCrashed && out.signal == SIGSYS && out.sandbox.empty()) {
+    out.sandbox = "the model made a system call the sandbox denies (SIGSYS)";
+  }
+  if (!out.sandbox.empty() && SandboxOn()) {
+    out.end = ChildEnd::kBlocked;
+    return out;
+  }
+  if (!out.write_error.empty()) {
+    out.end = ChildEnd::kRaised;
+    out.error_kind = ErrorKind::kIo;
+    out.error = out.write_error;
+    return out;
+  }
   if (out.end == ChildEnd::kExited && out.exit_code == 0 && answered) DecodeChildAnswer(answer, out);
   return out;
 }
@@ -216,6 +257,8 @@ std::string ChildOutcome::Failure(const std::string& doing) const {
                             : "the LibTorch child exited with status " + std::to_string(exit_code) + " while " + doing;
     case ChildEnd::kRaised:
       return error;
+    case ChildEnd::kBlocked:
+      return "the sandbox stopped the model while " + doing + ": " + sandbox;
     case ChildEnd::kAnswered:
       break;
   }
@@ -275,7 +318,9 @@ ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits,
     ChildOutcome child = RunTorchChild(CheckRequest{.options = options}, limits, on_progress);
     seconds += child.seconds;
     const long index = CandidateIndex(child.progress);
-    if (!child.Died() || index < 0) return child;
+    // What a model tries against the sandbox is its own doing, whatever
+    // its inputs: never set aside as a guess's crash.
+    if (!child.Died() || index < 0 || child.end == ChildEnd::kBlocked) return child;
     const std::string flags = TriedCandidate(child.progress);
     crashed.push_back({flags, child.Failure("running " + options.method)});
     if (fresh == kFreshChildren || child.end == ChildEnd::kTimedOut) return child;

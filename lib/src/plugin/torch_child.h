@@ -71,13 +71,19 @@ using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, Make
 
 struct ChildLimits {
   double timeout_seconds = 0;  // 0: none
-  // The child's address-space growth past what it inherited (RLIMIT_DATA);
+  // 0: kDefaultChildTimeout (every child is bounded in time).
+  // The child's address-space growth past what it inherited (RLIMIT_DATA,
+  // and RLIMIT_AS, which counts shared and file mappings too);
   // 0: DefaultChildMemoryLimit().
   uint64_t memory_bytes = 0;
   // LibTorch's intra-op threads in the child (0: LibTorch's default), so that
   // children running side by side do not oversubscribe the cores.
   int threads = 0;
 };
+
+// The wall-clock limit of a child whose command has no --timeout (graph,
+// code --compiled, trace, script): 600 s, and as much CPU time per core.
+constexpr double kDefaultChildTimeout = 600;
 
 // min(8 GiB, half of this machine's memory).
 uint64_t DefaultChildMemoryLimit();
@@ -91,6 +97,7 @@ enum class ChildEnd {
   kCrashed,   // a signal ended it
   kTimedOut,  // killed after ChildLimits::timeout_seconds
   kExited,    // it exited (non-zero, or zero without an answer)
+  kBlocked,   // the sandbox stopped it (sandbox.h): `sandbox` says what it tried
 };
 
 struct ChildOutcome {
@@ -104,6 +111,8 @@ struct ChildOutcome {
   double timeout_seconds = 0;
   uint64_t memory_bytes = 0;  // the cap it ran under
   std::string progress;       // the last progress line it sent ("loading", "loaded", "trying FLAGS", ...)
+  std::string sandbox;        // kBlocked: "the model tried to open /etc/x for writing"
+  std::string write_error;    // a file it sent could not be written (then kRaised, kIo)
 
   bool Answered() const { return end == ChildEnd::kAnswered; }
   // True if it died (crash, timeout, exit) rather than answering or raising.

@@ -31,7 +31,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tenso
                                    mean_rel, has_min_tolerance, min_atol, min_rtol, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
                                    detail, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, ops_error, method_found,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, ops_error, method_found,
                                    schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
                                    candidates, candidates_stop, guess_suspect, outputs_saved, reference_compared, reference_source, reference_error, reference,

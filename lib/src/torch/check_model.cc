@@ -15,6 +15,7 @@
 #include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
+#include "unsafe_ops.h"
 
 namespace tsctl {
 
@@ -117,6 +118,10 @@ bool ModelChecker::Load() {
   } catch (const std::exception& e) {
     r_.ops_error = FromTorch(e).what();
   }
+  // Before any method runs: what the graphs really call, whatever the
+  // code's text spells.
+  r_.unsafe = UnsafeCalls(module_);
+  if (!r_.unsafe.empty()) return false;
   if (auto found = module_.find_method(o_.method)) method_.emplace(*found);
   r_.method_found = method_.has_value();
   if (!method_) return false;

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "tsctl/error.h"
 #include "torch_util.h"
 
 namespace tsctl {
@@ -135,6 +136,49 @@ class DotWriter {
   size_t next_ = 0;
 };
 
+// How many nodes `graph` holds once every call in it is inlined: its own,
+// its blocks', and each callee's (counted once per function, added per
+// call), saturating. TorchScript has no recursion; a cycle counts as 0.
+class InlinedCounter {
+ public:
+  uint64_t Block(const torch::jit::Block* block) {
+    uint64_t n = 0;
+    for (const torch::jit::Node* node : block->nodes()) {
+      n = Add(n, 1);
+      for (const torch::jit::Block* inner : node->blocks()) n = Add(n, Block(inner));
+      if (const torch::jit::Function* callee = Callee(node)) n = Add(n, Function(callee));
+    }
+    return n;
+  }
+
+ private:
+  static constexpr uint64_t kMax = uint64_t{1} << 62;
+  static uint64_t Add(uint64_t a, uint64_t b) { return a + b > kMax ? kMax : a + b; }
+
+  static const torch::jit::Function* Callee(const torch::jit::Node* node) {
+    if (node->kind() == c10::prim::CallFunction && !node->inputs().empty()) {
+      if (auto fn = node->input(0)->type()->cast<c10::FunctionType>()) return fn->function();
+    }
+    if (node->kind() == c10::prim::CallMethod && !node->inputs().empty()) {
+      if (auto cls = node->input(0)->type()->cast<c10::ClassType>()) return cls->findMethod(node->s(c10::attr::name));
+    }
+    return nullptr;
+  }
+
+  uint64_t Function(const torch::jit::Function* fn) {
+    if (auto it = memo_.find(fn); it != memo_.end()) return it->second;
+    memo_[fn] = 0;  // a cycle, were there one
+    if (!fn->isGraphFunction()) return 0;
+    const uint64_t n = Block(torch::jit::toGraphFunction(const_cast<torch::jit::Function&>(*fn)).graph()->block());
+    memo_[fn] = n;
+    return n;
+  }
+
+  std::unordered_map<const torch::jit::Function*, uint64_t> memo_;
+};
+
+uint64_t InlinedNodes(const torch::jit::Graph& graph) { return InlinedCounter().Block(graph.block()); }
+
 }  // namespace
 
 std::string RenderGraph(const GraphOptions& options) {
@@ -154,6 +198,13 @@ std::string RenderGraph(const GraphOptions& options) {
     torch::jit::Method method = FindMethod(module, options.method);
     std::shared_ptr<torch::jit::Graph> graph = method.graph();
     if (options.inlined) {
+      // Counted before LibTorch inlines anything: its Inline pass cannot be
+      // stopped half way.
+      if (const uint64_t nodes = InlinedNodes(*graph); nodes > options.max_nodes) {
+        throw Error(ErrorKind::kIo, "inlining " + options.method + " would make about " + std::to_string(nodes) +
+                                        " nodes, more than --max-nodes " + std::to_string(options.max_nodes) +
+                                        " (print it without --inlined, or raise --max-nodes)");
+      }
       graph = graph->copy();
       torch::jit::Inline(*graph);
     }

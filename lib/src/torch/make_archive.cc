@@ -15,6 +15,7 @@
 #include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
+#include "sandbox.h"
 #include "tsctl/atomic_file.h"
 #include "op_diagnosis.h"
 #include "tsctl/operators.h"
@@ -106,7 +107,7 @@ uint64_t SaveAtomically(torch::jit::Module& m, const std::string& method, const 
   std::ostringstream bytes;
   m.save(bytes, extra);
   std::string data = bytes.str();
-  WriteFileAtomically(output, data);
+  WriteChildFile(output, data);
   return data.size();
 }
 

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sandbox.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 
@@ -199,7 +200,7 @@ void WriteChromeTrace(const std::string& path, const std::vector<TraceEvent>& ev
     list.push_back(std::move(ev));
   }
   trace["traceEvents"] = std::move(list);
-  WriteFileAtomically(path, trace.dump());
+  WriteChildFile(path, trace.dump());
 }
 
 }  // namespace tsctl

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 
+#include "sandbox.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
@@ -311,11 +312,11 @@ std::vector<c10::IValue> ArgumentList(const c10::IValue& value) {
 
 void SaveValueFile(const c10::IValue& value, const std::string& path) {
   if (EndsWith(path, ".npy")) {
-    WriteFileAtomically(path, NpyBytes(value, path));
+    WriteChildFile(path, NpyBytes(value, path));
     return;
   }
   std::vector<char> bytes = torch::pickle_save(value);
-  WriteFileAtomically(path, std::string(bytes.begin(), bytes.end()));
+  WriteChildFile(path, std::string(bytes.begin(), bytes.end()));
 }
 
 }  // namespace tsctl
