@@ -3,11 +3,13 @@
 // call was stopped. Private to sandbox.cc.
 #include "sandbox_seccomp.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -32,8 +34,6 @@ const Denied kDenied[] = {
     {"execveat", "run a program"},
     {"fork", "start a process"},
     {"vfork", "start a process"},
-    {"socket", "open a network socket"},
-    {"socketpair", "open a socket"},
     {"connect", "connect a socket"},
     {"bind", "bind a socket"},
     {"listen", "listen on a socket"},
@@ -196,6 +196,15 @@ bool ApplySeccompImpl() {
   g_what[SYS_clone] = "start a process";
   seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Sockets: none to the network (or netlink, or raw packets), stopped and
+  // named; a local one (the C library's name service asks nscd through one
+  // when LibTorch 2.x looks up the user) is refused with EACCES, so the
+  // caller falls back, and reaches no daemon either.
+  g_name[SYS_socket] = "socket";
+  g_what[SYS_socket] = "open a network socket";
+  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 0);
   // Signals to itself only (abort and raise use tgkill on this process).
   const pid_t self = ::getpid();
   g_name[SYS_kill] = "kill";

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "compare_values.h"
+#include "graph.h"
 #include "model_checker.h"
 #include "py_values.h"
 #include "tensors.h"
@@ -37,6 +38,14 @@ ModelCheckResult ModelChecker::Check() {
     return r_;
   }
   if (Fault("hang-run")) std::this_thread::sleep_for(std::chrono::hours(1));
+  // LibTorch's executor inlines every call before the first run: helpers
+  // that call each other twice would double the graph per level there.
+  if (const uint64_t nodes = InlinedNodes(*method_->graph()); nodes > kMaxRunInlinedNodes) {
+    r_.run_error = o_.method + " inlines to about " + std::to_string(nodes) +
+                   " nodes, not run: LibTorch's executor inlines every call before it runs a method, and more than " +
+                   std::to_string(kMaxRunInlinedNodes) + " would exhaust its memory or time";
+    return r_;
+  }
   if (!have_inputs_ && !TryCandidates()) return r_;
   DescribeInputs();
   if (!RunAndCompare()) return r_;
@@ -113,8 +122,22 @@ bool ModelChecker::Load() {
   r_.loaded = true;
   r_.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   for (const auto& m : module_.get_methods()) r_.methods.push_back(m.name());
+  // Listing the operators inlines every method, as running one does: not
+  // for a graph that inlining would blow up (the run is refused below).
+  uint64_t largest = 0;
+  std::string largest_method;
+  for (const auto& m : module_.get_methods()) {
+    if (const uint64_t n = InlinedNodes(*m.graph()); n > largest) {
+      largest = n;
+      largest_method = m.name();
+    }
+  }
   try {
-    r_.ops = torch::jit::export_opnames(module_);
+    if (largest > kMaxRunInlinedNodes) {
+      r_.ops_error = "operators not listed: " + largest_method + " inlines to about " + std::to_string(largest) + " nodes";
+    } else {
+      r_.ops = torch::jit::export_opnames(module_);
+    }
   } catch (const std::exception& e) {
     r_.ops_error = FromTorch(e).what();
   }

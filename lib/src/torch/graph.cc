@@ -177,9 +177,9 @@ class InlinedCounter {
   std::unordered_map<const torch::jit::Function*, uint64_t> memo_;
 };
 
-uint64_t InlinedNodes(const torch::jit::Graph& graph) { return InlinedCounter().Block(graph.block()); }
-
 }  // namespace
+
+uint64_t InlinedNodes(const torch::jit::Graph& graph) { return InlinedCounter().Block(graph.block()); }
 
 std::string RenderGraph(const GraphOptions& options) {
   LoadOperatorLibraries(options.load_libraries);
