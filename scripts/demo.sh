@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
-# The main job on a bundled archive: installs, builds, then inspects
-# testdata/traced_cnn.pt (or the archives given as arguments).
+# The main job on a bundled archive: installs what it needs, builds only what
+# it runs (the CLI, the library and the LibTorch plugin; no test targets:
+# scripts/test.sh builds those), then inspects testdata/traced_cnn.pt (or the
+# archives given as arguments). One line per phase on stderr, with its time,
+# so that a person sees it move; the build's own output goes to
+# ${BUILD_DIR:-build}/demo-build.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install_deps.sh >&2
-scripts/build.sh >/dev/null
+build_dir=${BUILD_DIR:-build}
+start=$SECONDS
+phase() { echo "demo: $* ($((SECONDS - start)) s so far)" >&2; }
+
+phase "installing packages (scripts/install_deps.sh --minimal)"
+scripts/install_deps.sh --minimal >&2
+phase "configuring $build_dir"
+mkdir -p "$build_dir"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build_dir/demo-build.log" 2>&1 ||
+  { tail -20 "$build_dir/demo-build.log" >&2; exit 1; }
+# tsctl_app is the CLI (it brings the library), tsctl_torch the LibTorch plugin.
+targets=(tsctl_app tsctl_torch)
+phase "building ${#targets[@]} targets and what they need (${targets[*]}; log: $build_dir/demo-build.log)"
+cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}" >>"$build_dir/demo-build.log" 2>&1 ||
+  { tail -20 "$build_dir/demo-build.log" >&2; exit 1; }
+phase "built; running tsctl inspect"
 if [ $# -eq 0 ]; then set -- testdata/traced_cnn.pt; fi
-exec "${BUILD_DIR:-build}"/bin/tsctl inspect "$@"
+exec "$build_dir"/bin/tsctl inspect "$@"

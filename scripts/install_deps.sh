@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
 # Installs what tsctl's default build needs from Debian 12's packages.
 # Idempotent: does nothing (and needs no network) when everything is present.
+#   scripts/install_deps.sh           everything: the build, the tests, the
+#                                     embedded Python, the benchmarks
+#   scripts/install_deps.sh --minimal what scripts/demo.sh builds: the CLI, the
+#                                     library and the LibTorch plugin (Catch2
+#                                     and libzip too: configuring asks for them)
 set -euo pipefail
-packages=(
+minimal=(
+  build-essential cmake pkg-config
+  libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libpugixml-dev catch2
+  libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
+  ccache                              # caches compilations between builds (CMakeLists.txt)
+)
+case ${1:-} in
+  --minimal) packages=("${minimal[@]}") ;;
+  "") packages=() ;;
+  *) echo "install_deps: unknown argument '$1' (--minimal or none)" >&2; exit 2 ;;
+esac
+[ "${1:-}" = --minimal ] || packages=(
   build-essential cmake pkg-config
   libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libpugixml-dev catch2
   python3-torch python3-torchvision   # test data generation, benchmarks, trace/script --python
