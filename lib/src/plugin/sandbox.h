@@ -13,8 +13,9 @@
 //     nowhere, or only in its own folder for an AOTInductor package, which
 //     LibTorch extracts before loading it;
 //   - seccomp-bpf (libseccomp): no programs run, no processes started, no
-//     sockets, no tracing or reading other processes, no mounts, namespaces,
-//     kernel modules, BPF, keys or io_uring; for a TorchScript archive no
+//     network sockets (a local one is refused), no tracing or reading other
+//     processes, no mounts, namespaces, kernel modules, BPF, keys or
+//     io_uring; for a TorchScript archive no
 //     file opened for writing, created, renamed or removed once its work
 //     starts. Such a call stops the child at once and the parent gets one
 //     line naming it ("the model tried to open /etc/x for writing").
