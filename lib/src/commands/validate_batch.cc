@@ -43,8 +43,15 @@ std::string ToBytes(const json& j) {
 
 std::string EncodeReport(const ArchiveReport& r) {
   json checks = json::array();
-  for (const CheckResult& c : r.checks) checks.push_back({c.id, static_cast<int>(c.status), c.message});
-  return ToBytes({{"path", r.path}, {"checks", checks}, {"schema", r.schema}, {"ops", r.ops}, {"details", Json(r.details)}});
+  // Each check's seconds and the archive's travel too: JUnit's time
+  // attributes come from them.
+  for (const CheckResult& c : r.checks) checks.push_back({c.id, static_cast<int>(c.status), c.message, c.seconds});
+  return ToBytes({{"path", r.path},
+                  {"checks", checks},
+                  {"schema", r.schema},
+                  {"ops", r.ops},
+                  {"details", Json(r.details)},
+                  {"seconds", r.seconds}});
 }
 
 ArchiveReport DecodeReport(const std::string& bytes) {
@@ -54,8 +61,15 @@ ArchiveReport DecodeReport(const std::string& bytes) {
     ArchiveReport r;
     r.path = j.at("path").get<std::string>();
     for (const json& c : j.at("checks")) {
-      r.checks.push_back({c.at(0).get<std::string>(), static_cast<CheckStatus>(c.at(1).get<int>()), c.at(2).get<std::string>()});
+      const int status = c.at(1).get<int>();
+      if (status < static_cast<int>(CheckStatus::kPass) || status > static_cast<int>(CheckStatus::kSkip)) {
+        throw Error(ErrorKind::kIo, "a validate worker's report has an unknown check status");
+      }
+      CheckResult check{c.at(0).get<std::string>(), static_cast<CheckStatus>(status), c.at(2).get<std::string>()};
+      check.seconds = c.at(3).get<double>();
+      r.checks.push_back(std::move(check));
     }
+    r.seconds = j.at("seconds").get<double>();
     r.schema = j.at("schema").get<std::string>();
     r.ops = j.at("ops").get<std::vector<std::string>>();
     Json(r.details) = j.at("details");
@@ -119,7 +133,10 @@ void Finish(Worker& w, pid_t pid, BatchEntry& e) {
       w.answered = true;
     } else if (type == kErrorFrame) {
       json j = json::from_cbor(payload, true, false);
-      e.error_kind = static_cast<ErrorKind>(j.value("kind", static_cast<int>(ErrorKind::kIo)));
+      const int kind = j.is_object() ? j.value("kind", static_cast<int>(ErrorKind::kIo)) : static_cast<int>(ErrorKind::kIo);
+      // An unknown kind is the worker's fault, not an exit code to invent.
+      const bool known = kind >= static_cast<int>(ErrorKind::kUsage) && kind <= static_cast<int>(ErrorKind::kUnavailable);
+      e.error_kind = known ? static_cast<ErrorKind>(kind) : ErrorKind::kIo;
       e.error = j.value("message", std::string());
       e.error_detail = j.value("detail", std::string());
       w.answered = true;
