@@ -84,6 +84,23 @@ expect 0 validate "$two" --input 7x6:float32 --input 7:int64:randint:0:10
 has 'PASS  torch.run'
 expect 1 validate "$two" --input 100x6:float32 --input 100:int64:randint:0:10
 has 'FAIL  torch.run .*too large'
+# --seed and --val-range make a package's generated inputs as for a
+# TorchScript archive: another seed, other values (the same seed, the same);
+# a range, values in it.
+expect 0 validate "$cnn" --save-outputs "$tmp/seed0.pt"
+expect 0 validate "$cnn" --seed 7 --save-outputs "$tmp/seed7.pt"
+expect 0 validate "$cnn" --seed 7 --save-outputs "$tmp/seed7b.pt"
+expect 0 validate "$cnn" --val-range 2,3 --save-outputs "$tmp/range.pt"
+expect 2 validate "$cnn" --val-range nosuch:0,1
+"$py" - "$tmp" <<'PY' 2>&1 | grep -v Warning
+import os, sys, torch
+t = lambda n: torch.load(os.path.join(sys.argv[1], n))
+ok = not torch.equal(t("seed0.pt"), t("seed7.pt")) and torch.equal(t("seed7.pt"), t("seed7b.pt"))
+ok = ok and not torch.equal(t("seed0.pt"), t("range.pt"))
+print("PASS: --seed and --val-range change a package's generated inputs" if ok else "FAIL: --seed/--val-range ignored for a package")
+sys.exit(0 if ok else 1)
+PY
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 # bench: timings and the outputs of one more run.
 expect 0 bench "$cnn" --warmup 3 --iters 20 --format json --load-inputs "$work/cnn_aoti.inputs.pt" --save-outputs "$tmp/cnn_bench.pt"
 "$py" - "$tmp/out" <<'PY' || bad "bench JSON: latencies missing or out of order"

@@ -63,6 +63,9 @@ ModelCheckOptions CheckOptions(const Archive& archive, const std::string& path, 
   m.args = options.args;
   m.load_inputs_path = options.load_inputs_path;
   m.infer_inputs = options.infer_inputs;
+  // The values generated inputs take, as for a TorchScript archive.
+  m.seed = options.seed;
+  m.value_ranges = options.value_ranges;
   m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
   if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
   return m;

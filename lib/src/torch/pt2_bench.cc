@@ -47,10 +47,12 @@ void RequireAotiOptions(const BenchOptions& o) {
 std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::string>& described) {
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
-  at::Generator gen = at::detail::createCPUGenerator(0);
+  at::Generator gen = at::detail::createCPUGenerator(o.seed);
   std::vector<c10::IValue> args;
   if (!given.empty()) {
-    args = BuildArguments(Pt2Schema(o.pt2, given.size()), given, gen);
+    const c10::FunctionSchema schema = Pt2Schema(o.pt2, given.size());
+    given = ApplyValueRanges(given, Formals(schema), o.value_ranges);  // as for a TorchScript archive
+    args = BuildArguments(schema, given, gen);
     for (const ArgSpec& a : given) described.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty()) {
     args = Pt2ArgumentList(LoadValueFile(o.load_inputs_path), o.load_inputs_path);

@@ -139,7 +139,9 @@ class Pt2Checker {
     std::vector<ArgSpec> given = ArgsFromInputs(o_.inputs);
     given.insert(given.end(), o_.args.begin(), o_.args.end());
     SetSchema(given.size());
-    at::Generator gen = at::detail::createCPUGenerator(0);
+    // --seed and --val-range as for a TorchScript archive (check_model_inputs.cc).
+    at::Generator gen = at::detail::createCPUGenerator(o_.seed);
+    given = ApplyValueRanges(given, Formals(*schema_), o_.value_ranges);  // kUsage goes to the caller
     if (!given.empty()) {
       inputs_ = BuildArguments(*schema_, given, gen);  // kUsage goes to the caller
       r_.input_source = o_.input_source.empty() ? "--input/--arg" : o_.input_source;
@@ -156,12 +158,13 @@ class Pt2Checker {
     } else if (!spec_.sample_inputs_path.empty() && SampleInputs()) {
       r_.input_source = "data/sample_inputs/" + spec_.model + ".pt";
     } else if (!spec_.guess.empty() && o_.infer_inputs) {
-      inputs_ = BuildArguments(*schema_, spec_.guess, gen);
+      const std::vector<ArgSpec> guess = ApplyValueRanges(spec_.guess, Formals(*schema_), o_.value_ranges);
+      inputs_ = BuildArguments(*schema_, guess, gen);
       guessed_ = true;
       r_.input_source = "inferred";
-      r_.input_args = spec_.guess;
-      r_.inputs_desc = DescribeArgs(spec_.guess);
-      r_.inputs_flags = ArgsAsFlags(spec_.guess);
+      r_.input_args = guess;
+      r_.inputs_desc = DescribeArgs(guess);
+      r_.inputs_flags = ArgsAsFlags(guess) + (o_.seed == 0 ? std::string() : " --seed " + std::to_string(o_.seed));
       r_.inputs_note = spec_.guess_note + (sample_error_.empty() ? "" : "; " + sample_error_);
       r_.candidates_tried = 1;
     } else {
