@@ -31,6 +31,14 @@ def check(cond, what):
         failures.append(what)
 
 
+def writable(top):
+    """shared/ is laid without write bits: the copies get them back."""
+    for d, _, files in os.walk(top):
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o644)
+
+
 def make(folder, scratch, *args):
     """Copies hostile/FOLDER and common_attack into scratch, runs its make.py."""
     dst = os.path.join(scratch, os.path.basename(folder))
@@ -38,6 +46,7 @@ def make(folder, scratch, *args):
     common = os.path.join(os.path.dirname(folder), "common_attack")
     if not os.path.exists(os.path.join(scratch, "common_attack")):
         shutil.copytree(common, os.path.join(scratch, "common_attack"))
+    writable(scratch)
     subprocess.run([TORCH_PYTHON, "make.py", *args], cwd=dst, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=300)
     return dst
@@ -111,6 +120,7 @@ def main():
         # 27: segment_reduce(unsafe=True) reads the child's heap into the outputs.
         d = os.path.join(scratch, "27")
         shutil.copytree(os.path.join(hostile, "27_unsafe_op_heap_leak"), d)
+        writable(d)
         subprocess.run([TORCH_PYTHON, "make_const.py", "4096"], cwd=d, check=True, capture_output=True, timeout=300)
         rc, out = validate(tsctl, d, "leak_const.pt", "--save-outputs", "outc.pt")
         check(rc == 1 and failed(out, "torch.unsafe") and "segment_reduce" in line_of(out, "torch.unsafe"),
