@@ -168,3 +168,16 @@ TEST_CASE("operators: a full-JIT archive's totals sum its code methods", "[opera
   CHECK(sum_methods == sum_totals);
   CHECK(sum_totals > 0);
 }
+
+TEST_CASE("one list of unsafe operators for ts.hooks and torch.unsafe", "[operators]") {
+  REQUIRE(tsctl::FindUnsafeOperator("aten::save") != nullptr);
+  CHECK(std::string(tsctl::FindUnsafeOperator("aten::save")->why) == "writes a file");
+  CHECK(tsctl::FindUnsafeOperator("aten::from_file") != nullptr);
+  CHECK(tsctl::FindUnsafeOperator("aten::_sparse_coo_tensor_unsafe") != nullptr);
+  // Safe unless its flag is not the constant False: only a graph tells.
+  const tsctl::UnsafeOperator* segment = tsctl::FindUnsafeOperator("aten::segment_reduce");
+  REQUIRE(segment != nullptr);
+  CHECK(std::string(segment->safe_when_false) == "unsafe");
+  CHECK(tsctl::FindUnsafeOperator("aten::add") == nullptr);
+  CHECK(tsctl::FindUnsafeOperator("aten::save.foo") == nullptr);  // names without overload
+}

@@ -39,6 +39,21 @@ struct OperatorList {
   std::vector<std::string> Names() const;
 };
 
+// An operator that reaches outside the tensors it is given: a file, or memory
+// at indices or offsets it never checks. One list for validate's ts.hooks
+// (the code's text, before loading) and torch.unsafe (the graphs LibTorch
+// resolved); from a review of native_functions.yaml, LibTorch 1.13 and 2.x.
+struct UnsafeOperator {
+  const char* op;   // "aten::save": namespace and name, no overload
+  const char* why;  // "writes a file", completing "X calls OP, which ..."
+  // An argument that makes it safe when it is the constant False
+  // ("unsafe" of aten::segment_reduce); nullptr: unsafe whatever its
+  // arguments. Only a graph shows constants: the text scan leaves these out.
+  const char* safe_when_false;
+};
+// The entry for `op` (a name without overload), or nullptr.
+const UnsafeOperator* FindUnsafeOperator(const std::string& op);
+
 // "torchvision::nms" -> "torchvision"; "" if `op` has no "::".
 std::string OperatorNamespace(const std::string& op);
 // "aten::add.Tensor" -> "aten::add".

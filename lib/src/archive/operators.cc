@@ -108,6 +108,25 @@ PyRef Field(const PyRef& table, const std::string& key) {
 
 }  // namespace
 
+const UnsafeOperator* FindUnsafeOperator(const std::string& op) {
+  static constexpr UnsafeOperator kUnsafe[] = {
+      {"aten::from_file", "reads any file into a tensor", nullptr},
+      {"aten::save", "writes a file", nullptr},
+      {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks", nullptr},
+      {"aten::_sparse_coo_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::_sparse_csr_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::_sparse_csc_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::_sparse_bsr_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::_sparse_bsc_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::_sparse_compressed_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
+      {"aten::segment_reduce", "trusts its lengths and offsets (unsafe=True reads outside the tensor)", "unsafe"},
+  };
+  for (const UnsafeOperator& u : kUnsafe) {
+    if (op == u.op) return &u;
+  }
+  return nullptr;
+}
+
 std::string OperatorNamespace(const std::string& op) {
   size_t sep = op.find("::");
   return sep == std::string::npos ? "" : op.substr(0, sep);

@@ -13,21 +13,6 @@
 #include "validate_internal.h"
 
 namespace tsctl {
-namespace {
-
-// Operators that reach outside the model (files) or read memory they were
-// not given, each with why.
-struct Dangerous {
-  const char* op;
-  const char* why;
-};
-constexpr Dangerous kDangerous[] = {
-    {"aten::from_file", "reads any file into a tensor"},
-    {"aten::save", "writes a file"},
-    {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks"},
-};
-
-}  // namespace
 
 bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out) {
   const OperatorList ops = ListOperators(archive);
@@ -45,10 +30,10 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
       }
     }
     for (const OperatorUse& use : m.operators) {
-      const std::string base = OperatorBaseName(use.name);
-      for (const Dangerous& d : kDangerous) {
-        if (base == d.op) found.push_back(m.method + " calls " + d.op + ", which " + d.why);
-      }
+      // The text shows no constants: an operator that is safe with a
+      // constant argument is left to torch.unsafe, which sees the graph.
+      const UnsafeOperator* u = FindUnsafeOperator(OperatorBaseName(use.name));
+      if (u && !u->safe_when_false) found.push_back(m.method + " calls " + u->op + ", which " + u->why);
     }
   }
   if (ops.unscanned > 0) {

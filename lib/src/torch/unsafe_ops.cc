@@ -4,37 +4,10 @@
 
 #include <set>
 
+#include "tsctl/operators.h"
+
 namespace tsctl {
 namespace {
-
-// From a review of native_functions.yaml (LibTorch 1.13 and 2.x): the
-// operators that touch files, and those that build tensors from indices or
-// offsets they never check (their `unsafe` in the name or in an argument).
-struct Unsafe {
-  const char* op;
-  const char* why;
-};
-constexpr Unsafe kAlways[] = {
-    {"aten::save", "writes a file"},
-    {"aten::from_file", "maps any file into a tensor"},
-    {"inductor::_reinterpret_tensor", "views memory with sizes and offsets it never checks"},
-    {"aten::_sparse_coo_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-    {"aten::_sparse_csr_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-    {"aten::_sparse_csc_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-    {"aten::_sparse_bsr_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-    {"aten::_sparse_bsc_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-    {"aten::_sparse_compressed_tensor_unsafe", "builds a sparse tensor from indices it never checks"},
-};
-// Operators that are safe unless a flag says otherwise: refused unless the
-// flag is the constant false.
-struct Flagged {
-  const char* op;
-  const char* flag;
-  const char* why;
-};
-constexpr Flagged kFlagged[] = {
-    {"aten::segment_reduce", "unsafe", "trusts its lengths and offsets (unsafe=True reads outside the tensor)"},
-};
 
 bool ConstantFalse(const torch::jit::Node* node, const char* name) {
   const c10::FunctionSchema* schema = node->maybeSchema();
@@ -51,16 +24,12 @@ void Walk(const torch::jit::Block* block, const std::string& where, std::set<std
     for (const torch::jit::Block* inner : node->blocks()) Walk(inner, where, seen, out);
     // fork's and the closures' bodies are subgraphs, not blocks.
     if (node->hasAttribute(c10::attr::Subgraph)) Walk(node->g(c10::attr::Subgraph)->block(), where, seen, out);
+    // The one list of tsctl/operators.h; a flagged operator is refused
+    // unless its flag is the constant False.
     const std::string kind = node->kind().toQualString();
-    std::string why;
-    for (const Unsafe& u : kAlways) {
-      if (kind == u.op) why = u.why;
-    }
-    for (const Flagged& f : kFlagged) {
-      if (kind == f.op && !ConstantFalse(node, f.flag)) why = f.why;
-    }
-    if (why.empty()) continue;
-    std::string line = where + " calls " + kind + ", which " + why;
+    const UnsafeOperator* u = FindUnsafeOperator(kind);
+    if (!u || (u->safe_when_false && ConstantFalse(node, u->safe_when_false))) continue;
+    std::string line = where + " calls " + kind + ", which " + u->why;
     if (seen.insert(line).second) out.push_back(std::move(line));
   }
 }
