@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iterator>
 
 #include "tsctl/error.h"
@@ -39,10 +40,27 @@ void OnSignal(int sig) {
 
 }  // namespace
 
+void PutLength(char* at, uint32_t n) {
+  for (int i = 0; i < 4; ++i) at[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+}
+
+uint32_t GetLength(const char* at) {
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<unsigned char>(at[i])) << (8 * i);
+  return n;
+}
+
+ProcessMemory ReadProcessMemory() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
+  if (!(statm >> size >> resident >> shared >> text >> lib >> data)) return {};
+  const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  return {size * page, data * page};
+}
+
 void WriteFrame(int fd, char type, const std::string& payload) {
   char header[kFrameHeader] = {type};
-  const uint32_t n = static_cast<uint32_t>(payload.size());
-  for (int i = 0; i < 4; ++i) header[1 + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  PutLength(header + 1, static_cast<uint32_t>(payload.size()));
   WriteAll(fd, header, sizeof header);
   WriteAll(fd, payload.data(), payload.size());
 }
@@ -50,8 +68,7 @@ void WriteFrame(int fd, char type, const std::string& payload) {
 void TakeFrames(std::string& buffer, const std::function<void(char type, std::string payload)>& on_frame) {
   size_t pos = 0;
   while (buffer.size() - pos >= kFrameHeader) {
-    uint32_t n = 0;
-    for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<unsigned char>(buffer[pos + 1 + i])) << (8 * i);
+    const uint32_t n = GetLength(buffer.data() + pos + 1);
     if (buffer.size() - pos - kFrameHeader < n) break;
     on_frame(buffer[pos], buffer.substr(pos + kFrameHeader, n));
     pos += kFrameHeader + n;

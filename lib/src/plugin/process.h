@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -14,6 +15,19 @@ namespace tsctl {
 
 // A frame: one type byte, a 4-byte little-endian length, the payload.
 void WriteFrame(int fd, char type, const std::string& payload);
+
+// The 4-byte little-endian length frames carry (and payloads that hold a
+// length-prefixed part), at `at`. Async-signal-safe: a SIGSYS handler writes
+// its frame with PutLength.
+void PutLength(char* at, uint32_t n);
+uint32_t GetLength(const char* at);
+
+// This process's memory from /proc/self/statm, in bytes (0 where unknown):
+// its whole address space, and its data (heap and anonymous mappings).
+struct ProcessMemory {
+  uint64_t size = 0, data = 0;
+};
+ProcessMemory ReadProcessMemory();
 
 // Takes every complete frame off the front of `buffer`, calling
 // on_frame(type, payload) for each; an incomplete one stays.

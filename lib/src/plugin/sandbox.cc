@@ -175,13 +175,6 @@ void CloseOtherDescriptors(const std::vector<int>& keep) {
   }
 }
 
-uint64_t VirtualBytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size = 0;
-  statm >> size;
-  return size * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
-}
-
 void Limit(int resource, rlim_t soft, rlim_t hard) {
   rlimit now{};
   if (::getrlimit(resource, &now) != 0) return;
@@ -207,7 +200,7 @@ void ApplyLimits(const SandboxPolicy& p) {
     // thread and malloc's 64 MiB arena per thread.
     const uint64_t threads = static_cast<uint64_t>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))) + 4;
     const uint64_t allowance = (uint64_t{256} << 20) + threads * (uint64_t{72} << 20);
-    const auto cap = static_cast<rlim_t>(VirtualBytes() + p.address_space_bytes + allowance);
+    const auto cap = static_cast<rlim_t>(ReadProcessMemory().size + p.address_space_bytes + allowance);
     Limit(RLIMIT_AS, cap, cap);
   }
   // A package's child writes its extraction: as much as its memory. (Not 0
@@ -257,7 +250,6 @@ void EnterSandbox(const SandboxPolicy& p, int report_fd, char frame_type) {
   if (support.seccomp) ApplySeccomp();
 }
 
-
 void SendChildFilesTo(int fd, char frame_type) {
   g_files_fd = fd;
   g_files_frame = frame_type;
@@ -268,9 +260,8 @@ void WriteChildFile(const std::string& path, const std::string& bytes) {
     WriteFileAtomically(path, bytes);
     return;
   }
-  std::string payload;
-  const uint32_t n = static_cast<uint32_t>(path.size());
-  for (int i = 0; i < 4; ++i) payload += static_cast<char>((n >> (8 * i)) & 0xff);
+  std::string payload(4, '\0');
+  PutLength(payload.data(), static_cast<uint32_t>(path.size()));
   payload += path;
   payload += bytes;
   WriteFrame(g_files_fd, g_files_frame, payload);

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -37,20 +36,12 @@ constexpr char kAnswerFrame = 'A';
 constexpr char kSandboxFrame = 'S';
 constexpr char kFileFrame = 'W';
 
-// The data size (heap, anonymous mappings) of this process; 0 if unknown.
-uint64_t DataBytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size = 0, resident = 0, shared = 0, text = 0, lib = 0, data = 0;
-  if (!(statm >> size >> resident >> shared >> text >> lib >> data)) return 0;
-  return data * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
-}
-
 // In the child: what it inherited plus `cap` is all it may grow to
 // (RLIMIT_DATA, soft limit: LibTorch's allocations fail with its
 // "can't allocate memory" error instead of the kernel's OOM killer ending
 // the child, or something else on the machine).
 void CapMemory(uint64_t cap) {
-  uint64_t now = DataBytes();
+  uint64_t now = ReadProcessMemory().data;
   rlimit limit{};
   if (now == 0 || ::getrlimit(RLIMIT_DATA, &limit) != 0) return;
   rlim_t want = static_cast<rlim_t>(now + cap);
@@ -98,15 +89,10 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
   return std::visit(Visitor{b, send}, request);
 }
 
-bool UsesCuda(const ChildRequest& request) {
-  if (const auto* bench = std::get_if<BenchRequest>(&request)) return bench->options.device.rfind("cuda", 0) == 0;
-  if (const auto* check = std::get_if<CheckRequest>(&request)) return check->options.device.rfind("cuda", 0) == 0;
-  return false;
-}
-
 // The child's side: limits first, then the sandbox, then the work, then the
-// answer.
-void ChildMain(const ChildRequest& request, const ChildLimits& limits, const std::string& private_dir, int fd) {
+// answer. `files` is what the parent found the request reads and writes.
+void ChildMain(const ChildRequest& request, const RequestFiles& files, const ChildLimits& limits,
+               const std::string& private_dir, int fd) {
   // What the model prints (TorchScript's print(), print() in --python code
   // or a data loader) would land raw in tsctl's stdout, in the middle of a
   // report or a --json document: the child's stdout goes nowhere. Its
@@ -116,13 +102,12 @@ void ChildMain(const ChildRequest& request, const ChildLimits& limits, const std
     ::dup2(null, STDOUT_FILENO);
     ::close(null);
   }
-  const uint64_t memory = limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit();
+  const uint64_t memory = limits.memory_bytes;  // RunTorchChild set the default
   // The CUDA driver reserves address space that RLIMIT_DATA would count.
-  if (!UsesCuda(request)) CapMemory(memory);
+  if (!files.cuda) CapMemory(memory);
   std::string answer;
   try {
     const TorchBackend& backend = LoadTorchPlugin();
-    const RequestFiles files = FilesOf(request);
     LoadOperatorLibraries(files.libraries);  // the caller's: loaded before the sandbox
     const SandboxPolicy policy = PolicyOf(files, limits, memory, private_dir);
     EnterSandbox(policy, fd, kSandboxFrame);
@@ -138,7 +123,6 @@ void ChildMain(const ChildRequest& request, const ChildLimits& limits, const std
   }
   WriteFrame(fd, kAnswerFrame, answer);
 }
-
 
 // How the child ended, from its wait status (kExited until its answer is read).
 void SetEnd(ChildOutcome& out, int status) {
@@ -167,17 +151,19 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
                            const std::function<void(const std::string&)>& on_progress) {
   WarmUpTorch();
   ChildOutcome out;
+  // The defaults made explicit: every child is bounded in time and memory.
   ChildLimits bounded = limits;
   if (bounded.timeout_seconds <= 0) bounded.timeout_seconds = kDefaultChildTimeout;
+  if (bounded.memory_bytes == 0) bounded.memory_bytes = DefaultChildMemoryLimit();
   out.timeout_seconds = bounded.timeout_seconds;
-  out.memory_bytes = limits.memory_bytes ? limits.memory_bytes : DefaultChildMemoryLimit();
+  out.memory_bytes = bounded.memory_bytes;
   SignalCatcher signals;
   const auto start = std::chrono::steady_clock::now();
   int fd = -1;
   const RequestFiles files = FilesOf(request);
   const std::set<std::string> allowed(files.writes.begin(), files.writes.end());
   PrivateDir private_dir;
-  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, bounded, private_dir.path, write_fd); });
+  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, files, bounded, private_dir.path, write_fd); });
   std::string buffer, answer;
   bool answered = false;
   const double timeout = bounded.timeout_seconds;

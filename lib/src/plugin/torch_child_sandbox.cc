@@ -10,6 +10,7 @@
 
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
+#include "process.h"
 
 namespace tsctl {
 namespace {
@@ -93,8 +94,7 @@ SandboxPolicy PolicyOf(const RequestFiles& files, const ChildLimits& limits, uin
 // A file the child sent: written where the request named it, nowhere else.
 void WriteSentFile(const std::string& payload, const std::set<std::string>& allowed, ChildOutcome& out) {
   if (payload.size() < 4) return;
-  uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<unsigned char>(payload[i])) << (8 * i);
+  const uint32_t n = GetLength(payload.data());
   if (payload.size() - 4 < n) return;
   const std::string path = payload.substr(4, n);
   if (!allowed.count(path)) {
