@@ -14,6 +14,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "process.h"
 #include "sandbox.h"
 
 namespace tsctl {
@@ -106,11 +107,23 @@ constexpr int kMaxSyscall = 512;
 const char* g_name[kMaxSyscall];
 const char* g_what[kMaxSyscall];
 
-void Remember(const Denied& d) {
+// Its number on this machine (__NR_SCMP_ERROR if none), remembered for the
+// handler's line.
+int Remember(const Denied& d) {
   const int nr = seccomp_syscall_resolve_name(d.name);
   if (nr >= 0 && nr < kMaxSyscall) {
     g_name[nr] = d.name;
     g_what[nr] = d.what;
+  }
+  return nr;
+}
+
+// Every call of `table` stops the process (SIGSYS), whatever its arguments.
+template <size_t N>
+void TrapAll(scmp_filter_ctx ctx, const Denied (&table)[N]) {
+  for (const Denied& d : table) {
+    const int nr = Remember(d);
+    if (nr != __NR_SCMP_ERROR) seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
   }
 }
 
@@ -129,9 +142,8 @@ void OnSigsys(int, siginfo_t* info, void* context) {
   const greg_t* r = uc->uc_mcontext.gregs;
   Line line;
   line.Add("the model tried to ");
-  const char* path = nullptr;
   if (nr == SYS_open || nr == SYS_openat) {
-    path = reinterpret_cast<const char*>(nr == SYS_open ? r[REG_RDI] : r[REG_RSI]);
+    const auto* path = reinterpret_cast<const char*>(nr == SYS_open ? r[REG_RDI] : r[REG_RSI]);
     line.Add("open ");
     line.Add(path ? path : "a file");
     line.Add(" for writing");
@@ -157,19 +169,10 @@ void OnSigsys(int, siginfo_t* info, void* context) {
     while (k) line.buf[line.n++] = num[--k];
     line.Add(")");
   }
-  const uint32_t len = static_cast<uint32_t>(line.n - 5);
   line.buf[0] = g_frame_type;
-  for (int i = 0; i < 4; ++i) line.buf[1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  PutLength(line.buf + 1, static_cast<uint32_t>(line.n - 5));
   if (g_report_fd >= 0) (void)!::write(g_report_fd, line.buf, line.n);
   ::_exit(kSandboxExit);
-}
-
-void CatchSigsysImpl() {
-  struct sigaction sa {};
-  sa.sa_sigaction = OnSigsys;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGSYS, &sa, nullptr);
 }
 
 bool LoadFilter(scmp_filter_ctx ctx) {
@@ -180,43 +183,6 @@ bool LoadFilter(scmp_filter_ctx ctx) {
   return ok;
 }
 
-bool ApplySeccompImpl() {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) return false;
-  // A filter that kills instead of trapping would hide what was tried.
-  for (const Denied& d : kDenied) {
-    Remember(d);
-    const int nr = seccomp_syscall_resolve_name(d.name);
-    if (nr != __NR_SCMP_ERROR) seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
-  }
-  // Threads yes, processes no: clone without CLONE_THREAD is a new process;
-  // clone3 passes its flags in memory a filter cannot read, so it answers
-  // ENOSYS and the C library falls back to clone.
-  g_name[SYS_clone] = "clone";
-  g_what[SYS_clone] = "start a process";
-  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-  // Sockets: none to the network (or netlink, or raw packets), stopped and
-  // named; a local one (the C library's name service asks nscd through one
-  // when LibTorch 2.x looks up the user) is refused with EACCES, so the
-  // caller falls back, and reaches no daemon either.
-  g_name[SYS_socket] = "socket";
-  g_what[SYS_socket] = "open a network socket";
-  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
-  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 0);
-  // Signals to itself only (abort and raise use tgkill on this process).
-  const pid_t self = ::getpid();
-  g_name[SYS_kill] = "kill";
-  g_what[SYS_kill] = "signal another process";
-  g_name[SYS_tgkill] = "tgkill";
-  g_what[SYS_tgkill] = "signal another process";
-  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self)));
-  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self)));
-  return LoadFilter(ctx);
-}
-
-
 }  // namespace
 
 bool SeccompAvailable() { return ::prctl(PR_GET_SECCOMP) >= 0 && seccomp_api_get() >= 1; }
@@ -224,20 +190,46 @@ bool SeccompAvailable() { return ::prctl(PR_GET_SECCOMP) >= 0 && seccomp_api_get
 void CatchSigsys(int report_fd, char frame_type) {
   g_report_fd = report_fd;
   g_frame_type = frame_type;
-  CatchSigsysImpl();
+  struct sigaction sa {};
+  sa.sa_sigaction = OnSigsys;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGSYS, &sa, nullptr);
 }
 
-bool ApplySeccomp() { return ApplySeccompImpl(); }
+bool ApplySeccomp() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) return false;
+  // A filter that kills instead of trapping would hide what was tried.
+  TrapAll(ctx, kDenied);
+  // Threads yes, processes no: clone without CLONE_THREAD is a new process;
+  // clone3 passes its flags in memory a filter cannot read, so it answers
+  // ENOSYS and the C library falls back to clone.
+  Remember({"clone", "start a process"});
+  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  // Sockets: none to the network (or netlink, or raw packets), stopped and
+  // named; a local one (the C library's name service asks nscd through one
+  // when LibTorch 2.x looks up the user) is refused with EACCES, so the
+  // caller falls back, and reaches no daemon either.
+  Remember({"socket", "open a network socket"});
+  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 0);
+  // Signals to itself only (abort and raise use tgkill on this process).
+  const pid_t self = ::getpid();
+  Remember({"kill", "signal another process"});
+  Remember({"tgkill", "signal another process"});
+  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self)));
+  seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, static_cast<scmp_datum_t>(self)));
+  return LoadFilter(ctx);
+}
 
 void LockFileWrites() {
   if (!ProbeSandbox().seccomp) return;
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return;
-  for (const Denied& d : kWrites) {
-    Remember(d);
-    const int nr = seccomp_syscall_resolve_name(d.name);
-    if (nr != __NR_SCMP_ERROR) seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
-  }
+  TrapAll(ctx, kWrites);
   // open and openat with any flag that writes; openat2 takes its flags in
   // memory, so it answers ENOSYS (the C library's open() never uses it).
   for (int flag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND}) {
