@@ -40,7 +40,7 @@ ModelCheckResult ModelChecker::Check() {
   if (Fault("hang-run")) std::this_thread::sleep_for(std::chrono::hours(1));
   // LibTorch's executor inlines every call before the first run: helpers
   // that call each other twice would double the graph per level there.
-  if (const uint64_t nodes = InlinedNodes(*method_->graph()); nodes > kMaxRunInlinedNodes) {
+  if (const uint64_t nodes = inlined_nodes_[o_.method]; nodes > kMaxRunInlinedNodes) {
     r_.run_error = o_.method + " inlines to about " + std::to_string(nodes) +
                    " nodes, not run: LibTorch's executor inlines every call before it runs a method, and more than " +
                    std::to_string(kMaxRunInlinedNodes) + " would exhaust its memory or time";
@@ -121,13 +121,14 @@ bool ModelChecker::Load() {
   if (o_.progress) o_.progress("loaded");
   r_.loaded = true;
   r_.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  for (const auto& m : module_.get_methods()) r_.methods.push_back(m.name());
   // Listing the operators inlines every method, as running one does: not
-  // for a graph that inlining would blow up (the run is refused below).
+  // for a graph that inlining would blow up (the run is refused in Check).
   uint64_t largest = 0;
   std::string largest_method;
   for (const auto& m : module_.get_methods()) {
-    if (const uint64_t n = InlinedNodes(*m.graph()); n > largest) {
+    r_.methods.push_back(m.name());
+    const uint64_t n = inlined_nodes_[m.name()] = InlinedNodes(*m.graph());
+    if (n > largest) {
       largest = n;
       largest_method = m.name();
     }

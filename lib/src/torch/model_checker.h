@@ -8,6 +8,7 @@
 #include <torch/script.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,6 +106,8 @@ class ModelChecker {
   torch::jit::Module module_;
   torch::jit::ExtraFilesMap extra_;
   std::optional<torch::jit::Method> method_;
+  // Each method's size once inlined (InlinedNodes), counted in Load.
+  std::map<std::string, uint64_t> inlined_nodes_;
   std::optional<FreshCopies> fresh_;
   // The reference.
   std::vector<c10::IValue> ref_inputs_;
