@@ -1,12 +1,12 @@
 // The confinement of a LibTorch child (torch_child.cc): what a model's code
 // can reach while tsctl loads and runs it. Layers, each on its own (a kernel
-// without one still gets the others; Probe() says which are there):
+// without one still gets the others; ProbeSandbox() says which are there):
 //   - limits: no new privileges, an address-space cap that counts every
 //     mapping (shared and file ones too, which RLIMIT_DATA does not), CPU
-//     time, file size, no core files;
-//   - what it sees: a TMPDIR of its own, an environment emptied (and its memory, and the command line's, overwritten: CI
-//     tokens live there), no descriptors but its pipe, stdio and the
-//     archive's;
+//     time, a package's file size, no core files;
+//   - what it sees: a TMPDIR of its own, an environment emptied (and its
+//     memory, and the command line's, overwritten: CI tokens live there), no
+//     descriptors but its pipe, stdio and the archive's;
 //   - Landlock (kernel 5.13+): reading only below the system's library
 //     folders, the folders of the libraries already loaded (LibTorch, the
 //     plugins, operator libraries) and the files the request names; writing
@@ -15,9 +15,8 @@
 //   - seccomp-bpf (libseccomp): no programs run, no processes started, no
 //     network sockets (a local one is refused), no tracing or reading other
 //     processes, no mounts, namespaces, kernel modules, BPF, keys or
-//     io_uring; for a TorchScript archive no
-//     file opened for writing, created, renamed or removed once its work
-//     starts. Such a call stops the child at once and the parent gets one
+//     io_uring; for a TorchScript archive no file opened for writing,
+//     created, renamed or removed once its work starts. Such a call stops the child at once and the parent gets one
 //     line naming it ("the model tried to open /etc/x for writing").
 // The lists are here, once; docs/manual/sandbox.md says why each is there.
 #pragma once
