@@ -36,7 +36,7 @@ RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--inlined", flags->options.inlined, "Print the inlined graph (Python's m.inlined_graph)");
   sub->add_option("--max-nodes", flags->options.max_nodes,
                   "With --inlined: refuse a graph that inlining would grow past N nodes (default 1000000)")
-      ->check(CLI::PositiveNumber);
+      ->check(NumberIn(1, 1e15, true, "an integer from 1 to 1000000000000000"));
   sub->add_flag("--frozen", flags->options.frozen, "Print the graph after torch::jit::freeze and optimize_for_inference");
   AddFormatOption(sub, flags->format, {"text", "json", "dot"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");

@@ -1,0 +1,1 @@
+graph --inlined --max-nodes 10 testdata/traced_cnn.pt

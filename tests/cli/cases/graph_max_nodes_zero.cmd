@@ -1,0 +1,1 @@
+graph --inlined --max-nodes 0 testdata/traced_cnn.pt
