@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   GlobalOptions global;
   bool version = false;
   app.add_flag("--version", version, "Print tsctl's version, its LibTorch and whether CUDA is usable");
-  app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line");
+  app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line, its warnings, and the sandbox's layers");
   bool no_sandbox = false;
   app.add_flag("--no-sandbox", no_sandbox,
                "Run LibTorch children without the sandbox (seccomp, Landlock, limits): for trusted archives only");
@@ -138,7 +138,13 @@ int main(int argc, char** argv) {
     // The table decides what is loaded: a command that needs no LibTorch
     // never loads the plugin (an attempt is an internal error, not a silent
     // second of start-up).
-    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled))) tsctl::ForbidLibTorch(kTools[i].name);
+    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled))) {
+      tsctl::ForbidLibTorch(kTools[i].name);
+    } else if (global.verbose) {
+      // Once, which layers confine the children (a kernel may lack one).
+      std::cerr << "tsctl: " << kTools[i].name << ": LibTorch children run with the sandbox "
+                << tsctl::SandboxDescription() << '\n';
+    }
     return run();
   }
   std::cerr << app.help();

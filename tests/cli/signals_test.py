@@ -57,7 +57,9 @@ def scenario(tsctl, root, sig, jobs, expect_rc):
     kids = []
     while time.time() < deadline:
         kids = descendants(p.pid)
-        if len(kids) >= (2 * jobs if jobs > 1 else 1):
+        # The LibTorch server and its child; with --jobs, a worker and a
+        # child (of the one server) per archive.
+        if len(kids) >= (2 * jobs + 1 if jobs > 1 else 2):
             break
         time.sleep(0.1)
     if not kids:

@@ -8,6 +8,7 @@
 #include "tsctl/pt2.h"
 #include "tsctl/source.h"
 #include "tsctl/zip_structure.h"
+#include "torch_server.h"
 
 namespace tsctl {
 
@@ -18,7 +19,7 @@ bool PreparePt2Bench(BenchOptions& o) {
   RequireSoundStructure(archive.layout());
   Pt2Support runs;
   try {
-    runs = LoadTorchPlugin().Pt2Runners();
+    runs = ServerInfo().pt2;
   } catch (const Error&) {
     runs.runs_aoti = false;
   }

@@ -208,9 +208,9 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   Json(report.details) = json::object();
   auto& out = report.checks;
   if (options.load) {
-    // Load the plugin up front (once per process; the children are forked
-    // from it) so that ts.version reports the range of the LibTorch in use
-    // for every archive alike. A plugin that cannot load is reported when
+    // Start the LibTorch server up front (once per process; the children
+    // are forked from it) so that ts.version reports the range of the
+    // LibTorch in use for every archive alike. A plugin that cannot load is reported when
     // the archive would be handed to it.
     try {
       WarmUpTorch();

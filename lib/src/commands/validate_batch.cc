@@ -218,15 +218,15 @@ void RequireReferenceModel(const std::string& path) {
   }
 }
 
-// The archives checked in `jobs` children forked from this warm process at
-// once, each report written into its own place in `entries` (input order).
+// The archives checked in `jobs` children forked from this process at once
+// (each starts a LibTorch server of its own), each report written into its own place in `entries` (input order).
 void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions options, size_t jobs,
                        const ValidateBatchOptions& batch, std::vector<BatchEntry>& entries) {
   // Children side by side share the cores: LibTorch's threads split them.
   options.torch_threads = std::max(1, DefaultValidateJobs() / static_cast<int>(jobs));
   if (options.load) {
     try {
-      WarmUpTorch();  // before the first fork, so every worker inherits it
+      WarmUpTorch();  // before the first fork: every worker attaches to this server
     } catch (const Error&) {
     }
   }

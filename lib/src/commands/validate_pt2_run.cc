@@ -10,6 +10,7 @@
 #include "../archive/stored_inputs.h"
 #include "tsctl/pt2.h"
 #include "validate_internal.h"
+#include "torch_server.h"
 
 namespace tsctl {
 namespace {
@@ -77,7 +78,7 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
   auto& out = report.checks;
   Pt2Support runs;
   try {
-    runs = LoadTorchPlugin().Pt2Runners();
+    runs = ServerInfo().pt2;
   } catch (const Error&) {
     runs.runs_aoti = false;
   }

@@ -122,6 +122,9 @@ struct ModelCheckResult {
   // Calls of operators that read or write outside the model's tensors, in
   // the graphs LibTorch resolved (unsafe_ops.h): none of its methods ran.
   std::vector<std::string> unsafe;
+  // check_mobile: every operator the loaded code calls, as bytecode names
+  // them (GraphOperators), for ts.bytecode; empty otherwise.
+  std::vector<std::string> graph_ops;
   std::string ops_error;
   // The method.
   bool method_found = false;

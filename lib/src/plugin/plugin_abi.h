@@ -16,7 +16,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 11;
+inline constexpr int kTorchPluginAbi = 12;
 inline constexpr int kPythonPluginAbi = 4;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
@@ -52,9 +52,10 @@ class TorchBackend {
   // Sets LibTorch's intra-op threads of this process (at::set_num_threads),
   // for children that run side by side; called in the child before its work.
   virtual void LimitThreads(int intra_op_threads) const = 0;
-  // What it runs of .pt2 archives. Cheap, and safe in the fork server's
-  // parent: it loads nothing and touches no device (Info() asks CUDA).
-  virtual Pt2Support Pt2Runners() const = 0;
+  // Info() without what a device says (cuda_available, cuda_devices):
+  // cheap, and safe in the LibTorch server (torch_server.h) before it forks:
+  // it loads nothing and touches no device (Info() asks CUDA).
+  virtual BuildInfo StaticInfo() const = 0;
   // See Graph() in tsctl/torch_backend.h; runs in the calling process.
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;
@@ -98,6 +99,15 @@ const TorchBackend& LoadTorchPlugin();
 // The plugin if this process has already loaded it, else nullptr; never loads
 // it (for facts that should not cost LibTorch's start-up).
 const TorchBackend* LoadedTorchBackend();
+
+// The LibTorch server's executable (tsctl-torch-server next to libtsctl;
+// TSCTL_TORCH_SERVER names another).
+std::string TorchServerPath();
+
+// Throws what LoadTorchPlugin would throw before it tries to load anything:
+// a command declared to need no LibTorch (ForbidLibTorch), a build without
+// LibTorch (kUnavailable).
+void RequireLibTorchAllowed();
 
 // Same for the Python plugin; kUnavailable if this tsctl was built without it.
 const PythonBackend& LoadPythonPlugin();

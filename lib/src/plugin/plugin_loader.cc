@@ -21,7 +21,7 @@ std::string PluginDir() {
   return dir;
 }
 
-[[maybe_unused]] std::string PluginPath(const char* env_name, const char* file) {
+std::string PluginPath(const char* env_name, const char* file) {
   if (const char* env = std::getenv(env_name); env && *env) return env;
   return PluginDir() + "/" + file;
 }
@@ -65,11 +65,20 @@ std::string forbidden_by;
 
 void ForbidLibTorch(const std::string& command) { forbidden_by = command; }
 
-const TorchBackend& LoadTorchPlugin() {
+std::string TorchServerPath() { return PluginPath("TSCTL_TORCH_SERVER", "tsctl-torch-server"); }
+
+void RequireLibTorchAllowed() {
   if (!forbidden_by.empty()) {
     throw Error(ErrorKind::kUnavailable, "internal error: tsctl " + forbidden_by +
                                              " is declared not to load LibTorch, yet tried to (please report it)");
   }
+#if !TSCTL_WITH_TORCH
+  throw Error(ErrorKind::kUnavailable, "this tsctl was built without LibTorch (TSCTL_WITH_TORCH=OFF)");
+#endif
+}
+
+const TorchBackend& LoadTorchPlugin() {
+  RequireLibTorchAllowed();
 #if TSCTL_WITH_TORCH
   static std::string failure;
   static const TorchBackend* backend =

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,6 +107,54 @@ pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body) {
   ::close(fds[1]);
   *read_fd = fds[0];
   return pid;
+}
+
+bool SendMessage(int sock, const std::string& data, const std::vector<int>& fds) {
+  iovec iov{const_cast<char*>(data.data()), data.size()};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxMessageFds)] = {};
+  if (!fds.empty()) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  while (::sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
+    if (errno != EINTR) return false;
+  }
+  return true;
+}
+
+bool ReceiveMessage(int sock, std::string& data, std::vector<int>* fds) {
+  char buf[8192];  // the longest message: a line or a BuildInfo
+  iovec iov{buf, sizeof buf};
+  msghdr msg{};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxMessageFds)];
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) return false;
+  data.assign(buf, static_cast<size_t>(n));
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    std::vector<int> got(count);
+    std::memcpy(got.data(), CMSG_DATA(c), count * sizeof(int));
+    for (int fd : got) {
+      if (fds) fds->push_back(fd);
+      else ::close(fd);
+    }
+  }
+  return true;
 }
 
 void KillGroup(pid_t pid) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tsctl {
 
@@ -40,6 +41,15 @@ void TakeFrames(std::string& buffer, const std::function<void(char type, std::st
 // its pid; *read_fd is the pipe's end to read (close-on-exec). Throws
 // tsctl::Error (kIo) if no pipe or process can be made.
 pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body);
+
+// One message on a SOCK_SEQPACKET socket (at most 8 KiB), with up to
+// kMaxMessageFds descriptors (SCM_RIGHTS); MSG_NOSIGNAL. False if it could
+// not be sent.
+constexpr size_t kMaxMessageFds = 16;
+bool SendMessage(int sock, const std::string& data, const std::vector<int>& fds = {});
+// The next message, its descriptors (close-on-exec) appended to *fds (closed
+// when fds is nullptr); false at the socket's end or on an error.
+bool ReceiveMessage(int sock, std::string& data, std::vector<int>* fds = nullptr);
 
 // Kills the child's process group (and the child), SIGKILL.
 void KillGroup(pid_t pid);

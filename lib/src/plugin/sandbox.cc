@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -137,17 +139,7 @@ void ScrubArgsAndEnvironment() {
 // (threads, the CUDA devices) and tsctl's own, nothing else (CI tokens
 // live there).
 void EmptyEnvironment(const std::string& tmpdir) {
-  static const char* const kKept[] = {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
-                                      "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH"};
-  std::vector<std::string> kept;
-  for (const char* name : kKept) {
-    if (const char* v = std::getenv(name)) kept.push_back(std::string(name) + "=" + v);
-  }
-  // tsctl's own settings (TSCTL_VERBOSE, the test hooks' TSCTL_FAULT_*).
-  for (char** e = environ; e && *e; ++e) {
-    if (std::strncmp(*e, "TSCTL_", 6) == 0 && std::strchr(*e, '=')) kept.push_back(*e);
-  }
+  const std::vector<std::string> kept = SandboxEnvironment();
   for (char** e = environ; e && *e; ++e) std::memset(*e, 0, std::strlen(*e));
   ScrubArgsAndEnvironment();
   ::clearenv();
@@ -218,17 +210,44 @@ char g_files_frame = 'W';
 
 }  // namespace
 
+std::vector<std::string> SandboxEnvironment() {
+  static const char* const kKept[] = {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                      "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
+                                      "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH"};
+  std::vector<std::string> kept;
+  for (const char* name : kKept) {
+    if (const char* v = std::getenv(name)) kept.push_back(std::string(name) + "=" + v);
+  }
+  // tsctl's own settings (TSCTL_VERBOSE, the test hooks' TSCTL_FAULT_*).
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "TSCTL_", 6) == 0 && std::strchr(*e, '=')) kept.push_back(*e);
+  }
+  return kept;
+}
+
 std::string SandboxSupport::Describe() const {
-  std::string s = seccomp ? "seccomp" : "no seccomp (this kernel lacks it)";
-  s += landlock_abi > 0 ? ", Landlock ABI " + std::to_string(landlock_abi) : ", no Landlock (this kernel lacks it)";
+  auto lacks = [this](const char* layer) {
+    return std::string("no ") + layer + (left_out.find(layer) != std::string::npos ? " (TSCTL_SANDBOX_WITHOUT)" : " (this kernel lacks it)");
+  };
+  std::string s = seccomp ? "seccomp" : lacks("seccomp");
+  s += ", " + (landlock_abi > 0 ? "Landlock ABI " + std::to_string(landlock_abi) : lacks("Landlock"));
   return s;
 }
 
 const SandboxSupport& ProbeSandbox() {
   static const SandboxSupport support = [] {
     SandboxSupport s;
-    s.landlock_abi = LandlockAbi();
-    s.seccomp = SeccompAvailable();
+    // What a kernel without a layer does, on one with it (the tests'
+    // sandbox_hostile_*): "landlock", "seccomp" or both.
+    if (const char* without = std::getenv("TSCTL_SANDBOX_WITHOUT")) {
+      for (std::string layer : {"seccomp", "Landlock"}) {
+        std::string lower = layer;
+        lower[0] = static_cast<char>(std::tolower(lower[0]));
+        if (std::strstr(without, lower.c_str())) s.left_out += (s.left_out.empty() ? "" : ",") + layer;
+      }
+    }
+    s.landlock_abi = s.left_out.find("Landlock") == std::string::npos ? LandlockAbi() : 0;
+    s.seccomp = s.left_out.find("seccomp") == std::string::npos && SeccompAvailable();
     return s;
   }();
   return support;

@@ -49,6 +49,10 @@ struct SandboxPolicy {
 struct SandboxSupport {
   int landlock_abi = 0;  // 0: no Landlock
   bool seccomp = false;
+  // The layers TSCTL_SANDBOX_WITHOUT ("landlock", "seccomp" or both) leaves
+  // out on a kernel that has them, to test what a kernel without them
+  // does: "Landlock", "seccomp,Landlock"; "" for none.
+  std::string left_out;
   // "seccomp, Landlock ABI 3" or what is missing, for -v and reports.
   std::string Describe() const;
 };
@@ -65,6 +69,10 @@ void EnterSandbox(const SandboxPolicy& policy, int report_fd, char frame_type);
 // is opened for writing, created, renamed, linked or removed after this
 // (kArchive).
 void LockFileWrites();
+
+// The environment a sandboxed child (and the LibTorch server) gets of this
+// process's, as NAME=VALUE: the thread and device settings, TSCTL_*.
+std::vector<std::string> SandboxEnvironment();
 
 // The exit status of a child that the sandbox stopped.
 constexpr int kSandboxExit = 159;

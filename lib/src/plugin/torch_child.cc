@@ -23,6 +23,7 @@
 #include "sandbox.h"
 #include "torch_child_sandbox.h"
 #include "torch_child_codec.h"
+#include "torch_server.h"
 
 namespace tsctl {
 namespace {
@@ -35,6 +36,9 @@ constexpr char kAnswerFrame = 'A';
 // a 4-byte path length, the path, the bytes), written by the parent.
 constexpr char kSandboxFrame = 'S';
 constexpr char kFileFrame = 'W';
+// How long the parent waits for the server's word that a child ended, once
+// its pipe closed or it was killed.
+constexpr double kEndSeconds = 30;
 
 // In the child: what it inherited plus `cap` is all it may grow to
 // (RLIMIT_DATA, soft limit: LibTorch's allocations fail with its
@@ -124,6 +128,18 @@ void ChildMain(const ChildRequest& request, const RequestFiles& files, const Chi
   WriteFrame(fd, kAnswerFrame, answer);
 }
 
+// The environment the request's child runs with: the caller's whole one for
+// the caller's own code (kPython) and trusted archives (kOff), else the
+// thread and device settings and TSCTL_* (it is emptied further in the
+// sandbox).
+void SetEnvironment(const std::vector<std::string>& environment) {
+  ::clearenv();
+  for (const std::string& kv : environment) {
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos && eq > 0) ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+  }
+}
+
 // How the child ended, from its wait status (kExited until its answer is read).
 void SetEnd(ChildOutcome& out, int status) {
   if (WIFSIGNALED(status)) {
@@ -137,6 +153,18 @@ void SetEnd(ChildOutcome& out, int status) {
 
 }  // namespace
 
+void ServeChildLaunch(const std::string& request, int answer_fd) {
+  ChildLaunch launch;
+  try {
+    launch = DecodeChildLaunch(request);
+  } catch (const Error& e) {
+    WriteFrame(answer_fd, kAnswerFrame, EncodeChildError(e));
+    return;
+  }
+  SetEnvironment(launch.environment);
+  ChildMain(launch.request, launch.files, launch.limits, launch.private_dir, answer_fd);
+}
+
 uint64_t MachineMemoryBytes() {
   return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
 }
@@ -149,7 +177,6 @@ Interrupted::~Interrupted() = default;
 
 ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
                            const std::function<void(const std::string&)>& on_progress) {
-  WarmUpTorch();
   ChildOutcome out;
   // The defaults made explicit: every child is bounded in time and memory.
   ChildLimits bounded = limits;
@@ -163,7 +190,15 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
   const RequestFiles files = FilesOf(request);
   const std::set<std::string> allowed(files.writes.begin(), files.writes.end());
   PrivateDir private_dir;
-  const pid_t pid = ForkChild(&fd, [&](int write_fd) { ChildMain(request, files, bounded, private_dir.path, write_fd); });
+  using Profile = SandboxPolicy::Profile;
+  const bool callers_own = files.profile == Profile::kPython || files.profile == Profile::kOff;
+  const pid_t pid = SpawnTorchChild(ChildLaunch{.request = request,
+                                                .files = files,
+                                                .limits = bounded,
+                                                .private_dir = private_dir.path,
+                                                .environment = callers_own ? WholeEnvironment() : SandboxEnvironment(),
+                                                .descriptors = NamedDescriptors(files.reads)},
+                                    &fd);
   std::string buffer, answer;
   bool answered = false;
   const double timeout = bounded.timeout_seconds;
@@ -182,7 +217,7 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
     if (p[1].revents & POLLIN) {
       if (int sig = signals.Caught()) {
         KillGroup(pid);
-        Reap(pid);
+        AwaitTorchChild(pid, kEndSeconds);
         ::close(fd);
         throw Interrupted(sig);
       }
@@ -207,7 +242,15 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
     });
   }
   ::close(fd);
-  const int status = Reap(pid);
+  // The server reaps it and says how it ended. A child that closed its pipe
+  // and lives on is killed; no word at all (the server died, and the child
+  // with it) reads as killed.
+  int status = AwaitTorchChild(pid, kEndSeconds);
+  if (status < 0) {
+    KillGroup(pid);
+    status = AwaitTorchChild(pid, kEndSeconds);
+  }
+  if (status < 0) status = SIGKILL;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (out.end == ChildEnd::kTimedOut) return out;
   SetEnd(out, status);
@@ -251,13 +294,7 @@ std::string ChildOutcome::Failure(const std::string& doing) const {
   return "";
 }
 
-void WarmUpTorch() {
-  static const bool prepared = [] {
-    LoadTorchPlugin().PrepareForFork();
-    return true;
-  }();
-  (void)prepared;
-}
+void WarmUpTorch() { StartTorchServer(); }
 
 std::string SignalName(int sig) {
   const char* name = sigabbrev_np(sig);

@@ -1,9 +1,11 @@
 // The one door from libtsctl to the LibTorch plugin: every piece of LibTorch
-// work runs in a child process forked from this one (a warm fork server:
-// the parent loaded the plugin and built LibTorch's lazily built tables once,
-// TorchBackend::PrepareForFork, and never loads an archive or runs a model
-// itself), so that a crash, hang or runaway allocation inside LibTorch on a
-// hostile archive becomes data instead of taking tsctl down.
+// work runs in a child process forked from the LibTorch server
+// (torch_server.h: a fresh executable image that loaded the plugin and built
+// LibTorch's lazily built tables once, TorchBackend::PrepareForFork, and
+// never loads an archive or runs a model itself; tsctl itself never loads
+// LibTorch to check an archive), so that a crash, hang or runaway allocation
+// inside LibTorch on a hostile archive becomes data instead of taking tsctl
+// down, and a model's code finds nothing of tsctl's in its memory.
 //
 // One typed request in (a variant of the commands' requests), one typed
 // outcome back (the value, the tsctl::Error the child threw, or how it
@@ -157,9 +159,9 @@ ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits,
                            double& seconds, std::string* schema = nullptr,
                            const std::function<void(const std::string&)>& on_line = {});
 
-// Loads the LibTorch plugin into this process and builds LibTorch's lazily
-// built tables, once, so that children forked later inherit both. Throws
-// tsctl::Error (kUnavailable) as LoadTorchPlugin().
+// Starts this process's LibTorch server (StartTorchServer), so that the
+// children asked for later are forked warm. Throws tsctl::Error
+// (kUnavailable) with the reason the server could not load the plugin.
 void WarmUpTorch();
 
 // "SIGSEGV" for SIGSEGV; "signal N" for a number without a name.

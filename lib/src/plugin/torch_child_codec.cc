@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "torch_child_sandbox.h"
+
 namespace nlohmann {
 
 // Unset optionals cross as null.
@@ -31,7 +33,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tenso
                                    mean_rel, has_min_tolerance, min_atol, min_rtol, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
                                    detail, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, ops_error, method_found,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, graph_ops, ops_error, method_found,
                                    schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
                                    candidates, candidates_stop, guess_suspect, outputs_saved, reference_compared, reference_source, reference_error, reference,
@@ -46,18 +48,71 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
                                    dynamic)
 
+// The requests (the parent's side of the door, read by a child of the
+// LibTorch server): the same one-list rule. A std::function (progress)
+// does not cross; BenchRequest says whether one was set.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InputSpec, shape, dtype, channels_last, fill, low, high, value)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ValueRange, name, low, high)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2RunSpec, kind, model, input_names, input_types, guess, guess_note, guess_missing,
+                                   sample_inputs_path)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExecutionSettings, optimized_execution, inference_mode, jit_profiling, jit_executor,
+                                   tensor_fuser, freeze, optimize_for_inference, cache_cleaning)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, method, inlined, frozen, max_nodes, format, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckOptions, path, load_path, method, inputs, run, check_determinism,
+                                   reference_path, reference_label, reference_from_archive, check_mobile, rtol, atol,
+                                   record_reference_path, record_intermediates, compare_intermediates, load_libraries,
+                                   args, input_source, load_inputs_path, infer_inputs, infer_budget_seconds,
+                                   max_candidates, seed, value_ranges, ranges_for_any_method, skip_candidates,
+                                   save_outputs_path, quantized_engine, device, pt2)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOptions, path, method, device, inputs, input_source, args, load_inputs_path,
+                                   data_loader, infer_inputs, seed, value_ranges, warmup, warmup_seconds, iters,
+                                   duration_seconds, threads, interop_threads, instances, share_weights, settings,
+                                   percentiles, profile, profile_shapes, profile_sample, trace_path, log_api_usage,
+                                   model_id, load_libraries, quantized_engine, save_outputs_path, timeout_seconds,
+                                   memory_limit_bytes, pt2)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceOptions, path, method, inputs, check_inputs, freeze, rtol, atol, output,
+                                   load_libraries, load_inputs_path, save_outputs_path)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptOptions, source, source_name, class_name, inputs, freeze, output, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonRequest, file, name, mode, inputs, check_inputs, freeze, rtol, atol, output, aoti,
+                                   dynamic_batch, strict)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceRequest, options)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptRequest, options)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DataLoaderRequest, file, name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime,
+                                   library_path, cxx_standard, min_file_format, max_file_format, pt2)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RequestFiles, reads, writes, libraries, profile, cuda)
+
+void to_json(nlohmann::json& j, const BenchRequest& r) {
+  j = {{"options", r.options}, {"progress", static_cast<bool>(r.options.progress)}};
+}
+void from_json(const nlohmann::json& j, BenchRequest& r) {
+  j.at("options").get_to(r.options);
+  if (j.at("progress").get<bool>()) r.options.progress = [](const std::string&, int, int) {};
+}
+
 namespace {
 
 using nlohmann::json;
 
-template <size_t I = 0>
-ChildValue ValueOfType(size_t type, const json& j) {
-  if constexpr (I < std::variant_size_v<ChildValue>) {
-    if (type == I) return j.get<std::variant_alternative_t<I, ChildValue>>();
-    return ValueOfType<I + 1>(type, j);
+template <typename Variant, size_t I = 0>
+Variant ValueOfType(size_t type, const json& j) {
+  if constexpr (I < std::variant_size_v<Variant>) {
+    if (type == I) return j.get<std::variant_alternative_t<I, Variant>>();
+    return ValueOfType<Variant, I + 1>(type, j);
   } else {
-    throw Error(ErrorKind::kIo, "a LibTorch child answered with an unknown type");
+    throw Error(ErrorKind::kIo, "a LibTorch child got or gave a value of an unknown type");
   }
+}
+
+std::string Cbor(const json& j) {
+  std::vector<std::uint8_t> bytes = json::to_cbor(j);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 }  // namespace
@@ -65,15 +120,13 @@ ChildValue ValueOfType(size_t type, const json& j) {
 std::string EncodeChildValue(const ChildValue& value) {
   json j = {{"codec", kChildCodecVersion}, {"type", value.index()}};
   std::visit([&](const auto& v) { j["value"] = v; }, value);
-  std::vector<std::uint8_t> bytes = json::to_cbor(j);
-  return std::string(bytes.begin(), bytes.end());
+  return Cbor(j);
 }
 
 std::string EncodeChildError(const Error& error) {
   json j = {{"codec", kChildCodecVersion},
             {"error", {{"kind", static_cast<int>(error.kind())}, {"message", error.what()}, {"detail", error.detail()}}}};
-  std::vector<std::uint8_t> bytes = json::to_cbor(j);
-  return std::string(bytes.begin(), bytes.end());
+  return Cbor(j);
 }
 
 void DecodeChildAnswer(const std::string& bytes, ChildOutcome& out) {
@@ -92,10 +145,49 @@ void DecodeChildAnswer(const std::string& bytes, ChildOutcome& out) {
       out.error_detail = e.at("detail").get<std::string>();
       return;
     }
-    out.value = ValueOfType(j.at("type").get<size_t>(), j.at("value"));
+    out.value = ValueOfType<ChildValue>(j.at("type").get<size_t>(), j.at("value"));
     out.end = ChildEnd::kAnswered;
   } catch (const json::exception& e) {
     throw Error(ErrorKind::kIo, std::string("a LibTorch child's answer is incomplete: ") + e.what());
+  }
+}
+
+std::string EncodeChildLaunch(const ChildLaunch& launch) {
+  json j = {{"codec", kChildCodecVersion},     {"type", launch.request.index()}, {"files", launch.files},
+            {"limits", launch.limits},         {"private_dir", launch.private_dir},
+            {"environment", launch.environment}, {"descriptors", launch.descriptors}};
+  std::visit([&](const auto& r) { j["request"] = r; }, launch.request);
+  return Cbor(j);
+}
+
+ChildLaunch DecodeChildLaunch(const std::string& bytes) {
+  json j = json::from_cbor(bytes, true, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("codec") || j["codec"] != kChildCodecVersion) {
+    throw Error(ErrorKind::kIo, "the LibTorch server got a request in an unknown format (server and tsctl of different versions?)");
+  }
+  try {
+    ChildLaunch launch;
+    launch.request = ValueOfType<ChildRequest>(j.at("type").get<size_t>(), j.at("request"));
+    j.at("files").get_to(launch.files);
+    j.at("limits").get_to(launch.limits);
+    j.at("private_dir").get_to(launch.private_dir);
+    j.at("environment").get_to(launch.environment);
+    j.at("descriptors").get_to(launch.descriptors);
+    return launch;
+  } catch (const json::exception& e) {
+    throw Error(ErrorKind::kIo, std::string("a LibTorch request is incomplete: ") + e.what());
+  }
+}
+
+std::string EncodeBuildInfo(const BuildInfo& info) { return Cbor({{"codec", kChildCodecVersion}, {"info", info}}); }
+
+BuildInfo DecodeBuildInfo(const std::string& bytes) {
+  json j = json::from_cbor(bytes, true, false);
+  try {
+    if (j.is_discarded() || j.at("codec") != kChildCodecVersion) throw Error(ErrorKind::kIo, "");
+    return j.at("info").get<BuildInfo>();
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::kIo, "the LibTorch server answered in an unknown format (server and tsctl of different versions?)");
   }
 }
 

@@ -1,5 +1,6 @@
-// The codec of the LibTorch child's answer (torch_child.h): its value or the
-// tsctl::Error it threw, as one CBOR document with one version key. CBOR
+// The codec of the LibTorch door (torch_child.h, torch_server.h): the
+// request a child gets, and its answer (its value or the tsctl::Error it
+// threw), each one CBOR document with one version key. CBOR
 // (nlohmann's binary form of a JSON value) keeps what a JSON text would
 // lose: bytes that are not UTF-8 (LibTorch's messages, names from an
 // archive) and doubles that are not finite (a max difference of Inf). Each
@@ -13,14 +14,37 @@
 #include <nlohmann/json.hpp>
 
 #include "torch_child.h"
+#include "torch_child_sandbox.h"
 
 namespace tsctl {
 
 // Bump when any struct that crosses changes.
-inline constexpr int kChildCodecVersion = 2;
+inline constexpr int kChildCodecVersion = 3;
 
 std::string EncodeChildValue(const ChildValue& value);
 std::string EncodeChildError(const Error& error);
+
+// What the parent sends the LibTorch server for one child: the request,
+// what it reads and writes, its limits, its own folder, the environment it
+// gets where it runs the caller's own code (kPython, kOff; empty
+// otherwise), and the descriptors the parent passes with it, by the numbers
+// the request names them ("/proc/self/fd/N").
+struct ChildLaunch {
+  ChildRequest request;
+  RequestFiles files;
+  ChildLimits limits;
+  std::string private_dir;
+  std::vector<std::string> environment;
+  std::vector<int> descriptors;
+};
+std::string EncodeChildLaunch(const ChildLaunch& launch);
+// Throws tsctl::Error (kIo) if the bytes are not a complete request of this version.
+ChildLaunch DecodeChildLaunch(const std::string& bytes);
+
+// What the LibTorch server's plugin is (TorchBackend::StaticInfo), in its
+// first word. DecodeBuildInfo throws tsctl::Error (kIo).
+std::string EncodeBuildInfo(const BuildInfo& info);
+BuildInfo DecodeBuildInfo(const std::string& bytes);
 
 // Fills `out`'s value (kAnswered) or error (kRaised). Throws tsctl::Error
 // (kIo) if the bytes are not a complete answer of this version.

@@ -165,6 +165,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   j["path"] = r.path;
   j["method"] = r.method;
   j["device"] = r.device;
+  j["sandbox"] = SandboxJson();
   j["inputs"] = r.inputs;
   // Beside each "x=1x3x8x8:float32": its name, dtype and shape (null when not a tensor spec).
   j["input_tensors"] = nlohmann::json::array();

@@ -24,6 +24,10 @@ nlohmann::json ToJson(const DiffResult& result);
 nlohmann::json ToJson(const StampResult& result);
 nlohmann::json StampShowToJson(const ArchiveInfo& info);
 nlohmann::json ToJson(const ValidationReport& report);
+// What confines LibTorch children on this machine, as validate's and bench's
+// reports say it: {"on", "seccomp", "landlock_abi", "layers"}; "on" false
+// under --no-sandbox, a layer the kernel lacks false or 0.
+nlohmann::json SandboxJson();
 nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentiles);
 nlohmann::json ShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
 nlohmann::json SweepJson(const std::vector<SweepRow>& rows);

@@ -5,8 +5,10 @@
 
 #include "../text/json_util.h"
 #include "render_json.h"
+#include "sandbox.h"
 #include "tensor_type.h"
 #include "tsctl/escape.h"
+#include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
@@ -38,11 +40,20 @@ std::string Seconds(double s) {
 
 }  // namespace
 
+nlohmann::json SandboxJson() {
+  const SandboxSupport& kernel = ProbeSandbox();
+  return {{"on", SandboxOn()},
+          {"seccomp", kernel.seccomp},
+          {"landlock_abi", kernel.landlock_abi},
+          {"layers", SandboxDescription()}};
+}
+
 nlohmann::json ToJson(const ValidationReport& report) {
   nlohmann::json j;
   j["schema_version"] = kValidateSchemaVersion;
   j["passed"] = report.Passed();
   j["strict"] = report.strict;
+  j["sandbox"] = SandboxJson();
   j["archives"] = nlohmann::json::array();
   for (const auto& a : report.archives) {
     nlohmann::json aj = {{"path", a.path},

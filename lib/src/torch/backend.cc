@@ -47,6 +47,13 @@ class Backend final : public TorchBackend {
     if (intra_op_threads > 0) at::set_num_threads(intra_op_threads);
   }
   BuildInfo Info() const override {
+    BuildInfo info = StaticInfo();
+    info.cuda_available = torch::cuda::is_available();
+    info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
+    return info;
+  }
+
+  BuildInfo StaticInfo() const override {
     BuildInfo info;
     info.libtorch_version = TORCH_VERSION;
     // hasCUDART: the build has CUDA, whether or not a device is visible.
@@ -57,16 +64,12 @@ class Backend final : public TorchBackend {
     }
     Dl_info dl{};
     if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) info.library_path = dl.dli_fname;
-    info.cuda_available = torch::cuda::is_available();
-    info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
     info.min_file_format = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
     info.max_file_format = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);
     info.pt2 = DescribePt2Support();
     return info;
   }
-
-  Pt2Support Pt2Runners() const override { return DescribePt2Support(); }
 
   std::string Graph(const GraphOptions& options) const override { return RenderGraph(options); }
 

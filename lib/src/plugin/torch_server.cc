@@ -1,0 +1,260 @@
+#include "torch_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "plugin_abi.h"
+#include "process.h"
+#include "sandbox.h"
+#include "torch_child_codec.h"
+#include "torch_server_protocol.h"
+#include "tsctl/error.h"
+
+extern char** environ;
+
+namespace tsctl {
+namespace {
+
+// How long the parent waits for the server to answer, and for the end of
+// a child it killed or that closed its pipe.
+constexpr double kServerStartSeconds = 300, kServerWordSeconds = 30;
+
+// ---- The parent's side.
+
+struct Server {
+  pid_t owner = 0;  // the process whose channel `control` is (a forked --jobs worker attaches its own)
+  bool own = false;  // `owner` started it (else it attached to its parent's)
+  pid_t pid = -1;
+  int control = -1;
+  BuildInfo info;
+  std::string failure;  // why it could not start: said again to every later caller
+  std::map<pid_t, int> ended;  // ends that came while the parent waited for another word
+};
+Server g_server;
+
+// The next word from the server within `seconds`, but a child's end, which
+// is filed in g_server.ended (skip_ends) or filed and returned; nullopt if
+// none came.
+std::optional<std::string> NextWord(double seconds, bool skip_ends = true) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (true) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return std::nullopt;
+    pollfd p{g_server.control, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r < 0 && errno != EINTR) return std::nullopt;
+    if (r <= 0) continue;
+    std::string word;
+    if (!ReceiveMessage(g_server.control, word) || word.empty()) return std::nullopt;
+    if (word[0] == kEnded && word.size() >= 9) {
+      g_server.ended[static_cast<pid_t>(GetLength(word.data() + 1))] = static_cast<int>(GetLength(word.data() + 5));
+      if (skip_ends) continue;
+    }
+    return word;
+  }
+}
+
+void Launch(const std::string& path) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    throw Error(ErrorKind::kIo, std::string("socketpair: ") + std::strerror(errno));
+  }
+  std::vector<std::string> env = SandboxEnvironment();
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  char name[] = "tsctl-torch-server";
+  char* argv[] = {name, nullptr};
+  char failed[512];
+  std::snprintf(failed, sizeof failed, "%ccannot start the LibTorch server %s: ", kFailed, path.c_str());
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Nothing that allocates from here on (this process may have threads).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(125);
+    ::setpgid(0, 0);  // a terminal's Ctrl-C reaches tsctl, which ends its children
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(sv[1], kServerControlFd);  // and no longer close-on-exec
+    ::close_range(kServerControlFd + 1, ~0U, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+    ::execve(path.c_str(), argv, envp.data());
+    const char* why = std::strerror(errno);
+    char line[1024];
+    const size_t n = std::strlen(failed), m = std::min(std::strlen(why), sizeof line - n - 1);
+    std::memcpy(line, failed, n);
+    std::memcpy(line + n, why, m);
+    ::send(kServerControlFd, line, n + m, MSG_NOSIGNAL);
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    throw Error(ErrorKind::kIo, std::string("fork: ") + std::strerror(errno));
+  }
+  g_server.pid = pid;
+  g_server.control = sv[0];
+  g_server.own = true;
+}
+
+// In a process forked from the one whose server `g_server` is (a validate
+// --jobs worker): a channel of its own to that server, whose children are
+// then warm too. False if the server is gone.
+bool Attach() {
+  int sv[2];
+  const int inherited = g_server.control;
+  g_server.control = -1;
+  g_server.ended.clear();
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    ::close(inherited);
+    return false;
+  }
+  const bool sent = SendMessage(inherited, std::string(1, kAttach), {sv[1]});
+  ::close(sv[1]);
+  ::close(inherited);  // the parent's channel
+  if (!sent) {
+    ::close(sv[0]);
+    return false;
+  }
+  g_server.control = sv[0];
+  g_server.owner = ::getpid();
+  g_server.own = false;
+  return true;
+}
+
+void Shut(const std::string& failure) {
+  if (g_server.own && g_server.pid > 0) {
+    ::kill(g_server.pid, SIGKILL);
+    Reap(g_server.pid);
+  }
+  if (g_server.control >= 0) ::close(g_server.control);
+  g_server.pid = -1;
+  g_server.control = -1;
+  g_server.failure = failure;
+}
+
+}  // namespace
+
+std::vector<std::string> WholeEnvironment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) out.emplace_back(*e);
+  return out;
+}
+
+void StartTorchServer() {
+  const pid_t self = ::getpid();
+  if (g_server.owner == self) {
+    if (!g_server.failure.empty()) throw Error(ErrorKind::kUnavailable, g_server.failure);
+    if (g_server.control >= 0) return;
+  }
+  if (g_server.owner != self && g_server.control >= 0 && g_server.failure.empty() && Attach()) return;
+  g_server = Server{};
+  g_server.owner = self;
+  RequireLibTorchAllowed();
+  Launch(TorchServerPath());
+  std::optional<std::string> word = NextWord(kServerStartSeconds);
+  if (!word || (*word)[0] != kReady) {
+    std::string why = word && (*word)[0] == kFailed ? word->substr(1) : "the LibTorch server ended before it was ready";
+    Shut(why);
+    throw Error(ErrorKind::kUnavailable, why);
+  }
+  try {
+    g_server.info = DecodeBuildInfo(word->substr(1));
+  } catch (const Error& e) {
+    Shut(e.what());
+    throw Error(ErrorKind::kUnavailable, e.what());
+  }
+}
+
+const BuildInfo& ServerInfo() {
+  StartTorchServer();
+  return g_server.info;
+}
+
+const BuildInfo* StartedServerInfo() {
+  return g_server.owner == ::getpid() && g_server.control >= 0 ? &g_server.info : nullptr;
+}
+
+pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
+  StartTorchServer();
+  if (launch.descriptors.size() + 2 > kMaxMessageFds) throw Error(ErrorKind::kIo, "too many descriptors for a LibTorch child");
+  int request[2], answer[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0) {
+    throw Error(ErrorKind::kIo, std::string("socketpair: ") + std::strerror(errno));
+  }
+  if (::pipe2(answer, O_CLOEXEC) != 0) {
+    ::close(request[0]);
+    ::close(request[1]);
+    throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  }
+  std::string spawn(1, kSpawn);
+  std::vector<int> fds = {request[1], answer[1]};
+  for (int fd : launch.descriptors) {
+    spawn += WithNumbers(kSpawn, {static_cast<uint32_t>(fd)}).substr(1);
+    fds.push_back(fd);
+  }
+  const bool sent = SendMessage(g_server.control, spawn, fds);
+  ::close(request[1]);
+  ::close(answer[1]);
+  std::optional<std::string> word;
+  if (sent) word = NextWord(kServerWordSeconds);
+  if (!word || (*word)[0] != kChild || word->size() < 5) {
+    ::close(request[0]);
+    ::close(answer[0]);
+    const std::string why = word && (*word)[0] == kFailed ? word->substr(1) : "the LibTorch server stopped answering";
+    Shut(why);
+    throw Error(ErrorKind::kIo, why);
+  }
+  const auto pid = static_cast<pid_t>(GetLength(word->data() + 1));
+  // The request on the child's own socket (the server never holds it). A
+  // child that died first closed its end: its end tells the rest.
+  std::string bytes = EncodeChildLaunch(launch);
+  char header[4];
+  PutLength(header, static_cast<uint32_t>(bytes.size()));
+  bytes.insert(0, header, 4);
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::send(request[0], bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(request[0]);
+  *read_fd = answer[0];
+  return pid;
+}
+
+int AwaitTorchChild(pid_t pid, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (g_server.control >= 0) {
+    if (auto it = g_server.ended.find(pid); it != g_server.ended.end()) {
+      const int status = it->second;
+      g_server.ended.erase(it);
+      return status;
+    }
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0 || !NextWord(left, false)) return -1;  // ends are filed by NextWord; other words are stale
+  }
+  return -1;
+}
+
+}  // namespace tsctl
