@@ -668,6 +668,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and a one-hot at a random place (two runs differ, by 1); `verdict/stateful.pt`, `x + calls` with a buffer it increments (a second call differs; two copies as loaded agree: `torch.deterministic` passes and says stateful): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
 | `infer/xnnpack_conv6.ptl`, `infer/quantized_conv6.pt` | a 6-channel convolution and a linear layer, packed by `optimize_for_mobile` (XNNPACK contexts) and by static quantization (scripted, so the input reaches the convolution through the If of the padding mode): validate infers 6 channels from the unpacked weights. |
 | `hooks/setstate_reads_file.pt`, `hooks/submodule_setstate.pt`, `hooks/forward_reads_file.pt` | a `__setstate__` that reads `/etc/passwd` with `torch.from_file` while `torch.jit.load` unpickles it (at the top, and one submodule down), and a `forward` that reads it behind a flag argument: validate's `ts.hooks` fails them before LibTorch loads anything. |
+| `hooks/unchecked_view.pt` | a `forward` that views its input through `aten::_reshape_alias` with sizes 4096 times past its storage (LibTorch checks none of them): validate's `torch.unsafe` fails it from the loaded graph, before any method runs. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
 | `unaligned.pt` | `traced_cnn.pt`'s records re-packed by Python's `zipfile` without padding: loads, but its tensor data records are not 64-byte aligned (validate warns). |
 | `traced_cnn.reference.pt` | `torch.save({{'inputs': (x,), 'outputs': m(x)}})` for `traced_cnn.pt` with `x = randn(2, 3, 32, 32)` (seed 0): a `--reference` for validate. |
@@ -888,13 +889,21 @@ class FileBehindFlag(torch.nn.Module):
         return x + 1
 
 
+class UncheckedView(torch.nn.Module):
+    """A view LibTorch never checks against its storage: aten::_reshape_alias
+    with sizes past it reads the process's memory (torch.unsafe)."""
+
+    def forward(self, x):
+        return torch.ops.aten._reshape_alias(x, [x.numel() * 4096], [1]).sum()
+
+
 def gen_load_hooks(out):
     """For ts.hooks (Elastic ml-cpp's rules for untrusted TorchScript): code
     that acts while the archive loads, or that reads files."""
     d = os.path.join(out, "hooks")
     os.makedirs(d, exist_ok=True)
     for cls, name in ((LoadHook, "setstate_reads_file.pt"), (LoadHookInside, "submodule_setstate.pt"),
-                      (FileBehindFlag, "forward_reads_file.pt")):
+                      (FileBehindFlag, "forward_reads_file.pt"), (UncheckedView, "unchecked_view.pt")):
         cls.__module__ = "__main__"
         torch.jit.save(torch.jit.script(cls()), os.path.join(d, name))
 

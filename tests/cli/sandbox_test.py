@@ -135,6 +135,15 @@ def main():
             check(rc == 1, "28 %s: FAIL" % " ".join(extra))
         check(not os.path.exists(os.path.join(d, "sp", "zz_tsctl_demo.pth")), "28: no .pth written")
 
+        # 30: code/ shows one model, bytecode.pkl (what the lite interpreter
+        # runs) another.
+        d = make(os.path.join(hostile, "30_ptl_bytecode_swap"), scratch)
+        rc, out = validate(tsctl, d, "--strict", "--reference", "ref.pt", "--allow-ops", "allow.txt", "swapped.ptl")
+        check(rc == 1 and failed(out, "ts.bytecode") and "aten::eq.Scalar" in line_of(out, "ts.bytecode"),
+              "30 swapped.ptl: ts.bytecode FAIL naming what only the bytecode calls (%s)" % line_of(out, "ts.bytecode")[:160])
+        rc, out = validate(tsctl, d, "benign.ptl")
+        check(line_of(out, "ts.bytecode").startswith("PASS"), "30 benign.ptl: ts.bytecode PASS (%s)" % line_of(out, "ts.bytecode"))
+
         # 31: a model that reads /proc/self/exe to see who runs it.
         d = make(os.path.join(hostile, "31_model_sees_the_gate"), scratch, tsctl)
         rc, out = validate(tsctl, d, "--allow-load-hooks", "--strict", "--reference", "ref.pt", "cloaked.pt")

@@ -180,4 +180,17 @@ TEST_CASE("one list of unsafe operators for ts.hooks and torch.unsafe", "[operat
   CHECK(std::string(segment->safe_when_false) == "unsafe");
   CHECK(tsctl::FindUnsafeOperator("aten::add") == nullptr);
   CHECK(tsctl::FindUnsafeOperator("aten::save.foo") == nullptr);  // names without overload
+  CHECK(segment->GraphOnly());
+  CHECK(!tsctl::FindUnsafeOperator("aten::save")->GraphOnly());
+  // Views LibTorch never checks against the storage.
+  CHECK(tsctl::FindUnsafeOperator("aten::_reshape_alias") != nullptr);
+  // set_: only the overloads that take a storage offset.
+  const tsctl::UnsafeOperator* set = tsctl::FindUnsafeOperator("aten::set_");
+  REQUIRE(set != nullptr);
+  CHECK(set->GraphOnly());
+  CHECK(set->Flags("source_Storage_storage_offset", {}));
+  CHECK(set->Flags("", {"self", "source", "storage_offset", "size", "stride"}));
+  CHECK(!set->Flags("source_Tensor", {"self", "source"}));
+  CHECK(!set->Flags("source_Storage", {}));
+  CHECK(tsctl::FindUnsafeOperator("aten::save")->Flags("", {}));
 }

@@ -50,6 +50,18 @@ struct UnsafeOperator {
   // ("unsafe" of aten::segment_reduce); nullptr: unsafe whatever its
   // arguments. Only a graph shows constants: the text scan leaves these out.
   const char* safe_when_false;
+  // Only the overloads with this argument are unsafe ("storage_offset" of
+  // aten::set_: set_(storage, offset, size, stride) checks none of them
+  // against the storage, set_(tensor) takes a sound tensor's); nullptr:
+  // every overload. The text scan, which sees no overloads, leaves these
+  // out too.
+  const char* only_with = nullptr;
+  // Whether a call of overload `overload` ("source_Storage_storage_offset",
+  // "" for none) with the schema's arguments `arguments` is one this entry
+  // flags.
+  bool Flags(const std::string& overload, const std::vector<std::string>& arguments) const;
+  // Graph-only entries (safe_when_false or only_with): the text scan cannot judge them.
+  bool GraphOnly() const { return safe_when_false || only_with; }
 };
 // The entry for `op` (a name without overload), or nullptr.
 const UnsafeOperator* FindUnsafeOperator(const std::string& op);

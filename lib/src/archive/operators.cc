@@ -120,11 +120,23 @@ const UnsafeOperator* FindUnsafeOperator(const std::string& op) {
       {"aten::_sparse_bsc_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
       {"aten::_sparse_compressed_tensor_unsafe", "builds a sparse tensor from indices it never checks", nullptr},
       {"aten::segment_reduce", "trusts its lengths and offsets (unsafe=True reads outside the tensor)", "unsafe"},
+      // Views that LibTorch never bound-checks against the storage (as
+      // as_strided and view do; measured on 1.13): each reads or writes any
+      // memory of the process.
+      {"aten::_reshape_alias", "views memory with sizes and strides it never checks against the storage", nullptr},
+      {"aten::set_", "views memory at an offset and sizes it never checks against the storage", nullptr,
+       "storage_offset"},
   };
   for (const UnsafeOperator& u : kUnsafe) {
     if (op == u.op) return &u;
   }
   return nullptr;
+}
+
+bool UnsafeOperator::Flags(const std::string& overload, const std::vector<std::string>& arguments) const {
+  if (!only_with) return true;
+  return std::find(arguments.begin(), arguments.end(), only_with) != arguments.end() ||
+         overload.find(only_with) != std::string::npos;
 }
 
 std::string OperatorNamespace(const std::string& op) {

@@ -33,7 +33,7 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
       // The text shows no constants: an operator that is safe with a
       // constant argument is left to torch.unsafe, which sees the graph.
       const UnsafeOperator* u = FindUnsafeOperator(OperatorBaseName(use.name));
-      if (u && !u->safe_when_false) found.push_back(m.method + " calls " + u->op + ", which " + u->why);
+      if (u && !u->GraphOnly()) found.push_back(m.method + " calls " + u->op + ", which " + u->why);
     }
   }
   if (ops.unscanned > 0) {

@@ -99,6 +99,12 @@ bool LooksMobile(const Archive& archive, const std::string& path);
 // ts.mobile: the mobile bytecode version and methods (bytecode.pkl), or a
 // WARN for a .ptl file without bytecode.pkl (a full-JIT archive).
 void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out);
+// ts.bytecode: a mobile archive's bytecode.pkl (what the lite interpreter
+// runs) calls no operator that the loaded code does not (`graph_ops`,
+// GraphOperators in the child) and none of tsctl/operators.h's unsafe ones.
+// Adds bytecode.pkl's operators to `ops` (--allow-ops, --list-ops).
+void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph_ops, std::vector<std::string>& ops,
+                   std::vector<CheckResult>& out);
 
 // Runs one step of the checks and shares its wall time evenly among the
 // checks it appended (CheckResult::seconds).

@@ -1,12 +1,15 @@
 // validate's ts.mobile check: archives for PyTorch Mobile's lite interpreter
 // (bytecode.pkl, what _save_for_lite_interpreter writes), read without
 // LibTorch. Whether the lite interpreter loads it is torch.mobile, in the child.
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
+#include "tsctl/operators.h"
 #include "tsctl/pickle.h"
 #include "validate_internal.h"
 
@@ -44,6 +47,51 @@ void CheckMobile(const Archive& archive, const std::string& path, std::vector<Ch
                    "mobile bytecode version " + std::to_string(version) + (methods.empty() ? "" : "; methods: " + methods)});
   } catch (const Error& e) {
     out.push_back({"ts.mobile", CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
+  }
+}
+
+void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph_ops, std::vector<std::string>& ops,
+                   std::vector<CheckResult>& out) {
+  std::set<std::string> bytecode;
+  try {
+    for (const MethodOperators& m : OperatorsInBytecode(archive.Read("bytecode.pkl"))) {
+      for (const OperatorUse& use : m.operators) bytecode.insert(use.name);
+    }
+  } catch (const Error& e) {
+    out.push_back({"ts.bytecode", CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
+    return;
+  }
+  const std::set<std::string> code(graph_ops.begin(), graph_ops.end());
+  std::vector<std::string> unsafe, extra;
+  for (const std::string& op : bytecode) {
+    // Its arguments are registers here, not constants: a flagged operator
+    // is refused whatever its flag.
+    const size_t dot = op.find('.', op.find("::") + 2);
+    const UnsafeOperator* u = FindUnsafeOperator(op.substr(0, dot));
+    if (u && u->Flags(dot == std::string::npos ? "" : op.substr(dot + 1), {})) {
+      unsafe.push_back(EscapeText(op) + ", which " + u->why);
+    }
+    if (!code.count(op)) extra.push_back(EscapeText(op));
+  }
+  ops.insert(ops.end(), bytecode.begin(), bytecode.end());
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  constexpr size_t kNamed = 8;
+  auto named = [&](std::vector<std::string> v, const char* sep) {
+    const size_t all = v.size();
+    if (all > kNamed) v.resize(kNamed);
+    return JoinAll(v, sep) + (all > kNamed ? sep + std::string("... (") + std::to_string(all) + " in all)" : "");
+  };
+  if (!unsafe.empty()) {
+    out.push_back({"ts.bytecode", CheckStatus::kFail, "bytecode.pkl calls " + named(unsafe, "; ") + " (not run)"});
+  } else if (!extra.empty()) {
+    out.push_back({"ts.bytecode", CheckStatus::kFail,
+                   "bytecode.pkl calls " + std::to_string(extra.size()) + " operator" + (extra.size() == 1 ? "" : "s") +
+                       " that the code does not (" + named(extra, ", ") +
+                       "): the lite interpreter would run other code than the archive shows (not run)"});
+  } else {
+    out.push_back({"ts.bytecode", CheckStatus::kPass,
+                   "bytecode.pkl calls " + std::to_string(bytecode.size()) + " operators, each one the code calls too"});
   }
 }
 

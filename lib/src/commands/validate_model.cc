@@ -137,6 +137,7 @@ class MethodChecks {
     NameMemoryLimit(r.load_error, child.memory_bytes);
     NameMemoryLimit(r.run_error, child.memory_bytes);
     details_.push_back(ModelCheckToJson(r));
+    details_.back().erase("graph_ops");  // ts.bytecode's input, not a finding
     if (first_) {
       first_ = false;
       const Next next = FirstResult(r);
@@ -240,6 +241,13 @@ class MethodChecks {
     }
     // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
     if (torchscript) report_.ops = r.ops;
+    // A mobile archive: what the lite interpreter runs is bytecode.pkl's,
+    // which must call nothing the code does not (ts.bytecode); --allow-ops
+    // and --list-ops see both.
+    if (torchscript && archive_.Has("bytecode.pkl")) {
+      CheckBytecode(archive_, r.graph_ops, report_.ops, out_);
+      if (out_.back().status == CheckStatus::kFail) return Next::kStop;
+    }
     if (options_.has_allow_ops && torchscript) {
       std::vector<CheckResult> checks;
       CheckAllowedOps(report_.ops, options_.allow_ops, "torch.ops", "", checks);

@@ -11,13 +11,13 @@ namespace tsctl {
 const std::vector<std::string>& CheckIds() {
   // Report order; tsctl-validate(1) documents each.
   static const std::vector<std::string> kIds = {
-      "zip.structure",   "zip.names",           "zip.duplicates", "zip.ambiguous", "zip.overlap",  "zip.compression",
-      "zip.bomb",        "zip.crc",             "zip.sizes",      "ts.kind",       "ts.layout",    "ts.records",
-      "ts.pickle",       "ts.globals",          "ts.storage",     "ts.device",     "ts.version",   "ts.alignment",
-      "ts.hooks",        "ts.mobile",           "meta.producer",  "code.ops",      "pt2.kind",     "pt2.version",
-      "pt2.program",     "pt2.weights",         "pt2.aoti",       "pt2.ops",       "torch.sandbox", "torch.load",
-      "torch.unsafe",    "torch.method",        "torch.ops",      "torch.mobile",  "torch.run",    "torch.outputs",
-      "torch.finite",    "torch.deterministic", "torch.reference", "torch.intermediates"};
+      "zip.structure",   "zip.names",           "zip.duplicates",  "zip.ambiguous",      "zip.overlap",   "zip.compression",
+      "zip.bomb",        "zip.crc",             "zip.sizes",       "ts.kind",            "ts.layout",     "ts.records",
+      "ts.pickle",       "ts.globals",          "ts.storage",      "ts.device",          "ts.version",    "ts.alignment",
+      "ts.hooks",        "ts.mobile",           "meta.producer",   "code.ops",           "pt2.kind",      "pt2.version",
+      "pt2.program",     "pt2.weights",         "pt2.aoti",        "pt2.ops",            "torch.sandbox", "torch.load",
+      "torch.unsafe",    "ts.bytecode",         "torch.method",    "torch.ops",          "torch.mobile",  "torch.run",
+      "torch.outputs",   "torch.finite",        "torch.deterministic", "torch.reference", "torch.intermediates"};
   return kIds;
 }
 

@@ -145,6 +145,8 @@ bool ModelChecker::Load() {
   // Before any method runs: what the graphs really call, whatever the
   // code's text spells.
   r_.unsafe = UnsafeCalls(module_);
+  // What a mobile archive's bytecode may call (ts.bytecode, in the parent).
+  if (o_.check_mobile) r_.graph_ops = GraphOperators(module_);
   if (!r_.unsafe.empty()) return false;
   if (auto found = module_.find_method(o_.method)) method_.emplace(*found);
   r_.method_found = method_.has_value();

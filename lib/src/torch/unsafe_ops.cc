@@ -18,33 +18,64 @@ bool ConstantFalse(const torch::jit::Node* node, const char* name) {
   return value && value->isBool() && !value->toBool();
 }
 
-void Walk(const torch::jit::Block* block, const std::string& where, std::set<std::string>& seen,
-          std::vector<std::string>& out) {
+// Calls visit(node) for every node below `block`, subgraphs included.
+template <typename Visit>
+void EachNode(const torch::jit::Block* block, const Visit& visit) {
   for (const torch::jit::Node* node : block->nodes()) {
-    for (const torch::jit::Block* inner : node->blocks()) Walk(inner, where, seen, out);
-    // fork's and the closures' bodies are subgraphs, not blocks.
-    if (node->hasAttribute(c10::attr::Subgraph)) Walk(node->g(c10::attr::Subgraph)->block(), where, seen, out);
-    // The one list of tsctl/operators.h; a flagged operator is refused
-    // unless its flag is the constant False.
-    const std::string kind = node->kind().toQualString();
-    const UnsafeOperator* u = FindUnsafeOperator(kind);
-    if (!u || (u->safe_when_false && ConstantFalse(node, u->safe_when_false))) continue;
-    std::string line = where + " calls " + kind + ", which " + u->why;
-    if (seen.insert(line).second) out.push_back(std::move(line));
+    for (const torch::jit::Block* inner : node->blocks()) EachNode(inner, visit);
+    if (node->hasAttribute(c10::attr::Subgraph)) EachNode(node->g(c10::attr::Subgraph)->block(), visit);
+    visit(node);
+  }
+}
+
+template <typename Visit>
+void EachFunctionGraph(const torch::jit::Module& module, const Visit& visit) {
+  const auto unit = module._ivalue()->compilation_unit();
+  for (torch::jit::Function* fn : unit->get_functions()) {
+    if (fn->isGraphFunction()) visit(*fn, torch::jit::toGraphFunction(*fn).graph());
   }
 }
 
 }  // namespace
 
+std::vector<std::string> GraphOperators(const torch::jit::Module& module) {
+  std::set<std::string> names;
+  EachFunctionGraph(module, [&](torch::jit::Function&, const std::shared_ptr<torch::jit::Graph>& graph) {
+    EachNode(graph->block(), [&](const torch::jit::Node* node) {
+      if (const c10::FunctionSchema* schema = node->maybeSchema()) {
+        names.insert(schema->overload_name().empty() ? schema->name() : schema->name() + "." + schema->overload_name());
+      } else {
+        names.insert(node->kind().toQualString());
+      }
+    });
+  });
+  return {names.begin(), names.end()};
+}
+
 std::vector<std::string> UnsafeCalls(const torch::jit::Module& module) {
   std::vector<std::string> out;
   std::set<std::string> seen;
-  const auto unit = module._ivalue()->compilation_unit();
-  for (torch::jit::Function* fn : unit->get_functions()) {
-    if (!fn->isGraphFunction()) continue;
-    const auto graph = torch::jit::toGraphFunction(*fn).graph();
-    Walk(graph->block(), fn->qualname().qualifiedName(), seen, out);
-  }
+  EachFunctionGraph(module, [&](torch::jit::Function& fn, const std::shared_ptr<torch::jit::Graph>& graph) {
+    const std::string where = fn.qualname().qualifiedName();
+    EachNode(graph->block(), [&](const torch::jit::Node* node) {
+      // The one list of tsctl/operators.h; a flagged operator is refused
+      // unless its flag is the constant False.
+      const std::string kind = node->kind().toQualString();
+      const UnsafeOperator* u = FindUnsafeOperator(kind);
+      if (!u || (u->safe_when_false && ConstantFalse(node, u->safe_when_false))) return;
+      if (u->only_with) {
+        const c10::FunctionSchema* schema = node->maybeSchema();
+        std::vector<std::string> arguments;
+        if (schema) {
+          for (const c10::Argument& a : schema->arguments()) arguments.push_back(a.name());
+        }
+        // No schema: the overload is unknown, so it is flagged.
+        if (schema && !u->Flags(schema->overload_name(), arguments)) return;
+      }
+      std::string line = where + " calls " + kind + ", which " + u->why;
+      if (seen.insert(line).second) out.push_back(std::move(line));
+    });
+  });
   return out;
 }
 

@@ -17,4 +17,12 @@ namespace tsctl {
 // empty when there is none.
 std::vector<std::string> UnsafeCalls(const torch::jit::Module& module);
 
+// Every operator the module's code calls, as LibTorch resolved it: each
+// node of every function of its compilation unit (methods, the free
+// functions they call, fork's and closures' bodies), named as the mobile
+// bytecode names it ("aten::add.Tensor": schema name and overload; the
+// node's kind where it has no schema, "prim::RaiseException"). Sorted,
+// each once. What a mobile archive's bytecode.pkl may call (ts.bytecode).
+std::vector<std::string> GraphOperators(const torch::jit::Module& module);
+
 }  // namespace tsctl

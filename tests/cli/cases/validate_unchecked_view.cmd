@@ -1,0 +1,1 @@
+validate --no-infer testdata/hooks/unchecked_view.pt

@@ -1,0 +1,1 @@
+validate --allow-load-hooks --no-infer testdata/hooks/unchecked_view.pt
