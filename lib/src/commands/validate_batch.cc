@@ -1,8 +1,9 @@
 // tsctl validate over several archives: --shard K/N picks a slice of them,
-// --jobs N checks N at once, each in a worker process forked from this warm
-// parent (the LibTorch plugin loaded and its tables built once here, never
-// an archive). A worker runs ValidateArchive() as the one-by-one path does
-// and sends the report back whole (CBOR: names that are not UTF-8 and
+// --jobs N checks N at once, each in a worker process forked from this one
+// (which started the LibTorch server once: every worker attaches to it, so
+// their LibTorch children start warm; torch_server.h). A worker runs
+// ValidateArchive() as the one-by-one path does and sends the report back
+// whole (the LibTorch door's CBOR codec: names that are not UTF-8 and
 // non-finite numbers kept), so reports come out in input order and the same
 // as with --jobs 1.
 #include <poll.h>
@@ -15,69 +16,23 @@
 #include <deque>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
-#include "../text/json_util.h"
 #include "process.h"
 #include "torch_child.h"
-#include "validate_internal.h"
+#include "torch_child_codec.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/pt2.h"
 #include "tsctl/source.h"
 #include "tsctl/validate.h"
+#include "validate_internal.h"
 
 namespace tsctl {
 namespace {
 
-using nlohmann::json;
-
-constexpr char kReportFrame = 'R';
-constexpr char kErrorFrame = 'E';
-
-std::string ToBytes(const json& j) {
-  std::vector<std::uint8_t> v = json::to_cbor(j);
-  return std::string(v.begin(), v.end());
-}
-
-std::string EncodeReport(const ArchiveReport& r) {
-  json checks = json::array();
-  // Each check's seconds and the archive's travel too: JUnit's time
-  // attributes come from them.
-  for (const CheckResult& c : r.checks) checks.push_back({c.id, static_cast<int>(c.status), c.message, c.seconds});
-  return ToBytes({{"path", r.path},
-                  {"checks", checks},
-                  {"schema", r.schema},
-                  {"ops", r.ops},
-                  {"details", Json(r.details)},
-                  {"seconds", r.seconds}});
-}
-
-ArchiveReport DecodeReport(const std::string& bytes) {
-  json j = json::from_cbor(bytes, true, false);
-  if (j.is_discarded()) throw Error(ErrorKind::kIo, "a validate worker answered in an unknown format");
-  try {
-    ArchiveReport r;
-    r.path = j.at("path").get<std::string>();
-    for (const json& c : j.at("checks")) {
-      const int status = c.at(1).get<int>();
-      if (status < static_cast<int>(CheckStatus::kPass) || status > static_cast<int>(CheckStatus::kSkip)) {
-        throw Error(ErrorKind::kIo, "a validate worker's report has an unknown check status");
-      }
-      CheckResult check{c.at(0).get<std::string>(), static_cast<CheckStatus>(status), c.at(2).get<std::string>()};
-      check.seconds = c.at(3).get<double>();
-      r.checks.push_back(std::move(check));
-    }
-    r.seconds = j.at("seconds").get<double>();
-    r.schema = j.at("schema").get<std::string>();
-    r.ops = j.at("ops").get<std::vector<std::string>>();
-    Json(r.details) = j.at("details");
-    return r;
-  } catch (const json::exception& e) {
-    throw Error(ErrorKind::kIo, std::string("a validate worker's report is incomplete: ") + e.what());
-  }
-}
+// A worker's one frame: its report, or the error that stopped it, in the
+// LibTorch door's codec (torch_child_codec.h: ArchiveReport is a ChildValue).
+constexpr char kAnswerFrame = 'A';
 
 // One archive's check, as the one-by-one path makes it.
 BatchEntry CheckOne(const std::string& path, const ValidateOptions& options) {
@@ -107,11 +62,8 @@ void WorkerMain(const std::string& path, const ValidateOptions& options, int fd)
   } catch (const Interrupted&) {
     ::_exit(125);
   }
-  if (e.checked) {
-    WriteFrame(fd, kReportFrame, EncodeReport(e.report));
-  } else {
-    WriteFrame(fd, kErrorFrame, ToBytes({{"kind", static_cast<int>(e.error_kind)}, {"message", e.error}, {"detail", e.error_detail}}));
-  }
+  WriteFrame(fd, kAnswerFrame,
+             e.checked ? EncodeChildValue(e.report) : EncodeChildError(Error(e.error_kind, e.error, e.error_detail)));
 }
 
 struct Worker {
@@ -126,22 +78,20 @@ void Finish(Worker& w, pid_t pid, BatchEntry& e) {
   ::close(w.fd);
   const int status = Reap(pid);
   try {
-  TakeFrames(w.buffer, [&](char type, std::string payload) {
-    if (type == kReportFrame) {
-      e.report = DecodeReport(payload);
+    TakeFrames(w.buffer, [&](char type, std::string payload) {
+      if (type != kAnswerFrame) return;
+      ChildOutcome answer;
+      DecodeChildAnswer(payload, answer);
+      w.answered = true;
+      if (answer.end == ChildEnd::kRaised) {
+        e.error_kind = answer.error_kind;
+        e.error = answer.error;
+        e.error_detail = answer.error_detail;
+        return;
+      }
+      e.report = std::move(answer).Take<ArchiveReport>("checking it");
       e.checked = true;
-      w.answered = true;
-    } else if (type == kErrorFrame) {
-      json j = json::from_cbor(payload, true, false);
-      const int kind = j.is_object() ? j.value("kind", static_cast<int>(ErrorKind::kIo)) : static_cast<int>(ErrorKind::kIo);
-      // An unknown kind is the worker's fault, not an exit code to invent.
-      const bool known = kind >= static_cast<int>(ErrorKind::kUsage) && kind <= static_cast<int>(ErrorKind::kUnavailable);
-      e.error_kind = known ? static_cast<ErrorKind>(kind) : ErrorKind::kIo;
-      e.error = j.value("message", std::string());
-      e.error_detail = j.value("detail", std::string());
-      w.answered = true;
-    }
-  });
+    });
   } catch (const Error& err) {
     e.checked = false;
     e.error_kind = err.kind();

@@ -27,6 +27,7 @@
 #include "model_check.h"
 #include "plugin_abi.h"
 #include "tsctl/torch_backend.h"
+#include "tsctl/validate.h"
 
 namespace tsctl {
 
@@ -68,8 +69,10 @@ struct PythonMakeRequest {
 using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
                                   DataLoaderRequest, PythonMakeRequest>;
 
-// What each request answers with, in the same order.
-using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult>;
+// What each request answers with, in the same order; and, last, what a
+// validate --jobs worker answers with (commands/validate_batch.cc: one
+// codec for every process that answers tsctl).
+using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, ArchiveReport>;
 
 struct ChildLimits {
   double timeout_seconds = 0;  // 0: none

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "../text/json_util.h"
 #include "torch_child_sandbox.h"
 
 namespace nlohmann {
@@ -87,6 +88,32 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime,
                                    library_path, cxx_standard, min_file_format, max_file_format, pt2)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RequestFiles, reads, writes, libraries, profile, cuda)
+
+// A validate --jobs worker's report: each check's seconds and the
+// archive's travel too (JUnit's time attributes come from them).
+void to_json(nlohmann::json& j, const CheckResult& c) {
+  j = {{"id", c.id}, {"status", static_cast<int>(c.status)}, {"message", c.message}, {"seconds", c.seconds}};
+}
+void from_json(const nlohmann::json& j, CheckResult& c) {
+  const int status = j.at("status").get<int>();
+  if (status < static_cast<int>(CheckStatus::kPass) || status > static_cast<int>(CheckStatus::kSkip)) {
+    throw Error(ErrorKind::kIo, "a validate worker's report has an unknown check status");
+  }
+  c = CheckResult(j.at("id").get<std::string>(), static_cast<CheckStatus>(status), j.at("message").get<std::string>());
+  c.seconds = j.at("seconds").get<double>();
+}
+void to_json(nlohmann::json& j, const ArchiveReport& r) {
+  j = {{"path", r.path}, {"checks", r.checks}, {"schema", r.schema},
+       {"ops", r.ops},   {"details", Json(r.details)}, {"seconds", r.seconds}};
+}
+void from_json(const nlohmann::json& j, ArchiveReport& r) {
+  j.at("path").get_to(r.path);
+  j.at("checks").get_to(r.checks);
+  j.at("schema").get_to(r.schema);
+  j.at("ops").get_to(r.ops);
+  Json(r.details) = j.at("details");
+  j.at("seconds").get_to(r.seconds);
+}
 
 void to_json(nlohmann::json& j, const BenchRequest& r) {
   j = {{"options", r.options}, {"progress", static_cast<bool>(r.options.progress)}};
