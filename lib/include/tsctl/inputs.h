@@ -101,6 +101,14 @@ struct FormalArg {
 std::vector<ArgSpec> ApplyValueRanges(const std::vector<ArgSpec>& args, const std::vector<FormalArg>& formals,
                                       const std::vector<ValueRange>& ranges);
 
+// The extra/ records tsctl writes and reads: an archive's example input
+// specs (trace, script, export, stamp) and its recorded reference
+// (validate --record-reference), by name under extra/, and by path.
+inline constexpr char kInputsRecord[] = "tsctl_inputs.json";
+inline constexpr char kReferenceRecord[] = "tsctl_reference.pt";
+inline constexpr char kInputsRecordPath[] = "extra/tsctl_inputs.json";
+inline constexpr char kReferenceRecordPath[] = "extra/tsctl_reference.pt";
+
 struct ArchiveInputs {
   std::vector<InputSpec> inputs;
   std::string source;  // "extra/tsctl_inputs.json", "traced_inputs.pkl"; empty if none

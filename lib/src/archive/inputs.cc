@@ -209,14 +209,14 @@ ArgSpec ParseArgSpec(const std::string& text) {
 
 ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& method) {
   ArchiveInputs result;
-  if (archive.Has("extra/tsctl_inputs.json")) {
-    const std::string text = archive.Read("extra/tsctl_inputs.json", 1 << 20);
+  if (archive.Has(kInputsRecordPath)) {
+    const std::string text = archive.Read(kInputsRecordPath, 1 << 20);
     const nlohmann::json j = AcceptJsonInput(text) ? nlohmann::json::parse(text) : nlohmann::json();
     if (j.is_object() && j.contains(method) && j[method].is_array()) {
       for (const auto& s : j[method]) {
         if (s.is_string()) result.inputs.push_back(ParseInputSpec(s.get<std::string>()));
       }
-      result.source = "extra/tsctl_inputs.json";
+      result.source = kInputsRecordPath;
       return result;
     }
   }
@@ -228,7 +228,7 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
       std::vector<InputSpec> specs;
       if (list && TensorSpecs(list->items, specs)) {
         result.inputs = specs;
-        result.source = "extra/tsctl_reference.pt";
+        result.source = kReferenceRecordPath;
         return result;
       }
     } catch (const Error&) {

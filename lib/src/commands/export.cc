@@ -140,7 +140,7 @@ MakeResult Export(const MakeRequest& r) {
   StampOptions stamp;
   stamp.set = {{"written_by", "tsctl"}};
   nlohmann::json specs = {{result.methods.empty() ? "model" : result.methods[0], result.inputs}};
-  stamp.files = {{"tsctl_inputs.json", specs.dump() + "\n"}};
+  stamp.files = {{kInputsRecord, specs.dump() + "\n"}};
   stamp.output = r.output;
   Stamp(p.output, stamp);
   std::error_code ec;

@@ -28,14 +28,15 @@ using nlohmann::json;
 void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vector<CheckResult>& out) {
   if (keys.empty()) return;
   if (!a.Has("extra/producer_info.json")) {
-    out.push_back({"meta.producer", CheckStatus::kFail, "extra/producer_info.json is missing (tsctl stamp adds it)"});
+    out.push_back(
+        {check::kMetaProducer, CheckStatus::kFail, "extra/producer_info.json is missing (tsctl stamp adds it)"});
     return;
   }
   json j;
   try {
     j = ParseJsonInput(a.Read("extra/producer_info.json", 16 << 20), "extra/producer_info.json");
   } catch (const std::exception& e) {
-    out.push_back({"meta.producer", CheckStatus::kFail, e.what()});
+    out.push_back({check::kMetaProducer, CheckStatus::kFail, e.what()});
     return;
   }
   std::vector<std::string> missing;
@@ -58,15 +59,16 @@ void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vect
   }
   std::string list;
   for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-  out.push_back({"meta.producer", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 missing.empty() ? "extra/producer_info.json has every required key" : "extra/producer_info.json lacks: " + list});
+  out.push_back({check::kMetaProducer, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 missing.empty() ? "extra/producer_info.json has every required key"
+                                 : "extra/producer_info.json lacks: " + list});
 }
 
 }  // namespace
 
 void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
                      const std::string& how, std::vector<CheckResult>& out) {
-  const bool overload_known = id == "torch.ops";
+  const bool overload_known = id == check::kTorchOps;
   std::vector<std::string> bad;
   for (const auto& op : ops) {
     if (!OperatorAllowed(op, allowed, overload_known || op != OperatorBaseName(op))) bad.push_back(op);
@@ -128,7 +130,8 @@ bool OperatorAllowed(const std::string& op, const std::vector<std::string>& allo
 
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options) {
   // LibTorch loads by path: a stream read here would be gone by then.
-  const bool load = options.load && std::find(options.skip.begin(), options.skip.end(), "torch.load") == options.skip.end();
+  const bool load =
+      options.load && std::find(options.skip.begin(), options.skip.end(), check::kTorchLoad) == options.skip.end();
   if (load) RequireRegularFile(path, "LibTorch loads", "(or pass --no-load)");
   std::unique_ptr<ByteSource> src = OpenFileSource(path);
   return ValidateSource(std::move(src), path, options);
@@ -153,11 +156,12 @@ std::string NotTorchScript(ArchiveKind kind) {
 std::string RefusedBy(const std::vector<CheckResult>& out, bool loadable) {
   std::string ids;
   for (const CheckResult& c : out) {
-    if (c.status == CheckStatus::kFail && (c.id == "ts.pickle" || c.id == "ts.records" || c.id == "ts.storage")) {
+    if (c.status == CheckStatus::kFail &&
+        (c.id == check::kTsPickle || c.id == check::kTsRecords || c.id == check::kTsStorage)) {
       ids += (ids.empty() ? "" : ", ") + c.id;
     }
   }
-  if (!loadable) ids += (ids.empty() ? "" : ", ") + std::string("ts.hooks");
+  if (!loadable) ids += (ids.empty() ? "" : ", ") + std::string(check::kTsHooks);
   return ids;
 }
 
@@ -177,7 +181,7 @@ ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, 
   m.rtol = options.rtol;
   m.atol = options.atol;
   m.reference_path = options.reference_path;
-  m.reference_from_archive = options.reference_path.empty() && archive.Has(std::string("extra/") + kReferenceRecord);
+  m.reference_from_archive = options.reference_path.empty() && archive.Has(kReferenceRecordPath);
   m.check_mobile = LooksMobile(archive, path);
   m.inputs = options.inputs;
   m.args = options.args;
@@ -221,7 +225,7 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   try {
     archive.emplace(Archive::OpenAny(std::move(src)));
   } catch (const Error& e) {
-    out.push_back({"zip.structure", CheckStatus::kFail, e.what()});
+    out.push_back({check::kZipStructure, CheckStatus::kFail, e.what()});
     return report;
   }
   TimedStep(out, [&] { CheckZip(*archive, options, out); });
@@ -230,7 +234,7 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
     return report;
   }
   if (archive->kind() != ArchiveKind::kTorchScript && archive->kind() != ArchiveKind::kTorchScriptLegacy) {
-    out.push_back({"ts.kind", CheckStatus::kFail, NotTorchScript(archive->kind())});
+    out.push_back({check::kTsKind, CheckStatus::kFail, NotTorchScript(archive->kind())});
     return report;
   }
   TimedStep(out, [&] { CheckStructure(*archive, out); });
@@ -244,12 +248,16 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
     report.ops = ops.Names();
     Json(report.details)["operators_source"] = ops.totals_source;
     if (options.has_allow_ops) {
-      CheckAllowedOps(report.ops, options.allow_ops, "code.ops", " (read from the " + (ops.totals_source.empty() ? std::string("code") : ops.totals_source) + ", not loaded)", out);
+      CheckAllowedOps(
+          report.ops, options.allow_ops, check::kCodeOps,
+          " (read from the " + (ops.totals_source.empty() ? std::string("code") : ops.totals_source) + ", not loaded)",
+          out);
     }
     return report;
   }
   if (std::string refused = RefusedBy(out, loadable); !refused.empty()) {
-    out.push_back({"torch.load", CheckStatus::kSkip, "not run: LibTorch is not given an archive that fails " + refused});
+    out.push_back(
+        {check::kTorchLoad, CheckStatus::kSkip, "not run: LibTorch is not given an archive that fails " + refused});
     return report;
   }
   // LibTorch work, in a child process.
@@ -265,8 +273,8 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   const auto start = std::chrono::steady_clock::now();
   ValidateOptions o = options;
   auto skipped = [&](const char* id) { return std::find(o.skip.begin(), o.skip.end(), id) != o.skip.end(); };
-  if (skipped("torch.load")) o.load = false;
-  if (skipped("torch.run")) o.run = false;
+  if (skipped(check::kTorchLoad)) o.load = false;
+  if (skipped(check::kTorchRun)) o.run = false;
   ArchiveReport report = AllChecks(std::move(src), path, o);
   ApplySkip(o.skip, report.checks);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -52,12 +52,12 @@ void CheckDevices(const Archive& a, const std::map<std::string, uint64_t>& store
     std::string list;
     for (size_t i = 0; i < pinned.size() && i < 3; ++i) list += (i ? ", " : "") + pinned[i];
     if (pinned.size() > 3) list += ", ... (" + std::to_string(pinned.size()) + " in all)";
-    out.push_back({"ts.device", CheckStatus::kWarn,
-                   "needs CUDA to run: the code creates tensors on " + list + " (a model traced on a GPU); tensors stored: " +
-                       where});
+    out.push_back({check::kTsDevice, CheckStatus::kWarn,
+                   "needs CUDA to run: the code creates tensors on " + list +
+                       " (a model traced on a GPU); tensors stored: " + where});
     return;
   }
-  out.push_back({"ts.device", CheckStatus::kPass,
+  out.push_back({check::kTsDevice, CheckStatus::kPass,
                  std::string(off_cpu ? "tensors stored on a GPU load onto the CPU with a map location; " : "") +
                      "no device pinned in the code; tensors stored: " + where});
 }
@@ -73,11 +73,11 @@ void RequireDeviceName(const std::string& device) {
 
 void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out) {
   auto pinned = std::find_if(out.begin(), out.end(), [](const CheckResult& c) {
-    return c.id == "ts.device" && c.status == CheckStatus::kWarn;
+    return c.id == check::kTsDevice && c.status == CheckStatus::kWarn;
   });
   if (pinned == out.end()) return;
   const bool ran = std::any_of(out.begin(), out.end(), [](const CheckResult& c) {
-    return c.id == "torch.run" && c.status == CheckStatus::kPass;
+    return c.id == check::kTorchRun && c.status == CheckStatus::kPass;
   });
   if (IsCudaDevice(device) && ran) {
     // Asked for and given: the device the code names is the one it ran on.
@@ -92,7 +92,7 @@ void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out) 
   // A model pinned to CUDA that fails on a machine or LibTorch without
   // CUDA: the machine cannot run it, the archive is not broken.
   for (CheckResult& c : out) {
-    if (c.id == "torch.run" && c.status == CheckStatus::kFail &&
+    if (c.id == check::kTorchRun && c.status == CheckStatus::kFail &&
         (c.message.find("CUDA") != std::string::npos || c.message.find("cuda") != std::string::npos ||
          c.message.find("NVIDIA") != std::string::npos)) {  // 2.x without a driver: "Found no NVIDIA driver"
       c.status = CheckStatus::kSkip;

@@ -42,7 +42,7 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
                     " not scanned: the code holds more than " + std::to_string(kMaxCodeBytes >> 20) + " MiB of text");
   }
   if (found.empty()) {
-    out.push_back({"ts.hooks", CheckStatus::kPass,
+    out.push_back({check::kTsHooks, CheckStatus::kPass,
                    torch_hooks == 0 ? "no state hooks run at load, no operator reads files or unchecked memory"
                                     : "no state hooks but torch's own (" + std::to_string(torch_hooks) +
                                           "), no operator reads files or unchecked memory"});
@@ -53,10 +53,10 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
   for (size_t i = 0; i < found.size() && i < kListed; ++i) msg += (i ? "; " : "") + found[i];
   if (found.size() > kListed) msg += "; ... (" + std::to_string(found.size()) + " in all)";
   if (options.allow_load_hooks) {
-    out.push_back({"ts.hooks", CheckStatus::kWarn, msg + " (loaded anyway: --allow-load-hooks)"});
+    out.push_back({check::kTsHooks, CheckStatus::kWarn, msg + " (loaded anyway: --allow-load-hooks)"});
     return true;
   }
-  out.push_back({"ts.hooks", CheckStatus::kFail, msg + " (not loaded; --allow-load-hooks loads it anyway)"});
+  out.push_back({check::kTsHooks, CheckStatus::kFail, msg + " (not loaded; --allow-load-hooks loads it anyway)"});
   return false;
 }
 

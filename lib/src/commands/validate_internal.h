@@ -17,9 +17,51 @@
 
 namespace tsctl {
 
-// The record (under extra/) that --record-reference writes and validate
-// compares with when the archive carries it.
-inline constexpr const char* kReferenceRecord = "tsctl_reference.pt";
+// Every check's id, once: the compiler catches a misspelt one. CheckIds()
+// lists them in report order; tsctl-validate(1) documents each.
+namespace check {
+inline constexpr char kZipStructure[] = "zip.structure";
+inline constexpr char kZipNames[] = "zip.names";
+inline constexpr char kZipDuplicates[] = "zip.duplicates";
+inline constexpr char kZipAmbiguous[] = "zip.ambiguous";
+inline constexpr char kZipOverlap[] = "zip.overlap";
+inline constexpr char kZipCompression[] = "zip.compression";
+inline constexpr char kZipBomb[] = "zip.bomb";
+inline constexpr char kZipCrc[] = "zip.crc";
+inline constexpr char kZipSizes[] = "zip.sizes";
+inline constexpr char kTsKind[] = "ts.kind";
+inline constexpr char kTsLayout[] = "ts.layout";
+inline constexpr char kTsRecords[] = "ts.records";
+inline constexpr char kTsPickle[] = "ts.pickle";
+inline constexpr char kTsGlobals[] = "ts.globals";
+inline constexpr char kTsStorage[] = "ts.storage";
+inline constexpr char kTsDevice[] = "ts.device";
+inline constexpr char kTsVersion[] = "ts.version";
+inline constexpr char kTsAlignment[] = "ts.alignment";
+inline constexpr char kTsHooks[] = "ts.hooks";
+inline constexpr char kTsMobile[] = "ts.mobile";
+inline constexpr char kMetaProducer[] = "meta.producer";
+inline constexpr char kCodeOps[] = "code.ops";
+inline constexpr char kPt2Kind[] = "pt2.kind";
+inline constexpr char kPt2Version[] = "pt2.version";
+inline constexpr char kPt2Program[] = "pt2.program";
+inline constexpr char kPt2Weights[] = "pt2.weights";
+inline constexpr char kPt2Aoti[] = "pt2.aoti";
+inline constexpr char kPt2Ops[] = "pt2.ops";
+inline constexpr char kTorchSandbox[] = "torch.sandbox";
+inline constexpr char kTorchLoad[] = "torch.load";
+inline constexpr char kTorchUnsafe[] = "torch.unsafe";
+inline constexpr char kTsBytecode[] = "ts.bytecode";
+inline constexpr char kTorchMethod[] = "torch.method";
+inline constexpr char kTorchOps[] = "torch.ops";
+inline constexpr char kTorchMobile[] = "torch.mobile";
+inline constexpr char kTorchRun[] = "torch.run";
+inline constexpr char kTorchOutputs[] = "torch.outputs";
+inline constexpr char kTorchFinite[] = "torch.finite";
+inline constexpr char kTorchDeterministic[] = "torch.deterministic";
+inline constexpr char kTorchReference[] = "torch.reference";
+inline constexpr char kTorchIntermediates[] = "torch.intermediates";
+}  // namespace check
 
 // The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
 // list, "code.ops" from the static one); `how` is added to the PASS message.

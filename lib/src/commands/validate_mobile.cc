@@ -22,9 +22,10 @@ bool LooksMobile(const Archive& archive, const std::string& path) {
 void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out) {
   (void)path;
   if (!archive.Has("bytecode.pkl")) {
-    out.push_back({"ts.mobile", CheckStatus::kWarn,
-                   "named .ptl but has no bytecode.pkl: a full-JIT archive that the lite interpreter (LiteModuleLoader, "
-                   "_load_for_mobile) cannot load; save it with _save_for_lite_interpreter"});
+    out.push_back(
+        {check::kTsMobile, CheckStatus::kWarn,
+         "named .ptl but has no bytecode.pkl: a full-JIT archive that the lite interpreter (LiteModuleLoader, "
+         "_load_for_mobile) cannot load; save it with _save_for_lite_interpreter"});
     return;
   }
   try {
@@ -40,13 +41,14 @@ void CheckMobile(const Archive& archive, const std::string& path, std::vector<Ch
       }
     }
     if (version < 0) {
-      out.push_back({"ts.mobile", CheckStatus::kFail, "bytecode.pkl holds no bytecode version"});
+      out.push_back({check::kTsMobile, CheckStatus::kFail, "bytecode.pkl holds no bytecode version"});
       return;
     }
-    out.push_back({"ts.mobile", CheckStatus::kPass,
-                   "mobile bytecode version " + std::to_string(version) + (methods.empty() ? "" : "; methods: " + methods)});
+    out.push_back(
+        {check::kTsMobile, CheckStatus::kPass,
+         "mobile bytecode version " + std::to_string(version) + (methods.empty() ? "" : "; methods: " + methods)});
   } catch (const Error& e) {
-    out.push_back({"ts.mobile", CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
+    out.push_back({check::kTsMobile, CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
   }
 }
 
@@ -58,7 +60,7 @@ void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph
       for (const OperatorUse& use : m.operators) bytecode.insert(use.name);
     }
   } catch (const Error& e) {
-    out.push_back({"ts.bytecode", CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
+    out.push_back({check::kTsBytecode, CheckStatus::kFail, std::string("bytecode.pkl is unreadable: ") + e.what()});
     return;
   }
   const std::set<std::string> code(graph_ops.begin(), graph_ops.end());
@@ -83,15 +85,16 @@ void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph
     return JoinAll(v, sep) + (all > kNamed ? sep + std::string("... (") + std::to_string(all) + " in all)" : "");
   };
   if (!unsafe.empty()) {
-    out.push_back({"ts.bytecode", CheckStatus::kFail, "bytecode.pkl calls " + named(unsafe, "; ") + " (not run)"});
+    out.push_back({check::kTsBytecode, CheckStatus::kFail, "bytecode.pkl calls " + named(unsafe, "; ") + " (not run)"});
   } else if (!extra.empty()) {
-    out.push_back({"ts.bytecode", CheckStatus::kFail,
+    out.push_back({check::kTsBytecode, CheckStatus::kFail,
                    "bytecode.pkl calls " + std::to_string(extra.size()) + " operator" + (extra.size() == 1 ? "" : "s") +
                        " that the code does not (" + named(extra, ", ") +
                        "): the lite interpreter would run other code than the archive shows (not run)"});
   } else {
-    out.push_back({"ts.bytecode", CheckStatus::kPass,
-                   "bytecode.pkl calls " + std::to_string(bytecode.size()) + " operators, each one the code calls too"});
+    out.push_back(
+        {check::kTsBytecode, CheckStatus::kPass,
+         "bytecode.pkl calls " + std::to_string(bytecode.size()) + " operators, each one the code calls too"});
   }
 }
 

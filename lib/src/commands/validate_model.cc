@@ -116,7 +116,7 @@ class MethodChecks {
     if (child.end == ChildEnd::kBlocked) {
       // The model reached past the sandbox: whatever the inputs, the
       // archive's own doing, and no further method of it runs.
-      out_.push_back({"torch.sandbox", CheckStatus::kFail, prefix + child.sandbox + " (while " + doing + ")"});
+      out_.push_back({check::kTorchSandbox, CheckStatus::kFail, prefix + child.sandbox + " (while " + doing + ")"});
       return false;
     }
     if (child.Died() && CandidateIndex(child.progress) >= 0) {
@@ -150,12 +150,12 @@ class MethodChecks {
   // A child that died while running: what it had already checked stands.
   void KeepChecksMade() {
     if (first_) {
-      out_.push_back({"torch.load", CheckStatus::kPass, LoadsOn(m_.device)});
+      out_.push_back({check::kTorchLoad, CheckStatus::kPass, LoadsOn(m_.device)});
       first_ = false;
     }
     if (!schema_.empty()) {
       if (report_.schema.empty()) report_.schema = schema_;
-      out_.push_back({"torch.method", CheckStatus::kPass, schema_});
+      out_.push_back({check::kTorchMethod, CheckStatus::kPass, schema_});
     }
   }
 
@@ -169,7 +169,7 @@ class MethodChecks {
       tried += (i ? "; " : "") + crashed[i].flags + ": " + crashed[i].outcome;
     }
     if (crashed.size() > kListed) tried += "; and " + std::to_string(crashed.size() - kListed) + " more (the JSON report lists each)";
-    out_.push_back({"torch.run", CheckStatus::kWarn,
+    out_.push_back({check::kTorchRun, CheckStatus::kWarn,
                     prefix + "not run: " + std::to_string(crashed.size()) + " inferred candidate" +
                         (crashed.size() == 1 ? "" : "s") + " crashed or stopped LibTorch (" + tried +
                         "); they were guessed, so this says nothing against the archive: give real inputs (--arg, "
@@ -181,16 +181,16 @@ class MethodChecks {
 
   // It died loading or running given inputs: the archive's failure.
   void Died(const ChildOutcome& child, const std::string& doing, const std::string& prefix) {
-    const std::string stage = doing == "loading" ? "torch.load" : "torch.run";
+    const std::string stage = doing == "loading" ? check::kTorchLoad : check::kTorchRun;
     std::string failure = child.Failure(doing);
-    if (child.end == ChildEnd::kCrashed && stage == "torch.run" && options_.quantized_engine.empty() &&
+    if (child.end == ChildEnd::kCrashed && stage == check::kTorchRun && options_.quantized_engine.empty() &&
         UsesQuantizedOperators(archive_)) {
       // Debian's LibTorch 1.13 aborts in its default engine (onednn) on
       // d2go's qnnpack-prepared model, as Python does; qnnpack runs it.
       failure += " (quantized operators: the archive may need another quantized engine than LibTorch's default; "
                  "try --quantized-engine qnnpack)";
     }
-    if (stage == "torch.run") KeepChecksMade();
+    if (stage == check::kTorchRun) KeepChecksMade();
     out_.push_back({stage, CheckStatus::kFail, prefix + failure});
   }
 
@@ -205,7 +205,7 @@ class MethodChecks {
     else if (options_.timeout_seconds > 0 && seconds_ >= options_.timeout_seconds)
       why = "its methods took the --timeout of " + std::to_string(static_cast<long long>(options_.timeout_seconds)) + " s in all";
     if (why.empty()) return false;
-    out_.push_back({"torch.run", CheckStatus::kWarn,
+    out_.push_back({check::kTorchRun, CheckStatus::kWarn,
                     std::to_string(left) + " more method" + (left == 1 ? "" : "s") + " not checked: " + why});
     return true;
   }
@@ -217,26 +217,27 @@ class MethodChecks {
   // without forward).
   Next FirstResult(const ModelCheckResult& r) {
     if (r.mobile_loaded.has_value()) {
-      out_.push_back({"torch.mobile", *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
+      out_.push_back({check::kTorchMobile, *r.mobile_loaded ? CheckStatus::kPass : CheckStatus::kFail,
                       *r.mobile_loaded ? "the lite interpreter (_load_for_mobile) loads it"
                                        : "the lite interpreter (_load_for_mobile) cannot load it: " + r.mobile_error});
     }
     if (!r.loaded) {
-      out_.push_back({"torch.load", CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
+      out_.push_back({check::kTorchLoad, CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
       return Next::kStop;
     }
     const bool torchscript = m_.pt2.kind == Pt2RunSpec::Kind::kNone;
-    out_.push_back({"torch.load", CheckStatus::kPass,
+    out_.push_back({check::kTorchLoad, CheckStatus::kPass,
                     torchscript ? LoadsOn(m_.device) : "loads in LibTorch through AOTIModelPackageLoader"});
     if (!SandboxOn()) {
-      out_.push_back({"torch.sandbox", CheckStatus::kSkip, "not confined: --no-sandbox (the model ran with tsctl's rights)"});
+      out_.push_back(
+          {check::kTorchSandbox, CheckStatus::kSkip, "not confined: --no-sandbox (the model ran with tsctl's rights)"});
     }
     if (!r.unsafe.empty()) {
       constexpr size_t kListed = 5;
       std::string msg;
       for (size_t i = 0; i < r.unsafe.size() && i < kListed; ++i) msg += (i ? "; " : "") + r.unsafe[i];
       if (r.unsafe.size() > kListed) msg += "; ... (" + std::to_string(r.unsafe.size()) + " in all)";
-      out_.push_back({"torch.unsafe", CheckStatus::kFail, msg + " (not run)"});
+      out_.push_back({check::kTorchUnsafe, CheckStatus::kFail, msg + " (not run)"});
       return Next::kStop;
     }
     // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.
@@ -250,19 +251,21 @@ class MethodChecks {
     }
     if (options_.has_allow_ops && torchscript) {
       std::vector<CheckResult> checks;
-      CheckAllowedOps(report_.ops, options_.allow_ops, "torch.ops", "", checks);
+      CheckAllowedOps(report_.ops, options_.allow_ops, check::kTorchOps, "", checks);
       ops_check_ = checks.front();
     }
     const std::string methods = r.methods.empty() ? std::string("none") : JoinAll(r.methods);
     if (!all_ && (r.method_found || options_.method_given || m_.method != "forward")) {
       if (r.method_found) return Next::kChecks;
-      out_.push_back({"torch.method", CheckStatus::kFail, "no method '" + m_.method + "' (methods: " + methods + ")"});
+      out_.push_back(
+          {check::kTorchMethod, CheckStatus::kFail, "no method '" + m_.method + "' (methods: " + methods + ")"});
       if (ops_check_) out_.push_back(*ops_check_);
       return Next::kStop;
     }
     const std::vector<std::string> runnable = RunnableMethods(r.methods);
     if (!r.method_found) {
-      out_.push_back({"torch.method", runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass, "no forward; methods: " + methods});
+      out_.push_back({check::kTorchMethod, runnable.empty() ? CheckStatus::kWarn : CheckStatus::kPass,
+                      "no forward; methods: " + methods});
       if (ops_check_) out_.push_back(*ops_check_);
     }
     std::vector<std::string> rest;
@@ -278,11 +281,11 @@ class MethodChecks {
   void MethodResult(const ModelCheckResult& r, size_t k) {
     const std::string p = multi_ ? m_.method + ": " : "";
     if (!r.method_found) {
-      out_.push_back({"torch.method", CheckStatus::kFail, p + "no method '" + m_.method + "'"});
+      out_.push_back({check::kTorchMethod, CheckStatus::kFail, p + "no method '" + m_.method + "'"});
       return;
     }
     if (report_.schema.empty()) report_.schema = r.schema;
-    out_.push_back({"torch.method", CheckStatus::kPass, r.schema});
+    out_.push_back({check::kTorchMethod, CheckStatus::kPass, r.schema});
     if (ops_check_) out_.push_back(*ops_check_);
     ops_check_.reset();
     RunChecks(r, p, out_);

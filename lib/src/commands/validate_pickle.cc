@@ -100,10 +100,11 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
       if (!IsTorchScriptGlobal(module, name)) foreign.push_back(p.record + ": " + g);
     }
   }
-  out.push_back({"ts.globals", foreign.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back({check::kTsGlobals, foreign.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  foreign.empty() ? "the pickles name only globals torch.jit.save writes"
                                  : "pickles name globals TorchScript never writes (Python's torch.load of such a file "
-                                   "would import and call them): " + Join(foreign)});
+                                   "would import and call them): " +
+                                       Join(foreign)});
 
   std::vector<std::string> bad;
   std::map<std::string, uint64_t> stored;  // tensors per storage location
@@ -127,7 +128,7 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
       if (cur->state) stack.push_back(cur->state.get());
     }
   }
-  out.push_back({"ts.storage", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back({check::kTsStorage, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  bad.empty() ? "every tensor lies inside its storage record"
                              : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
   CheckDevices(a, stored, out);

@@ -59,15 +59,18 @@ void CheckWeights(const Pt2Info& info, std::vector<CheckResult>& out) {
     }
   }
   if (count == 0) {
-    out.push_back({"pt2.weights", CheckStatus::kPass, "no weight files to check (no weights config, or none listed)"});
+    out.push_back(
+        {check::kPt2Weights, CheckStatus::kPass, "no weight files to check (no weights config, or none listed)"});
     return;
   }
   std::string list;
   for (size_t i = 0; i < bad.size() && i < 5; ++i) list += (i ? ", " : "") + bad[i];
   if (bad.size() > 5) list += ", and " + std::to_string(bad.size() - 5) + " more";
-  out.push_back({"pt2.weights", bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 bad.empty() ? std::to_string(count) + " weights (" + HumanBytes(bytes) + ") present with the size their dtype and shape need"
-                             : std::to_string(bad.size()) + " of " + std::to_string(count) + " weights unusable: " + list});
+  out.push_back({check::kPt2Weights, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 bad.empty()
+                     ? std::to_string(count) + " weights (" + HumanBytes(bytes) +
+                           ") present with the size their dtype and shape need"
+                     : std::to_string(bad.size()) + " of " + std::to_string(count) + " weights unusable: " + list});
 }
 
 // The first bytes of a stored record ("" if compressed or unreadable).
@@ -91,8 +94,9 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
       if (Head(a, name, 4) != "\x7f" "ELF") not_elf.push_back(name);
     }
     if (!not_elf.empty()) {
-      out.push_back({"pt2.aoti", CheckStatus::kFail,
-                     "AOTInductor model " + m.name + ": " + not_elf[0] + " is not an ELF shared object (or is compressed)"});
+      out.push_back(
+          {check::kPt2Aoti, CheckStatus::kFail,
+           "AOTInductor model " + m.name + ": " + not_elf[0] + " is not an ELF shared object (or is compressed)"});
       continue;
     }
     std::string device, isa;
@@ -106,7 +110,7 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
     if (!lacking.empty() && !m.metadata_record.empty() && so && not_elf.empty()) {
       std::string names;
       for (const std::string& n : lacking) names += (names.empty() ? "" : " ") + n;
-      out.push_back({"pt2.aoti", CheckStatus::kWarn,
+      out.push_back({check::kPt2Aoti, CheckStatus::kWarn,
                      "AOTInductor model " + m.name + ": compiled for " + isa + "; this CPU lacks " + names +
                          ": running it here would die of an illegal instruction"});
       continue;
@@ -114,10 +118,11 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
     std::vector<std::string> missing;
     if (!so) missing.push_back("no compiled .so");
     if (m.metadata_record.empty()) missing.push_back("no *_metadata.json");
-    out.push_back({"pt2.aoti", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                   "AOTInductor model " + m.name + ": " +
-                       (missing.empty() ? "compiled library and metadata present" + (device.empty() ? "" : ", device " + device)
-                                        : missing[0] + (missing.size() > 1 ? ", " + missing[1] : ""))});
+    out.push_back(
+        {check::kPt2Aoti, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         "AOTInductor model " + m.name + ": " +
+             (missing.empty() ? "compiled library and metadata present" + (device.empty() ? "" : ", device " + device)
+                              : missing[0] + (missing.size() > 1 ? ", " + missing[1] : ""))});
   }
 }
 
@@ -127,14 +132,15 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
   auto& out = report.checks;
   Pt2Info info = ReadPt2(archive);
   const bool early = archive.kind() == ArchiveKind::kPt2Early;
-  out.push_back({"pt2.kind", CheckStatus::kPass,
+  out.push_back({check::kPt2Kind, CheckStatus::kPass,
                  early ? "early .pt2 exported program (serialized_exported_program.json, PyTorch 2.1-2.2)"
                  : archive.kind() == ArchiveKind::kPt2Aoti ? ".pt2 AOTInductor package"
                                                            : ".pt2 exported program"});
   if (!early) {
     const bool known = info.archive_version == "0";
-    out.push_back({"pt2.version", known ? CheckStatus::kPass : CheckStatus::kWarn,
-                   info.archive_version.empty() ? "no archive_version record (archive_format: " + info.archive_format + ")"
+    out.push_back({check::kPt2Version, known ? CheckStatus::kPass : CheckStatus::kWarn,
+                   info.archive_version.empty()
+                       ? "no archive_version record (archive_format: " + info.archive_format + ")"
                    : known ? "archive_version 0 (PyTorch 2.9-2.15 write 0)"
                            : "archive_version " + info.archive_version + ": this tsctl knows 0 (PyTorch 2.9-2.15)"});
   }
@@ -147,9 +153,12 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
                 ", " + std::to_string(m.nodes) + " nodes)";
   }
   if (!info.models.empty() || !program_errors.empty()) {
-    out.push_back({"pt2.program", program_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                   program_errors.empty() ? std::to_string(info.models.size()) + " program(s) read: " + programs
-                                          : program_errors.front() + (program_errors.size() > 1 ? " (and " + std::to_string(program_errors.size() - 1) + " more)" : "")});
+    out.push_back(
+        {check::kPt2Program, program_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         program_errors.empty()
+             ? std::to_string(info.models.size()) + " program(s) read: " + programs
+             : program_errors.front() +
+                   (program_errors.size() > 1 ? " (and " + std::to_string(program_errors.size() - 1) + " more)" : "")});
   }
   CheckWeights(info, out);
   CheckAoti(archive, info, out);
@@ -162,7 +171,8 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   report.ops = ops;
   Json(report.details)["operators_source"] = info.models.empty() ? "" : "program";
-  if (options.has_allow_ops) CheckAllowedOps(report.ops, options.allow_ops, "pt2.ops", " (read from the program, not run)", out);
+  if (options.has_allow_ops)
+    CheckAllowedOps(report.ops, options.allow_ops, check::kPt2Ops, " (read from the program, not run)", out);
   if (options.load) RunPt2InChild(archive, info, options, report);
 }
 

@@ -34,11 +34,12 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
     // A package's names are extracted to disk before LibTorch loads it: a
     // ZIP that fails any zip.* check (a name with ../ among them) is never
     // handed over.
-    const bool refusing = (c.id.rfind("pt2.", 0) == 0 && c.id != "pt2.ops") || c.id.rfind("zip.", 0) == 0;
+    const bool refusing = (c.id.rfind("pt2.", 0) == 0 && c.id != check::kPt2Ops) || c.id.rfind("zip.", 0) == 0;
     if (refusing && c.status == CheckStatus::kFail) {
       return "LibTorch is not given a .pt2 that fails " + c.id;
     }
-    if (c.id == "pt2.aoti" && c.status == CheckStatus::kWarn) return "the compiled code needs CPU features this machine lacks (pt2.aoti)";
+    if (c.id == check::kPt2Aoti && c.status == CheckStatus::kWarn)
+      return "the compiled code needs CPU features this machine lacks (pt2.aoti)";
   }
   for (const auto& [key, value] : info.aoti.front().metadata) {
     if (key == "AOTI_DEVICE_KEY" && value != "cpu") {
@@ -85,31 +86,32 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
   if (!runs.runs_aoti) {
     if (archive.kind() != ArchiveKind::kPt2Early && !info.aoti.empty()) {
       // Native code nobody ran: never a quiet PASS (--strict fails it).
-      out.push_back({"torch.load", CheckStatus::kWarn,
+      out.push_back({check::kTorchLoad, CheckStatus::kWarn,
                      std::string(kNoRunner) + ": an AOTInductor package is native code, and nothing here ran it "
                                               "(the LibTorch 2.x build runs it in the sandbox)"});
       return;
     }
-    out.push_back({"torch.load", CheckStatus::kSkip, kNoRunner});
+    out.push_back({check::kTorchLoad, CheckStatus::kSkip, kNoRunner});
     return;
   }
   if (archive.kind() == ArchiveKind::kPt2Early) {
-    out.push_back({"torch.load", CheckStatus::kSkip,
+    out.push_back({check::kTorchLoad, CheckStatus::kSkip,
                    "not run: no LibTorch loads the early layout (serialized_exported_program.json, PyTorch 2.1-2.2)"});
     return;
   }
   Pt2RunSpec spec = Pt2RunSpecOf(archive, info);
   if (spec.kind == Pt2RunSpec::Kind::kProgram) {
-    out.push_back({"torch.load", CheckStatus::kWarn, "not run: a .pt2 exported program: " + runs.program_unavailable});
+    out.push_back(
+        {check::kTorchLoad, CheckStatus::kWarn, "not run: a .pt2 exported program: " + runs.program_unavailable});
     return;
   }
   if (spec.kind != Pt2RunSpec::Kind::kAoti) return;
   if (std::string why = Refusal(out, info); !why.empty()) {
-    out.push_back({"torch.load", CheckStatus::kSkip, "not run: " + why});
+    out.push_back({check::kTorchLoad, CheckStatus::kSkip, "not run: " + why});
     return;
   }
   if (IsCudaDevice(options.device)) {
-    out.push_back({"torch.load", CheckStatus::kSkip,
+    out.push_back({check::kTorchLoad, CheckStatus::kSkip,
                    "not run on " + options.device +
                        ": an AOTInductor package runs on the device it was compiled for, here the CPU; validate it "
                        "without --device"});
@@ -118,9 +120,9 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
   ModelCheckOptions m = CheckOptions(archive, report.path, options);
   m.pt2 = std::move(spec);
   std::unique_ptr<TempFile> stored_reference, samples;
-  if (m.reference_path.empty() && (stored_reference = RecordFile(archive, "extra/tsctl_reference.pt"))) {
+  if (m.reference_path.empty() && (stored_reference = RecordFile(archive, kReferenceRecordPath))) {
     m.reference_path = stored_reference->path;
-    m.reference_label = "extra/tsctl_reference.pt";
+    m.reference_label = kReferenceRecordPath;
   }
   const std::string sample_record = "data/sample_inputs/" + m.pt2.model + ".pt";
   if ((samples = RecordFile(archive, sample_record))) m.pt2.sample_inputs_path = samples->path;

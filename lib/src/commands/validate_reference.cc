@@ -78,7 +78,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   if (!why.empty()) {
     // Nothing to compare with: a FAIL (never a silent pass); this archive's
     // own load and run checks still follow.
-    out.push_back({"torch.reference", CheckStatus::kFail, "reference model " + b_path + ": " + why});
+    out.push_back({check::kTorchReference, CheckStatus::kFail, "reference model " + b_path + ": " + why});
     model_reference.reset();
   } else {
     m.reference_path = model_reference->path;
@@ -106,14 +106,15 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
   if (r.deterministic == false) unsound = "two runs differ at " + r.determinism_note;
   if (!r.guess_suspect.empty()) unsound = "the guessed inputs gave " + r.guess_suspect;
   if (reference_tmp && !bytes.empty() && !unsound.empty()) {
-    out.push_back({"torch.reference", CheckStatus::kFail,
+    out.push_back({check::kTorchReference, CheckStatus::kFail,
                    "not recorded: " + unsound + "; a reference must come from a sound run"});
     bytes.clear();
   } else if (reference_tmp) {
     if (!options.save_reference_path.empty() && !bytes.empty()) {
       WriteFileAtomically(options.save_reference_path, bytes);
-      out.push_back({"torch.reference", CheckStatus::kPass,
-                     "saved inputs and outputs to " + options.save_reference_path + " (--reference FILE compares with them)"});
+      out.push_back(
+          {check::kTorchReference, CheckStatus::kPass,
+           "saved inputs and outputs to " + options.save_reference_path + " (--reference FILE compares with them)"});
     }
     if (options.record_reference && !bytes.empty()) {
       StampOptions s;
@@ -122,16 +123,17 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
       s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
       try {
         const StampResult stamped = Stamp(path, s);
-        out.push_back({"torch.reference", CheckStatus::kPass,
-                       std::string("recorded inputs and outputs in extra/") + kReferenceRecord +
+        out.push_back({check::kTorchReference, CheckStatus::kPass,
+                       std::string("recorded inputs and outputs in ") + kReferenceRecordPath +
                            (stamped.repaired ? " (after undoing an interrupted stamp the archive carried)" : "")});
       } catch (const Error& e) {
         // The report still comes out: the recording failed, not validate.
-        out.push_back({"torch.reference", CheckStatus::kFail,
-                       std::string("cannot record in extra/") + kReferenceRecord + ": " + e.what()});
+        out.push_back({check::kTorchReference, CheckStatus::kFail,
+                       std::string("cannot record in ") + kReferenceRecordPath + ": " + e.what()});
       }
     } else if (bytes.empty()) {
-      out.push_back({"torch.reference", CheckStatus::kFail, "nothing to record: the method did not run (pass --arg or --input)"});
+      out.push_back({check::kTorchReference, CheckStatus::kFail,
+                     "nothing to record: the method did not run (pass --arg or --input)"});
     }
   }
   if (outputs_tmp) {
@@ -145,7 +147,7 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
         why = "an .npy file holds one tensor (or NumPy has no type for it); the outputs are " + outputs +
               ": save them to a .pt file";
       }
-      out.push_back({"torch.outputs", CheckStatus::kFail, "--save-outputs: nothing saved (" + why + ")"});
+      out.push_back({check::kTorchOutputs, CheckStatus::kFail, "--save-outputs: nothing saved (" + why + ")"});
     }
   }
 }

@@ -32,9 +32,9 @@ double CeilSignificant(double x) {
 // torch.run of a method that did not run: its failure, a skip, or a WARN
 // for want of inputs (never a silent pass).
 CheckResult NotRunCheck(const ModelCheckResult& r, const std::string& prefix) {
-  if (!r.run_error.empty()) return {"torch.run", CheckStatus::kFail, prefix + r.run_error};
-  if (r.run_skipped == "not run (--no-run)") return {"torch.run", CheckStatus::kSkip, prefix + r.run_skipped};
-  return {"torch.run", CheckStatus::kWarn, prefix + "not run: " + r.run_skipped};
+  if (!r.run_error.empty()) return {check::kTorchRun, CheckStatus::kFail, prefix + r.run_error};
+  if (r.run_skipped == "not run (--no-run)") return {check::kTorchRun, CheckStatus::kSkip, prefix + r.run_skipped};
+  return {check::kTorchRun, CheckStatus::kWarn, prefix + "not run: " + r.run_skipped};
 }
 
 // torch.run of a method that ran: how its inputs came, and its outputs. A
@@ -53,7 +53,7 @@ CheckResult RanCheck(const ModelCheckResult& r, const std::string& prefix, bool&
           std::to_string(r.candidates_tried) + "; pin them with " + r.inputs_flags + ")";
     if (!r.guess_suspect.empty()) {
       suspect = true;
-      return {"torch.run", CheckStatus::kWarn,
+      return {check::kTorchRun, CheckStatus::kWarn,
               prefix + how + ": " + shapes + "; but " + r.guess_suspect + ", and no inferred candidate ran cleanly (" +
                   std::to_string(r.candidates.size()) +
                   " set aside): the inputs were guessed, so this says nothing against the archive: give real "
@@ -62,7 +62,7 @@ CheckResult RanCheck(const ModelCheckResult& r, const std::string& prefix, bool&
   } else {
     how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
   }
-  return {"torch.run", CheckStatus::kPass, prefix + how + ": " + shapes};
+  return {check::kTorchRun, CheckStatus::kPass, prefix + how + ": " + shapes};
 }
 
 // torch.finite and torch.deterministic.
@@ -71,10 +71,10 @@ void OutputChecks(const ModelCheckResult& r, const std::string& prefix, std::vec
   for (const auto& o : r.outputs) {
     if (o.nonfinite > 0) nonfinite.push_back(o.name + " has " + std::to_string(o.nonfinite) + " NaN/Inf");
   }
-  out.push_back({"torch.finite", nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back({check::kTorchFinite, nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : JoinAll(nonfinite, "; "))});
   if (r.deterministic.has_value()) {
-    out.push_back({"torch.deterministic", *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
+    out.push_back({check::kTorchDeterministic, *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
                    prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
                                                     (r.stateful ? " (from the loaded state each: forward changes the "
                                                                   "model's own buffers or attributes, so a second call "
@@ -83,7 +83,7 @@ void OutputChecks(const ModelCheckResult& r, const std::string& prefix, std::vec
                                               : "two runs differ at " + r.determinism_note + " (max abs difference " +
                                                     Fmt("%.3g", r.max_run_diff) + ")")});
   } else if (!r.determinism_note.empty()) {
-    out.push_back({"torch.deterministic", CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
+    out.push_back({check::kTorchDeterministic, CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
   }
 }
 
@@ -123,30 +123,31 @@ CheckResult ReferenceCheck(const ModelCheckResult& r, const std::string& prefix)
   CheckStatus status = !all ? CheckStatus::kFail : compared == 0 ? CheckStatus::kWarn : CheckStatus::kPass;
   if (compared == 0 && msg.empty()) msg = "the outputs hold no value to compare";
   if (compared == 0) msg = "compared nothing: " + msg;
-  return {"torch.reference", status, prefix + "against " + r.reference_source + ": " + msg};
+  return {check::kTorchReference, status, prefix + "against " + r.reference_source + ": " + msg};
 }
 
 // torch.intermediates (--compare-intermediates): compared nothing is a
 // WARN, never a PASS.
 CheckResult IntermediatesCheck(const IntermediatesResult& x, const std::string& prefix) {
   const std::string note = x.note.empty() ? "" : " (" + x.note + ")";
-  if (!x.compared) return {"torch.intermediates", CheckStatus::kWarn, prefix + "not compared: " + x.note};
+  if (!x.compared) return {check::kTorchIntermediates, CheckStatus::kWarn, prefix + "not compared: " + x.note};
   if (x.first_divergence >= 0) {
-    return {"torch.intermediates", CheckStatus::kFail,
+    return {check::kTorchIntermediates, CheckStatus::kFail,
             prefix + "the first value that differs from the reference model's is value " +
                 std::to_string(x.first_divergence + 1) + " of the graph, " + x.node +
                 (x.node_b == x.node ? "" : " (reference model: " + x.node_b + ")") + ": " + x.detail + "; the " +
                 std::to_string(x.values - 1) + " before it match (matched by " + x.matched_by + ")" + note};
   }
   if (x.partial) {
-    return {"torch.intermediates", CheckStatus::kWarn,
+    return {check::kTorchIntermediates, CheckStatus::kWarn,
             prefix + "the first " + std::to_string(x.values) + " intermediate values match the reference model's; " +
                 x.note + ", and nothing after that is compared"};
   }
   if (x.values == 0) {
-    return {"torch.intermediates", CheckStatus::kWarn, prefix + "compared nothing: the graph computes no tensor" + note};
+    return {check::kTorchIntermediates, CheckStatus::kWarn,
+            prefix + "compared nothing: the graph computes no tensor" + note};
   }
-  return {"torch.intermediates", CheckStatus::kPass,
+  return {check::kTorchIntermediates, CheckStatus::kPass,
           prefix + "all " + std::to_string(x.values) + " intermediate values match the reference model's (matched by " +
               x.matched_by + ")" + note};
 }
@@ -158,7 +159,7 @@ CheckResult IntermediatesCheck(const IntermediatesResult& x, const std::string& 
 void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
   if (!r.reference_error.empty() && !r.ran) {
     // An unreadable reference stops the run: report it, never a silent pass.
-    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+    out.push_back({check::kTorchReference, CheckStatus::kFail, prefix + r.reference_error});
     return;
   }
   if (!r.ran) {
@@ -172,7 +173,7 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   if (r.reference_compared) {
     out.push_back(ReferenceCheck(r, prefix));
   } else if (!r.reference_error.empty()) {
-    out.push_back({"torch.reference", CheckStatus::kFail, prefix + r.reference_error});
+    out.push_back({check::kTorchReference, CheckStatus::kFail, prefix + r.reference_error});
   }
   if (r.intermediates) out.push_back(IntermediatesCheck(*r.intermediates, prefix));
 }

@@ -46,11 +46,12 @@ CheckResult AmbiguityCheck(const Archive& a) {
   if (!found.empty()) {
     std::string s;
     for (size_t i = 0; i < found.size(); ++i) s += (i ? "; " : "") + found[i];
-    return {"zip.ambiguous", CheckStatus::kFail, "readers can see another archive than the one LibTorch loads: " + s};
+    return {check::kZipAmbiguous, CheckStatus::kFail,
+            "readers can see another archive than the one LibTorch loads: " + s};
   }
   const std::optional<std::string> tail = DescribeStampJournal(a);
-  if (tail) return {"zip.ambiguous", CheckStatus::kWarn, *tail};
-  return {"zip.ambiguous", CheckStatus::kPass, "every ZIP reader sees the records LibTorch loads"};
+  if (tail) return {check::kZipAmbiguous, CheckStatus::kWarn, *tail};
+  return {check::kZipAmbiguous, CheckStatus::kPass, "every ZIP reader sees the records LibTorch loads"};
 }
 
 using Entries = std::vector<ZipEntry>;
@@ -61,7 +62,7 @@ CheckResult HeaderCheck(const Entries& entries) {
   for (const ZipEntry& e : entries) {
     if (!e.local_header_error.empty()) damaged.push_back(e.name + " (" + e.local_header_error + ")");
   }
-  return {"zip.structure", damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  return {check::kZipStructure, damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
           damaged.empty() ? Plural(entries.size(), "record") + ", central directory and local headers sound"
                           : "damaged records: " + List(damaged)};
 }
@@ -80,9 +81,10 @@ std::vector<std::string> NameChecks(const Entries& entries, std::vector<CheckRes
     if (bad) escaping.push_back(n);
     if (!seen.insert(n).second) duplicates.push_back(n);
   }
-  out.push_back({"zip.names", escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
-  out.push_back({"zip.duplicates", duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back(
+      {check::kZipNames, escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+       escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
+  out.push_back({check::kZipDuplicates, duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
   return duplicates;
 }
@@ -141,7 +143,7 @@ CheckResult OverlapCheck(const Archive& a) {
   for (size_t i = 1; i < extents.size(); ++i) {
     if (extents[i].begin < extents[i - 1].end) overlaps.push_back(extents[i - 1].name + " / " + extents[i].name);
   }
-  return {"zip.overlap", overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  return {check::kZipOverlap, overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
           overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)};
 }
 
@@ -160,9 +162,9 @@ std::set<std::string> CompressionChecks(const Entries& entries, uint64_t max_rec
       bomb_names.insert(e.name);
     }
   }
-  out.push_back({"zip.compression", odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back({check::kZipCompression, odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)});
-  out.push_back({"zip.bomb", bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  out.push_back({check::kZipBomb, bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                  bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
   return bomb_names;
 }
@@ -195,12 +197,14 @@ void CrcChecks(const Archive& a, const std::vector<bool>& not_read, const std::s
       (std::string(err.what()).find("limit") != std::string::npos ? size_bad : crc_bad).push_back(e.name);
     }
   }
-  out.push_back({"zip.crc", crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 crc_bad.empty() ? Plural(checked, "record") + " read, all CRC-32 match" +
-                                       (skipped ? " (" + Plural(skipped, "duplicate or overlapping record") + " not read)" : "")
-                                 : "CRC-32 mismatch (corrupt data): " + List(crc_bad)});
-  out.push_back({"zip.sizes", size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
+  out.push_back({check::kZipCrc, crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 crc_bad.empty()
+                     ? Plural(checked, "record") + " read, all CRC-32 match" +
+                           (skipped ? " (" + Plural(skipped, "duplicate or overlapping record") + " not read)" : "")
+                     : "CRC-32 mismatch (corrupt data): " + List(crc_bad)});
+  out.push_back(
+      {check::kZipSizes, size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+       size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
 }
 
 // The records an archive of its layout needs that it lacks (code/ aside).
@@ -271,11 +275,11 @@ CheckResult VersionCheck(const Archive& a) {
     std::string reader = supported.from_plugin ? "this LibTorch reads" : "LibTorch reads";
     std::string range = std::to_string(supported.min) + " to " + std::to_string(supported.max) +
                         (supported.from_plugin ? "" : ", by tsctl's table");
-    return {"ts.version", ok ? CheckStatus::kPass : CheckStatus::kFail,
+    return {check::kTsVersion, ok ? CheckStatus::kPass : CheckStatus::kFail,
             "format version " + std::to_string(v) +
                 (ok ? " (" + reader + " " + range + ")" : " is outside the range " + reader + " (" + range + ")")};
   } catch (const std::exception& e) {
-    return {"ts.version", CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()};
+    return {check::kTsVersion, CheckStatus::kFail, "cannot read the " + record + " record: " + e.what()};
   }
 }
 
@@ -289,9 +293,10 @@ CheckResult AlignmentCheck(const Archive& a) {
       unaligned.push_back(n);
     }
   }
-  return {"ts.alignment", unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
+  return {check::kTsAlignment, unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
           unaligned.empty() ? "tensor data records start on 64-byte boundaries"
-                            : Plural(unaligned.size(), "tensor data record") + " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)};
+                            : Plural(unaligned.size(), "tensor data record") +
+                                  " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)};
 }
 
 }  // namespace
@@ -310,10 +315,12 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
 
 void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
   const bool legacy = a.kind() == ArchiveKind::kTorchScriptLegacy;
-  out.push_back({"ts.kind", CheckStatus::kPass, legacy ? "TorchScript archive (legacy model.json layout)" : "TorchScript archive"});
-  out.push_back({"ts.layout", legacy ? CheckStatus::kWarn : CheckStatus::kPass,
+  out.push_back({check::kTsKind, CheckStatus::kPass,
+                 legacy ? "TorchScript archive (legacy model.json layout)" : "TorchScript archive"});
+  out.push_back({check::kTsLayout, legacy ? CheckStatus::kWarn : CheckStatus::kPass,
                  legacy ? "legacy PyTorch 1.0 layout (model.json): newer LibTorch builds may refuse it; re-save it"
-                        : std::string("root folder '") + a.root() + "'" + (a.Has("bytecode.pkl") ? ", mobile bytecode.pkl present" : "")});
+                        : std::string("root folder '") + a.root() + "'" +
+                              (a.Has("bytecode.pkl") ? ", mobile bytecode.pkl present" : "")});
 
   // Required records, and the storages data.pkl refers to.
   std::vector<std::string> missing = MissingRequiredRecords(a, legacy);
@@ -321,10 +328,11 @@ void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
   std::vector<ParsedPickle> parsed;
   if (!legacy) parsed = ParseArchivePickles(a, missing, pickle_errors);
   if (!legacy && !a.HasRecordsUnder("code/")) missing.push_back("code/");
-  out.push_back({"ts.records", missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
+  out.push_back({check::kTsRecords, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 missing.empty() ? "required records and every referenced storage present"
+                                 : "missing records: " + List(missing)});
   if (!legacy) {
-    out.push_back({"ts.pickle", pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+    out.push_back({check::kTsPickle, pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
                    pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(pickle_errors)});
     CheckPickleContents(a, parsed, out);
   }

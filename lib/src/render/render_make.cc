@@ -50,7 +50,7 @@ void RenderText(const MakeResult& r, std::ostream& out) {
         << methods;
     for (const auto& d : r.dynamic) out << "; dynamic " << EscapeText(d);
   }
-  if (!inputs.empty()) out << "; inputs " << inputs << " in extra/tsctl_inputs.json";
+  if (!inputs.empty()) out << "; inputs " << inputs << " in " << kInputsRecordPath;
   out << '\n';
   if (!r.saved_outputs.empty()) out << "wrote " << EscapeText(r.saved_outputs) << ": the trace's outputs on the example inputs\n";
 }

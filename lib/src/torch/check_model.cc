@@ -107,7 +107,7 @@ bool ModelChecker::Load() {
       r_.mobile_error = FromLoadFailure(e, o_.path).what();
     }
   }
-  if (o_.reference_from_archive) extra_["tsctl_reference.pt"] = "";
+  if (o_.reference_from_archive) extra_[kReferenceRecord] = "";
   auto t0 = Clock::now();
   try {
     // As a server loads it (Triton's backend): stored tensors mapped
@@ -185,7 +185,7 @@ void ModelChecker::CompareWithReferenceIntermediates() {
 }
 
 bool ModelChecker::ReadReference() {
-  if (o_.reference_path.empty() && !(o_.reference_from_archive && !extra_["tsctl_reference.pt"].empty())) return true;
+  if (o_.reference_path.empty() && !(o_.reference_from_archive && !extra_[kReferenceRecord].empty())) return true;
   try {
     if (!o_.reference_path.empty()) {
       const c10::IValue loaded = LoadValueFile(o_.reference_path);
@@ -196,7 +196,7 @@ bool ModelChecker::ReadReference() {
       r_.reference_source = o_.reference_label.empty() ? o_.reference_path : o_.reference_label;
     } else {
       ReadStoredReference();
-      r_.reference_source = "extra/tsctl_reference.pt";
+      r_.reference_source = kReferenceRecordPath;
     }
     have_reference_ = true;
     return true;
@@ -228,7 +228,7 @@ void ModelChecker::ReadStoredReference() {
   char tmpl[] = "/tmp/tsctl-ref-XXXXXX";
   int fd = ::mkstemp(tmpl);
   if (fd < 0) throw Error(ErrorKind::kIo, "cannot create a temporary file");
-  const std::string& bytes = extra_["tsctl_reference.pt"];
+  const std::string& bytes = extra_[kReferenceRecord];
   bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
   ::close(fd);
   try {

@@ -102,7 +102,7 @@ uint64_t SaveAtomically(torch::jit::Module& m, const std::string& method, const 
   if (!inputs.empty()) {
     nlohmann::json spec;
     for (const auto& i : inputs) spec[method].push_back(i.ToString());
-    extra["tsctl_inputs.json"] = spec.dump() + "\n";
+    extra[kInputsRecord] = spec.dump() + "\n";
   }
   std::ostringstream bytes;
   m.save(bytes, extra);
