@@ -109,14 +109,15 @@ struct MakeResult {
 
 // The entry points of the commands that need LibTorch. Each checks the
 // archive without LibTorch first (a non-archive is kFormat with tsctl's own
-// diagnosis), then loads the LibTorch plugin once in this process and does the
-// work in a child forked from it, so that a crash or abort inside LibTorch on
+// diagnosis), then does the work in a child of the LibTorch server (a fresh
+// process that loaded the plugin once; this process never loads LibTorch or
+// Python), so that a crash or abort inside LibTorch on
 // a hostile archive is one error (kTorch, naming the signal) instead of a dead
 // tsctl. They throw tsctl::Error: kUsage (no such method, bad options), kTorch
 // (LibTorch rejected the archive or crashed), kUnavailable (no plugin, no
 // CUDA), kIo, kFormat.
 
-// LibTorch's version and CUDA support (tsctl --version). Loads the plugin.
+// LibTorch's version and CUDA support (tsctl --version), asked in a child.
 BuildInfo GetBuildInfo();
 
 // The IR of one method, as Python prints `m.graph` (or `inlined_graph`), or
@@ -170,9 +171,10 @@ struct MakeRequest {
 };
 
 // tsctl trace / tsctl script / tsctl export: checks the request (kUsage),
-// then traces or compiles through LibTorch (in a warm child) or, for
-// --python, through the embedded-Python plugin in this process (the model is
-// the user's own code; kUnavailable without Python support). export always
+// then traces or compiles through LibTorch or, for --python, through the
+// embedded-Python plugin (kUnavailable without Python support), either way
+// in a child (the model is the user's own code: the Python child gets the
+// caller's environment and limits, not Landlock or seccomp). export always
 // takes --python: torch.export.export, saved as a .pt2 (an AOTInductor
 // package with `aoti`) with the producer record and the example input specs
 // stamped into extra/, written atomically; kUnavailable where the embedded

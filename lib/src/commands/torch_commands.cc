@@ -127,7 +127,9 @@ std::function<void(const std::string&)> BenchProgress(
 
 }  // namespace
 
-BuildInfo GetBuildInfo() { return LoadTorchPlugin().Info(); }
+BuildInfo GetBuildInfo() {
+  return RunTorchChild(BuildInfoRequest{}, {}).Take<BuildInfo>("asking LibTorch what it is");
+}
 
 std::string Graph(const GraphOptions& options) {
   {
@@ -207,9 +209,10 @@ MakeResult Make(const MakeRequest& r) {
     }
     auto [file, name] = SplitPythonSpec(r.python);
     PythonRequest p{file, name, r.mode, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output};
-    const PythonBackend& python = LoadPythonPlugin();
-    LoadOperatorLibraries(r.load_libraries);
-    return python.Make(p);
+    // In a child, as export and data loaders run: neither Python nor its
+    // torch enters this process, and an interrupt kills it.
+    return RunTorchChild(PythonMakeRequest{.request = p, .load_libraries = r.load_libraries}, {})
+        .Take<MakeResult>((trace ? "tracing " : "scripting ") + p.name);
   }
   if (trace) {
     // save_outputs_path: a temporary file, set below.

@@ -62,6 +62,7 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
     const TorchBackend& b;
     const std::function<void(const std::string&)>& progress;
     ChildValue operator()(const GraphRequest& r) const { return b.Graph(r.options); }
+    ChildValue operator()(const BuildInfoRequest&) const { return b.Info(); }
     ChildValue operator()(const CompiledCodeRequest& r) const {
       LoadOperatorLibraries(r.load_libraries);
       return b.CompiledCode(r.path, r.method);
@@ -117,7 +118,9 @@ void ChildMain(const ChildRequest& request, const RequestFiles& files, const Chi
     EnterSandbox(policy, fd, kSandboxFrame);
     using Profile = SandboxPolicy::Profile;
     if (policy.profile == Profile::kArchive || policy.profile == Profile::kPackage) SendChildFilesTo(fd, kFileFrame);
-    if (policy.profile == Profile::kArchive) LockFileWrites();
+    // Not on a CUDA device: its driver opens /dev/nvidia* for writing as it
+    // starts, during the work (docs/manual/sandbox.md says what that child lacks).
+    if (policy.profile == Profile::kArchive && !policy.cuda) LockFileWrites();
     if (limits.threads > 0) backend.LimitThreads(limits.threads);
     answer = EncodeChildValue(Dispatch(backend, request, fd));
   } catch (const Error& e) {

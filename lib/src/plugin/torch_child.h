@@ -54,6 +54,10 @@ struct TraceRequest {
 struct ScriptRequest {
   ScriptOptions options;
 };
+// tsctl --version: what LibTorch is and which CUDA devices it sees (asked in
+// a child: this process never loads LibTorch, and the server never touches
+// a device before it forks).
+struct BuildInfoRequest {};
 // A data loader (--data-loader-script FILE:NAME) run in the embedded Python:
 // answers its first argument set as "SUFFIX\nBYTES" (PythonBackend::LoadData).
 struct DataLoaderRequest {
@@ -67,12 +71,12 @@ struct PythonMakeRequest {
   std::vector<std::string> load_libraries;
 };
 using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
-                                  DataLoaderRequest, PythonMakeRequest>;
+                                  DataLoaderRequest, PythonMakeRequest, BuildInfoRequest>;
 
-// What each request answers with, in the same order; and, last, what a
+// What the requests answer with; and, last, what a
 // validate --jobs worker answers with (commands/validate_batch.cc: one
 // codec for every process that answers tsctl).
-using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, ArchiveReport>;
+using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, BuildInfo, ArchiveReport>;
 
 struct ChildLimits {
   double timeout_seconds = 0;  // 0: none

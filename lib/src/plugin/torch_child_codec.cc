@@ -115,6 +115,9 @@ void from_json(const nlohmann::json& j, ArchiveReport& r) {
   j.at("seconds").get_to(r.seconds);
 }
 
+void to_json(nlohmann::json& j, const BuildInfoRequest&) { j = nlohmann::json::object(); }
+void from_json(const nlohmann::json&, BuildInfoRequest&) {}
+
 void to_json(nlohmann::json& j, const BenchRequest& r) {
   j = {{"options", r.options}, {"progress", static_cast<bool>(r.options.progress)}};
 }

@@ -51,6 +51,11 @@ RequestFiles FilesOf(const ChildRequest& request) {
       return {{o.path, o.load_inputs_path}, {o.output, o.save_outputs_path}, o.load_libraries};
     }
     RequestFiles operator()(const ScriptRequest& r) const { return {{}, {r.options.output}, r.options.load_libraries}; }
+    RequestFiles operator()(const BuildInfoRequest&) const {
+      RequestFiles f;
+      f.cuda = true;  // it asks the driver for devices
+      return f;
+    }
     RequestFiles operator()(const DataLoaderRequest& r) const { return {{r.file}, {}, {}, Profile::kPython}; }
     RequestFiles operator()(const PythonMakeRequest& r) const { return {{}, {}, r.load_libraries, Profile::kPython}; }
   };
