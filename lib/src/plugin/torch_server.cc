@@ -46,6 +46,19 @@ struct Server {
 };
 Server g_server;
 
+// At this process's exit, the server it started ends and is reaped here,
+// not left to init (a process forked from it, a --jobs worker, leaves by
+// _exit and attached only a channel).
+struct ServerReaper {
+  ~ServerReaper() {
+    if (!g_server.own || g_server.owner != ::getpid() || g_server.pid <= 0) return;
+    if (g_server.control >= 0) ::close(g_server.control);
+    ::kill(g_server.pid, SIGKILL);
+    Reap(g_server.pid);
+  }
+};
+ServerReaper g_reaper;
+
 // The next word from the server within `seconds`, but a child's end, which
 // is filed in g_server.ended (skip_ends) or filed and returned; nullopt if
 // none came.
