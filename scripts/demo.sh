@@ -17,7 +17,8 @@ phase "configuring $build_dir"
 mkdir -p "$build_dir"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$build_dir/demo-build.log" 2>&1 ||
   { tail -20 "$build_dir/demo-build.log" >&2; exit 1; }
-# tsctl_app is the CLI (it brings the library), tsctl_torch the LibTorch plugin.
+# tsctl_app is the CLI (it brings the library and tsctl-torch-server, which
+# LibTorch children are forked from), tsctl_torch the LibTorch plugin.
 targets=(tsctl_app tsctl_torch)
 phase "building ${#targets[@]} targets and what they need (${targets[*]}; log: $build_dir/demo-build.log)"
 cmake --build "$build_dir" -j"$(nproc)" --target "${targets[@]}" >>"$build_dir/demo-build.log" 2>&1 ||
