@@ -155,6 +155,8 @@ bool Attach() {
   return true;
 }
 
+// Ends this process's use of the server; `failure` (if not "") is said
+// again to every later caller, else the next one starts a fresh server.
 void Shut(const std::string& failure) {
   if (g_server.own && g_server.pid > 0) {
     ::kill(g_server.pid, SIGKILL);
@@ -208,9 +210,11 @@ const BuildInfo* StartedServerInfo() {
   return g_server.owner == ::getpid() && g_server.control >= 0 ? &g_server.info : nullptr;
 }
 
-pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
-  StartTorchServer();
-  if (launch.descriptors.size() + 2 > kMaxMessageFds) throw Error(ErrorKind::kIo, "too many descriptors for a LibTorch child");
+namespace {
+
+// The spawn itself: the child's pid and, in *request_fd, the parent's end
+// of its request socket; -1 (with `why`) if the server is gone or failed.
+pid_t AskForChild(const ChildLaunch& launch, int* request_fd, int* read_fd, std::string& why) {
   int request[2], answer[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0) {
     throw Error(ErrorKind::kIo, std::string("socketpair: ") + std::strerror(errno));
@@ -234,11 +238,29 @@ pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
   if (!word || (*word)[0] != kChild || word->size() < 5) {
     ::close(request[0]);
     ::close(answer[0]);
-    const std::string why = word && (*word)[0] == kFailed ? word->substr(1) : "the LibTorch server stopped answering";
-    Shut(why);
-    throw Error(ErrorKind::kIo, why);
+    why = word && (*word)[0] == kFailed ? word->substr(1) : "the LibTorch server stopped answering";
+    Shut("");  // the next request starts a fresh server (one that died, say, of the OOM killer)
+    return -1;
   }
-  const auto pid = static_cast<pid_t>(GetLength(word->data() + 1));
+  *request_fd = request[0];
+  *read_fd = answer[0];
+  return static_cast<pid_t>(GetLength(word->data() + 1));
+}
+
+}  // namespace
+
+pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
+  if (launch.descriptors.size() + 2 > kMaxMessageFds) throw Error(ErrorKind::kIo, "too many descriptors for a LibTorch child");
+  int request = -1;
+  pid_t pid = -1;
+  std::string why;
+  // A server that died since the last child (killed, or out of memory) is
+  // started afresh, once.
+  for (int attempt = 0; attempt < 2 && pid < 0; ++attempt) {
+    StartTorchServer();
+    pid = AskForChild(launch, &request, read_fd, why);
+  }
+  if (pid < 0) throw Error(ErrorKind::kIo, why);
   // The request on the child's own socket (the server never holds it). A
   // child that died first closed its end: its end tells the rest.
   std::string bytes = EncodeChildLaunch(launch);
@@ -246,13 +268,12 @@ pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
   PutLength(header, static_cast<uint32_t>(bytes.size()));
   bytes.insert(0, header, 4);
   for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::send(request[0], bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    const ssize_t n = ::send(request, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
-  ::close(request[0]);
-  *read_fd = answer[0];
+  ::close(request);
   return pid;
 }
 
