@@ -25,6 +25,8 @@ import tempfile
 import time
 import zipfile
 
+from proc_tree import descendants
+
 failures = []
 
 
@@ -32,30 +34,6 @@ def check(cond, what):
     print(("ok    " if cond else "FAIL  ") + what)
     if not cond:
         failures.append(what)
-
-
-def children(pid):
-    """The processes whose parent is `pid` (from /proc/*/stat: no kernel option needed)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                out.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            pass
-    return out
-
-
-def descendants(pid):
-    out = []
-    for c in children(pid):
-        out.append(c)
-        out += descendants(c)
-    return out
 
 
 def memory_holds(pid, needles):

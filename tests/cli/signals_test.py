@@ -15,29 +15,7 @@ import subprocess
 import sys
 import time
 
-
-def children_of(pid):
-    out = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                out.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            pass
-    return out
-
-
-def descendants(pid):
-    found, todo = [], [pid]
-    while todo:
-        for c in children_of(todo.pop()):
-            found.append(c)
-            todo.append(c)
-    return found
+from proc_tree import descendants
 
 
 def alive(pid):

@@ -68,9 +68,9 @@ void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph
   for (const std::string& op : bytecode) {
     // Its arguments are registers here, not constants: a flagged operator
     // is refused whatever its flag.
-    const size_t dot = op.find('.', op.find("::") + 2);
-    const UnsafeOperator* u = FindUnsafeOperator(op.substr(0, dot));
-    if (u && u->Flags(dot == std::string::npos ? "" : op.substr(dot + 1), {})) {
+    const std::string base = OperatorBaseName(op);
+    const UnsafeOperator* u = FindUnsafeOperator(base);
+    if (u && u->Flags(op.size() > base.size() ? op.substr(base.size() + 1) : "", {})) {
       unsafe.push_back(EscapeText(op) + ", which " + u->why);
     }
     if (!code.count(op)) extra.push_back(EscapeText(op));

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cerrno>
 #include <cstring>
@@ -142,11 +141,7 @@ void EmptyEnvironment(const std::string& tmpdir) {
   const std::vector<std::string> kept = SandboxEnvironment();
   for (char** e = environ; e && *e; ++e) std::memset(*e, 0, std::strlen(*e));
   ScrubArgsAndEnvironment();
-  ::clearenv();
-  for (const std::string& kv : kept) {
-    const size_t eq = kv.find('=');
-    ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-  }
+  ReplaceEnvironment(kept);
   if (!tmpdir.empty()) ::setenv("TMPDIR", tmpdir.c_str(), 1);
 }
 
@@ -210,6 +205,14 @@ char g_files_frame = 'W';
 
 }  // namespace
 
+void ReplaceEnvironment(const std::vector<std::string>& environment) {
+  ::clearenv();
+  for (const std::string& kv : environment) {
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos && eq > 0) ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
+  }
+}
+
 std::vector<std::string> SandboxEnvironment() {
   static const char* const kKept[] = {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                       "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "CUDA_VISIBLE_DEVICES",
@@ -239,15 +242,13 @@ const SandboxSupport& ProbeSandbox() {
     SandboxSupport s;
     // What a kernel without a layer does, on one with it (the tests'
     // sandbox_hostile_*): "landlock", "seccomp" or both.
-    if (const char* without = std::getenv("TSCTL_SANDBOX_WITHOUT")) {
-      for (std::string layer : {"seccomp", "Landlock"}) {
-        std::string lower = layer;
-        lower[0] = static_cast<char>(std::tolower(lower[0]));
-        if (std::strstr(without, lower.c_str())) s.left_out += (s.left_out.empty() ? "" : ",") + layer;
-      }
-    }
-    s.landlock_abi = s.left_out.find("Landlock") == std::string::npos ? LandlockAbi() : 0;
-    s.seccomp = s.left_out.find("seccomp") == std::string::npos && SeccompAvailable();
+    const char* without = std::getenv("TSCTL_SANDBOX_WITHOUT");
+    const bool no_seccomp = without && std::strstr(without, "seccomp");
+    const bool no_landlock = without && std::strstr(without, "landlock");
+    s.left_out = std::string(no_seccomp ? "seccomp" : "") + (no_seccomp && no_landlock ? "," : "") +
+                 (no_landlock ? "Landlock" : "");
+    s.landlock_abi = no_landlock ? 0 : LandlockAbi();
+    s.seccomp = !no_seccomp && SeccompAvailable();
     return s;
   }();
   return support;

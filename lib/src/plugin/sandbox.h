@@ -73,6 +73,9 @@ void LockFileWrites();
 // The environment a sandboxed child (and the LibTorch server) gets of this
 // process's, as NAME=VALUE: the thread and device settings, TSCTL_*.
 std::vector<std::string> SandboxEnvironment();
+// This process's environment becomes exactly `environment` (NAME=VALUE
+// entries; others are ignored).
+void ReplaceEnvironment(const std::vector<std::string>& environment);
 
 // The exit status of a child that the sandbox stopped.
 constexpr int kSandboxExit = 159;

@@ -131,17 +131,6 @@ void ChildMain(const ChildRequest& request, const RequestFiles& files, const Chi
   WriteFrame(fd, kAnswerFrame, answer);
 }
 
-// The environment the request's child runs with: the caller's whole one for
-// the caller's own code (kPython) and trusted archives (kOff), else the
-// thread and device settings and TSCTL_* (it is emptied further in the
-// sandbox).
-void SetEnvironment(const std::vector<std::string>& environment) {
-  ::clearenv();
-  for (const std::string& kv : environment) {
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos && eq > 0) ::setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 1);
-  }
-}
 
 // How the child ended, from its wait status (kExited until its answer is read).
 void SetEnd(ChildOutcome& out, int status) {
@@ -164,7 +153,10 @@ void ServeChildLaunch(const std::string& request, int answer_fd) {
     WriteFrame(answer_fd, kAnswerFrame, EncodeChildError(e));
     return;
   }
-  SetEnvironment(launch.environment);
+  // The caller's whole environment for the caller's own code (kPython) and
+  // trusted archives (kOff), else the thread and device settings and TSCTL_*
+  // (emptied further in the sandbox).
+  ReplaceEnvironment(launch.environment);
   ChildMain(launch.request, launch.files, launch.limits, launch.private_dir, answer_fd);
 }
 

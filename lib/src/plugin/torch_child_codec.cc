@@ -145,6 +145,16 @@ std::string Cbor(const json& j) {
   return std::string(bytes.begin(), bytes.end());
 }
 
+// The document `bytes` holds, if it is one of this codec's version; else
+// tsctl::Error (kIo) `unknown`.
+json Versioned(const std::string& bytes, const char* unknown) {
+  json j = json::from_cbor(bytes, true, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("codec") || j["codec"] != kChildCodecVersion) {
+    throw Error(ErrorKind::kIo, unknown);
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string EncodeChildValue(const ChildValue& value) {
@@ -160,10 +170,7 @@ std::string EncodeChildError(const Error& error) {
 }
 
 void DecodeChildAnswer(const std::string& bytes, ChildOutcome& out) {
-  json j = json::from_cbor(bytes, true, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("codec") || j["codec"] != kChildCodecVersion) {
-    throw Error(ErrorKind::kIo, "a LibTorch child answered in an unknown format (plugin and tsctl of different versions?)");
-  }
+  const json j = Versioned(bytes, "a LibTorch child answered in an unknown format (plugin and tsctl of different versions?)");
   try {
     if (j.contains("error")) {
       const json& e = j.at("error");
@@ -191,10 +198,8 @@ std::string EncodeChildLaunch(const ChildLaunch& launch) {
 }
 
 ChildLaunch DecodeChildLaunch(const std::string& bytes) {
-  json j = json::from_cbor(bytes, true, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("codec") || j["codec"] != kChildCodecVersion) {
-    throw Error(ErrorKind::kIo, "the LibTorch server got a request in an unknown format (server and tsctl of different versions?)");
-  }
+  const json j =
+      Versioned(bytes, "the LibTorch server got a request in an unknown format (server and tsctl of different versions?)");
   try {
     ChildLaunch launch;
     launch.request = ValueOfType<ChildRequest>(j.at("type").get<size_t>(), j.at("request"));
@@ -212,12 +217,12 @@ ChildLaunch DecodeChildLaunch(const std::string& bytes) {
 std::string EncodeBuildInfo(const BuildInfo& info) { return Cbor({{"codec", kChildCodecVersion}, {"info", info}}); }
 
 BuildInfo DecodeBuildInfo(const std::string& bytes) {
-  json j = json::from_cbor(bytes, true, false);
+  constexpr const char* kUnknown = "the LibTorch server answered in an unknown format (server and tsctl of different versions?)";
+  const json j = Versioned(bytes, kUnknown);
   try {
-    if (j.is_discarded() || j.at("codec") != kChildCodecVersion) throw Error(ErrorKind::kIo, "");
     return j.at("info").get<BuildInfo>();
-  } catch (const std::exception&) {
-    throw Error(ErrorKind::kIo, "the LibTorch server answered in an unknown format (server and tsctl of different versions?)");
+  } catch (const json::exception&) {
+    throw Error(ErrorKind::kIo, kUnknown);
   }
 }
 

@@ -227,7 +227,9 @@ pid_t AskForChild(const ChildLaunch& launch, int* request_fd, int* read_fd, std:
   std::string spawn(1, kSpawn);
   std::vector<int> fds = {request[1], answer[1]};
   for (int fd : launch.descriptors) {
-    spawn += WithNumbers(kSpawn, {static_cast<uint32_t>(fd)}).substr(1);
+    char number[4];
+    PutLength(number, static_cast<uint32_t>(fd));
+    spawn.append(number, 4);
     fds.push_back(fd);
   }
   const bool sent = SendMessage(g_server.control, spawn, fds);

@@ -43,9 +43,8 @@ namespace {
   }
   std::string request;
   char header[4];
-  size_t got = 0;
   auto read_exactly = [&](char* into, size_t size) {
-    for (got = 0; got < size;) {
+    for (size_t got = 0; got < size;) {
       const ssize_t n = ::read(fds[0], into + got, size - got);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
