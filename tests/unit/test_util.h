@@ -1,6 +1,9 @@
 #pragma once
 
+#include <ftw.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -11,6 +14,16 @@
 namespace tsctl::test {
 
 inline std::string TestData(const std::string& name) { return std::string(TSCTL_TESTDATA) + "/" + name; }
+
+// Removes a folder and what is in it (nftw), for tests linked against
+// LibTorch: torch 2.11's libtorch.so (PyPI) exports its own
+// std::filesystem::remove_all, which interposes on the test's and calls a
+// null pointer (seen on an H200 host, tsctl_torch_unit's [cuda] case).
+inline void RemoveTree(const std::string& dir) {
+  ::nftw(
+      dir.c_str(), [](const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }, 16,
+      FTW_DEPTH | FTW_PHYS);
+}
 
 inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

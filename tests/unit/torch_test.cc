@@ -44,7 +44,7 @@ TEST_CASE("stamped archives load in LibTorch with their extra files", "[torch][s
     CHECK((*ia).name == (*ib).name);
     CHECK(torch::equal((*ia).value, (*ib).value));
   }
-  fs::remove_all(dir);
+  tsctl::test::RemoveTree(dir.string());
 }
 
 TEST_CASE("archives saved by tsctl carry the producer record", "[torch][stamp]") {
@@ -169,5 +169,5 @@ TEST_CASE("validate's model check on CUDA: the CPU's reference holds, runs repea
   CHECK(r.deterministic == true);
   REQUIRE(r.reference_compared);
   for (const auto& leaf : r.reference) CHECK(leaf.pass);
-  fs::remove_all(dir);
+  tsctl::test::RemoveTree(dir.string());
 }

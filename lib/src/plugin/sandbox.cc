@@ -267,7 +267,7 @@ void EnterSandbox(const SandboxPolicy& p, int report_fd, char frame_type) {
   EmptyEnvironment(p.private_dir);
   if (support.landlock_abi > 0 && !p.cuda) ApplyLandlock(p, support.landlock_abi);
   CatchSigsys(report_fd, frame_type);
-  if (support.seccomp) ApplySeccomp();
+  if (support.seccomp) ApplySeccomp(p.cuda);
 }
 
 void SendChildFilesTo(int fd, char frame_type) {

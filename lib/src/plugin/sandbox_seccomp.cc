@@ -4,6 +4,9 @@
 #include "sandbox_seccomp.h"
 
 #include <errno.h>
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -118,13 +121,36 @@ int Remember(const Denied& d) {
   return nr;
 }
 
-// Every call of `table` stops the process (SIGSYS), whatever its arguments.
+// Every call of `table` stops the process (SIGSYS), whatever its arguments,
+// but those `except` names (given their own rule by the caller).
 template <size_t N>
-void TrapAll(scmp_filter_ctx ctx, const Denied (&table)[N]) {
+void TrapAll(scmp_filter_ctx ctx, const Denied (&table)[N], std::initializer_list<const char*> except = {}) {
   for (const Denied& d : table) {
+    if (std::any_of(except.begin(), except.end(), [&d](const char* e) { return std::strcmp(e, d.name) == 0; })) continue;
     const int nr = Remember(d);
     if (nr != __NR_SCMP_ERROR) seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
   }
+}
+
+// Whether `path` names a thread of this process's name ("comm"): what
+// pthread_setname_np opens for writing to name another thread of its own.
+bool IsOwnThreadName(const char* path) {
+  if (!path) return false;
+  auto skip = [](const char*& p, const char* prefix) {
+    const size_t n = std::strlen(prefix);
+    if (std::strncmp(p, prefix, n) != 0) return false;
+    p += n;
+    return true;
+  };
+  auto digits = [](const char*& p) {
+    const char* start = p;
+    while (*p >= '0' && *p <= '9') ++p;
+    return p > start;
+  };
+  const char* p = path;
+  if (skip(p, "/proc/thread-self/comm")) return *p == '\0';
+  if (!skip(p, "/proc/self/task/")) return false;
+  return digits(p) && skip(p, "/comm") && *p == '\0';
 }
 
 // Async-signal-safe appends into a fixed buffer.
@@ -138,8 +164,17 @@ struct Line {
 
 void OnSigsys(int, siginfo_t* info, void* context) {
   const int nr = info->si_syscall;
-  const auto* uc = static_cast<const ucontext_t*>(context);
-  const greg_t* r = uc->uc_mcontext.gregs;
+  auto* uc = static_cast<ucontext_t*>(context);
+  greg_t* r = uc->uc_mcontext.gregs;
+  // Naming one of its own threads (pthread_setname_np on another thread of
+  // the process, as LibTorch's pools do on a machine with many cores) is no
+  // write to a file: the call fails (EACCES), the thread keeps its name, and
+  // the run goes on.
+  if ((nr == SYS_open && IsOwnThreadName(reinterpret_cast<const char*>(r[REG_RDI]))) ||
+      (nr == SYS_openat && IsOwnThreadName(reinterpret_cast<const char*>(r[REG_RSI])))) {
+    r[REG_RAX] = -EACCES;
+    return;
+  }
   Line line;
   line.Add("the model tried to ");
   if (nr == SYS_open || nr == SYS_openat) {
@@ -197,11 +232,22 @@ void CatchSigsys(int report_fd, char frame_type) {
   ::sigaction(SIGSYS, &sa, nullptr);
 }
 
-bool ApplySeccomp() {
+bool ApplySeccomp(bool cuda) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) return false;
   // A filter that kills instead of trapping would hide what was tried.
-  TrapAll(ctx, kDenied);
+  if (cuda) {
+    // The CUDA driver's own local socket (sandbox_seccomp.h): bound and
+    // listening, but nothing connects to it or through it, and nothing is
+    // sent to an address (a datagram to a daemon's socket).
+    TrapAll(ctx, kDenied, {"bind", "listen", "connect", "accept", "accept4"});
+    for (const char* name : {"connect", "accept", "accept4", "sendmsg", "sendmmsg"}) {
+      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), seccomp_syscall_resolve_name(name), 0);
+    }
+    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(sendto), 1, SCMP_A4(SCMP_CMP_NE, 0));
+  } else {
+    TrapAll(ctx, kDenied);
+  }
   // Threads yes, processes no: clone without CLONE_THREAD is a new process;
   // clone3 passes its flags in memory a filter cannot read, so it answers
   // ENOSYS and the C library falls back to clone.
@@ -214,7 +260,7 @@ bool ApplySeccomp() {
   // caller falls back, and reaches no daemon either.
   Remember({"socket", "open a network socket"});
   seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-  seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+  if (!cuda) seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
   seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 0);
   // Signals to itself only (abort and raise use tgkill on this process).
   const pid_t self = ::getpid();
