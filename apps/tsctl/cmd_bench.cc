@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "run_flags.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/escape.h"
 #include "tsctl/bench.h"
@@ -20,18 +21,13 @@ void WriteTritonConfig(const std::string& path, const std::string& config, bool 
 
 struct BenchFlags {
   BenchOptions o;
+  RunFlags run;
   std::string triton_config;  // --triton-config FILE
-  std::vector<std::string> inputs;
-  std::vector<std::string> args;
-  bool no_infer = false;
-  std::vector<std::string> val_ranges;
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
   std::string format;
   bool sweep = false;
   std::vector<std::string> shapes;
-  std::vector<std::string> libraries;
-  std::string memory_limit;
   CLI::Option* duration = nullptr;
   CLI::Option* iters = nullptr;
 };
@@ -61,13 +57,9 @@ void ShowPhase(ProgressLine& line, const std::string& phase, int done, int total
 int RunBench(BenchFlags& f, const GlobalOptions& global) {
   BenchOptions& o = f.o;
   return Guarded("bench", o.path, global, [&]() -> int {
-    for (const auto& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
-    for (const auto& s : f.args) o.args.push_back(ParseArgSpec(s));
-    if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
-    RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
+    ApplyRunFlags(f.run, o);
     std::vector<double> percentiles = ParseNumberList(f.percentiles, "--percentiles", 0, 100, "a number from 0 to 100");
     o.percentiles = percentiles;
-    o.load_libraries = OperatorLibraries(f.libraries);
     o.settings.optimized_execution = f.optimized == "on";
     o.settings.inference_mode = f.inference == "on";
     o.settings.jit_profiling = OnOff(f.profiling);
@@ -76,8 +68,6 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_sample <= 0 || o.profile_sample > 1) throw Error(ErrorKind::kUsage, "--profile-sample must be in (0, 1]");
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
-    o.infer_inputs = !f.no_infer;
-    o.value_ranges = ParseValueRanges(f.val_ranges);
 
     const bool json = f.format == "json";
     ProgressLine line("bench", StderrIsTerminal() && !json);
@@ -144,39 +134,33 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<BenchFlags>();
   auto on_off = CLI::IsMember({"on", "off"});
   sub->add_option("archive", f->o.path, "TorchScript archive")->required();
-  AddLoadLibraryFlag(sub, f->libraries);
-  sub->add_option("-m,--method", f->o.method, "Method to time")->capture_default_str();
-  sub->add_option("--device", f->o.device, "cpu, cuda or cuda:N")->capture_default_str();
-  sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
-      ->allow_extra_args(false);
+  f->run.help = {
+      {"--method", "Method to time"},
+      {"--arg", "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
+                "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')"},
+      {"--load-inputs", "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors"},
+      {"--data-loader-script", "FILE.py[:FUNC]: arguments from the first item FUNC (default load_data) yields, run in "
+                               "the embedded Python (see tsctl-validate(1))"},
+      {"--no-infer", "Only given or stored inputs: do not infer them in a child process"},
+      {"--seed", "Seed of the random values of generated inputs (default 0)"},
+      {"--timeout", "Seconds the benchmark (with --sweep: each combination) may take before its child is killed"},
+      {"--memory-limit", "How far the benchmark's child may grow past what it inherited, e.g. 4G (default: min(8G, half "
+                         "of this machine's memory); not with --device cuda)"},
+  };
+  f->run.max_timeout_seconds = 1e7;
+  AddRunFlags(sub, f->o, f->run, kAllRunFlags);
   auto* warmup = sub->add_option("--warmup", f->o.warmup, "Untimed calls before timing (the warm-up curve), instead of --warmup-time")
                       ->check(NumberIn(0, 1e9, true, "an integer from 0 to 1000000000"));
   sub->add_option("--warmup-time", f->o.warmup_seconds, "Seconds of untimed calls before timing (at least one call; 0: none)")
       ->check(NumberIn(0, 1e6, false, "a number of seconds from 0 to 1000000"))
       ->capture_default_str()
       ->excludes(warmup);
-  sub->add_option("-a,--arg", f->args,
-                  "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema "
-                  "(see tsctl-validate(1): 1x3x8x8:float32, 3, 0.5, true, null, '[1, 2]', '{\"a\": 1}')")
-      ->allow_extra_args(false);
-  sub->add_option("--load-inputs", f->o.load_inputs_path,
-                  "Arguments from FILE: torch.save of the argument tuple, or .npy/.npz for tensors");
-  sub->add_option("--data-loader-script", f->o.data_loader,
-                  "FILE.py[:FUNC]: arguments from the first item FUNC (default load_data) yields, run in the embedded "
-                  "Python (see tsctl-validate(1))");
-  sub->add_flag("--no-infer", f->no_infer, "Only given or stored inputs: do not infer them in a child process");
-  sub->add_option("--seed", f->o.seed, "Seed of the random values of generated inputs (default 0)");
-  sub->add_option("--val-range", f->val_ranges,
-                  "[NAME:]LOW,HIGH: generated values of argument NAME (or of every argument) in this range: floats uniform, "
-                  "integers from LOW to HIGH inclusive (repeatable)");
   sub->add_option("--triton-config", f->triton_config,
                   "Write a whole Triton config.pbtxt to FILE: platform pytorch_libtorch, or torch_aoti for an AOTInductor "
                   "package; inputs and outputs at the shapes and dtypes benchmarked; the instance group; with --sweep, "
                   "the recommended parameters");
   sub->add_option("--save-outputs", f->o.save_outputs_path,
                   "After timing, run once more and write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
-  sub->add_option("--quantized-engine", f->o.quantized_engine,
-                  "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
   f->iters = sub->add_option("--iters", f->o.iters, "Timed calls per instance, instead of --duration")
                  ->check(NumberIn(1, 1e9, true, "an integer from 1 to 1000000000"));
   f->duration = sub->add_option("--duration", f->o.duration_seconds,
@@ -202,13 +186,6 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--freeze", f->o.settings.freeze, "torch::jit::freeze the module first");
   sub->add_flag("--optimize-for-inference", f->o.settings.optimize_for_inference, "torch::jit::optimize_for_inference (implies --freeze)");
   sub->add_flag("--cache-cleaning", f->o.settings.cache_cleaning, "CUDA: empty the caching allocator after each call (Triton ENABLE_CACHE_CLEANING)");
-  sub->add_option("--timeout", f->o.timeout_seconds,
-                  "Seconds the benchmark (with --sweep: each combination) may take before its child is killed")
-      ->check(NumberIn(0.001, 1e7, false, "a number of seconds from 0.001 to 10000000"))
-      ->capture_default_str();
-  sub->add_option("--memory-limit", f->memory_limit,
-                  "How far the benchmark's child may grow past what it inherited, e.g. 4G (default: min(8G, half of this "
-                  "machine's memory); not with --device cuda)");
   sub->add_option("--shapes", f->shapes,
                   "NAME:MIN,OPT,MAX: time the tensor argument NAME at three shapes (trtexec's --minShapes/--optShapes/"
                   "--maxShapes), e.g. x:1x3x224x224,8x3x224x224,32x3x224x224; repeatable, one per argument")

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "run_flags.h"
 #include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
 
@@ -11,10 +12,18 @@ namespace {
 
 struct MakeFlags {
   MakeRequest request;
-  std::vector<std::string> inputs;
+  RunFlags run;
   std::vector<std::string> check_inputs;
   std::string format;
-  std::vector<std::string> libraries;
+  MakeFlags() {
+    run.given_flags = "--input";
+    run.help = {
+        {"--input", "Example input SHAPE[:DTYPE[:channels_last]] per argument; recorded in extra/tsctl_inputs.json"},
+        {"--method", "Method of the archive to trace"},
+        {"--load-inputs", "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz"},
+        {"--no-infer", "Without --input: only stored inputs, do not infer them in a child process"},
+    };
+  }
 };
 
 // "2x3x8x8,4:int64" -> one input set.
@@ -32,9 +41,8 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
   const std::string subject = r.python.empty() ? r.path : r.python;
   MakeResult result;
   int status = Guarded(r.mode, subject, global, [&]() -> int {
-    for (const auto& t : f.inputs) r.inputs.push_back(ParseInputSpec(t));
+    ApplyRunFlags(f.run, r);
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
-    r.load_libraries = OperatorLibraries(f.libraries);
     result = Make(r);
     if (!result.input_note.empty()) std::cerr << "tsctl: " << r.mode << ": " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
     if (f.format == "json") {
@@ -61,12 +69,11 @@ void ToleranceFlags(CLI::App* sub, MakeFlags& f) {
 }
 
 void CommonFlags(CLI::App* sub, MakeFlags& f) {
-  sub->add_option("-i,--input", f.inputs, "Example input SHAPE[:DTYPE[:channels_last]] per argument; recorded in extra/tsctl_inputs.json")
-      ->allow_extra_args(false);
+  AddRunFlags(sub, f.request, f.run, kInputFlag);
   sub->add_option("-o,--output", f.request.output, "The archive to write (atomically)")->required();
   sub->add_flag("--freeze", f.request.freeze, "torch::jit::freeze the result (parameters become constants)");
   AddFormatOption(sub, f.format, {"text", "json"});
-  AddLoadLibraryFlag(sub, f.libraries);
+  AddRunFlags(sub, f.request, f.run, kLoadLibraryFlag);
 }
 
 }  // namespace
@@ -76,13 +83,12 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
   f->request.mode = "trace";
   sub->add_option("archive", f->request.path, "TorchScript archive to trace (or use --python)");
   sub->add_option("--python", f->request.python, "FILE.py:FACTORY: a function or class returning an nn.Module, traced with torch.jit.trace");
-  sub->add_option("-m,--method", f->request.method, "Method of the archive to trace")->capture_default_str();
+  AddRunFlags(sub, f->request, f->run, kMethodFlag);
   sub->add_option("--check-input", f->check_inputs,
                   "Another input set (comma-separated specs) on which the trace must match the model; repeatable")
       ->allow_extra_args(false);
   ToleranceFlags(sub, *f);
-  sub->add_option("--load-inputs", f->request.load_inputs_path, "Example inputs from FILE: torch.save of the argument tuple, or .npy/.npz");
-  sub->add_flag("--no-infer", f->request.no_infer, "Without --input: only stored inputs, do not infer them in a child process");
+  AddRunFlags(sub, f->request, f->run, kLoadInputsFlag | kNoInferFlag);
   sub->add_option("--save-outputs", f->request.save_outputs_path,
                   "Write the trace's outputs on the example inputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor); archives only");
   CommonFlags(sub, *f);
@@ -108,8 +114,7 @@ RunFn BindExport(CLI::App* sub, const GlobalOptions& global) {
   f->request.mode = "export";
   sub->add_option("--python", f->request.python, "FILE.py:NAME: an nn.Module class or a factory, exported with torch.export.export")
       ->required();
-  sub->add_option("-i,--input", f->inputs, "Example input SHAPE[:DTYPE[:channels_last]] per argument; recorded in extra/tsctl_inputs.json")
-      ->allow_extra_args(false);
+  AddRunFlags(sub, f->request, f->run, kInputFlag);
   sub->add_option("-o,--output", f->request.output, "The .pt2 to write (atomically)")->required();
   sub->add_flag("--aoti", f->request.aoti, "Compile with AOTInductor into a package for the CPU (needs a C++ compiler)");
   sub->add_flag("--dynamic-batch", f->request.dynamic_batch,
@@ -121,7 +126,7 @@ RunFn BindExport(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   ToleranceFlags(sub, *f);
   AddFormatOption(sub, f->format, {"text", "json"});
-  AddLoadLibraryFlag(sub, f->libraries);
+  AddRunFlags(sub, f->request, f->run, kLoadLibraryFlag);
   return [f, &global] { return RunMake(*f, global); };
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "run_flags.h"
 #include "tsctl/archive.h"
 #include "tsctl/escape.h"
 #include "tsctl/source.h"
@@ -16,11 +17,6 @@ namespace {
 
 struct ValidateFlags {
   std::vector<std::string> archives;
-  std::vector<std::string> inputs;
-  std::vector<std::string> args;
-  CLI::Option* method_option = nullptr;
-  bool no_infer = false;
-  std::vector<std::string> val_ranges;
   bool allow_load_hooks = false;
   std::string rtol = "1e-5";
   std::string atol = "1e-8";
@@ -33,12 +29,11 @@ struct ValidateFlags {
   bool list_ops = false;
   bool no_load = false;
   bool no_run = false;
-  std::vector<std::string> libraries;
   int jobs = 0;  // 0: DefaultValidateJobs()
-  std::string memory_limit;
   std::string shard;
   std::vector<std::string> skip;
   ValidateOptions options;
+  RunFlags run;
 };
 
 // --require-meta's value: comma-separated keys, each a dotted path of
@@ -87,13 +82,9 @@ std::string ListOpsText(const ValidationReport& report, bool several, int& statu
 // The flags into f.options; throws tsctl::Error (kUsage, kIo).
 void OptionsFromFlags(ValidateFlags& f) {
   ValidateOptions& o = f.options;
-  for (const std::string& s : f.inputs) o.inputs.push_back(ParseInputSpec(s));
-  for (const std::string& s : f.args) o.args.push_back(ParseArgSpec(s));
-  o.method_given = f.method_option && f.method_option->count() > 0;
-  o.infer_inputs = !f.no_infer;
-  o.value_ranges = ParseValueRanges(f.val_ranges);
+  ApplyRunFlags(f.run, o);
+  o.method_given = f.run.method->count() > 0;
   o.allow_load_hooks = f.allow_load_hooks;
-  RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
   o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
   o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
   if (f.require_meta_option->count() > 0) o.require_meta = ParseMetaKeys(f.require_meta);
@@ -105,8 +96,6 @@ void OptionsFromFlags(ValidateFlags& f) {
   o.run = !f.no_run;
   for (const std::string& id : f.skip) RequireCheckId(id, "--skip");
   o.skip = f.skip;
-  if (!f.memory_limit.empty()) o.memory_limit_bytes = ParseByteSize(f.memory_limit, "--memory-limit");
-  o.load_libraries = OperatorLibraries(f.libraries);
   if (f.list_ops) o.run = false;  // with --no-load: the static list
 }
 
@@ -195,36 +184,17 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
 RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<ValidateFlags>();
   sub->add_option("archives", f->archives, "Archives to check")->required();
-  f->method_option = sub->add_option("-m,--method", f->options.method,
-                                     "Method to check and run; 'all' checks every method (without forward and without "
-                                     "--method, every method is checked)")
-                          ->capture_default_str();
-  sub->add_option("-i,--input", f->inputs, "Input SHAPE[:DTYPE[:channels_last]] per argument, e.g. 1x3x224x224:float32")
-      ->allow_extra_args(false);
-  sub->add_option("-a,--arg", f->args,
-                  "Argument of any type, by position (VALUE) or name (NAME=VALUE), typed by the method's schema: "
-                  "a tensor spec 1x3x8x8:float32[:zeros|ones|randint:LOW:HIGH|fill:V] or nested list, 3, 0.5, true, "
-                  "null, '\"text\"', '[1, 2]', '{\"a\": 1}'")
-      ->allow_extra_args(false);
-  sub->add_option("--load-inputs", f->options.load_inputs_path,
-                  "Arguments from FILE: torch.save of the argument tuple (as Python writes it), or .npy/.npz for tensors");
-  sub->add_option("--data-loader-script", f->options.data_loader,
-                  "FILE.py[:FUNC]: arguments from FUNC (default load_data), a generator or iterable run in the embedded "
-                  "Python (in a child process); its first item: a tuple of arguments, one tensor, or a dict of arrays by "
-                  "argument name (Polygraphy's data loader)");
+  f->run.help = {
+      {"--method", "Method to check and run; 'all' checks every method (without forward and without --method, every "
+                   "method is checked)"},
+      {"--device", "cpu, cuda or cuda:N: where LibTorch loads TorchScript archives (stored tensors mapped there, as a "
+                   "server does) and runs them; inputs are moved there, outputs compared on the CPU; on CUDA, cuDNN is "
+                   "deterministic and TF32 off"},
+      {"--no-infer", "Do not infer inputs when none are given or stored (the run is then a WARN)"},
+      {"--timeout", "Seconds LibTorch may take to load and run before it counts as hung"},
+  };
+  AddRunFlags(sub, f->options, f->run, kAllRunFlags);
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
-  sub->add_option("--quantized-engine", f->options.quantized_engine,
-                  "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them");
-  sub->add_option("--device", f->options.device,
-                  "cpu, cuda or cuda:N: where LibTorch loads TorchScript archives (stored tensors mapped there, as a "
-                  "server does) and runs them; inputs are moved there, outputs compared on the CPU; on CUDA, cuDNN is "
-                  "deterministic and TF32 off")
-      ->capture_default_str();
-  sub->add_flag("--no-infer", f->no_infer, "Do not infer inputs when none are given or stored (the run is then a WARN)");
-  sub->add_option("--seed", f->options.seed, "Seed of the random values of generated inputs (default 0; the pin flags repeat it)");
-  sub->add_option("--val-range", f->val_ranges,
-                  "[NAME:]LOW,HIGH: generated values of argument NAME (or of every argument) in this range: floats uniform, "
-                  "integers from LOW to HIGH inclusive (repeatable)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "
                 "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away)");
@@ -247,16 +217,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--strict", f->strict, "Warnings fail too");
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
-  sub->add_option("--timeout", f->options.timeout_seconds, "Seconds LibTorch may take to load and run before it counts as hung")
-      ->check(NumberIn(0.001, 1e6, false, "a number of seconds from 0.001 to 1000000"))
-      ->capture_default_str();
   sub->add_option("-j,--jobs", f->jobs,
                   "Archives checked at once, each in its own worker process (default: the number of cores; 1: one after "
                   "another); reports are the same and in the same order whatever N is")
       ->check(NumberIn(1, 1024, true, "a whole number from 1 to 1024"));
-  sub->add_option("--memory-limit", f->memory_limit,
-                  "How far each LibTorch child may grow past what it inherited, e.g. 4G (default: min(8G, half of this "
-                  "machine's memory)); an allocation beyond it fails the check, naming the limit");
   sub->add_option("--shard", f->shard,
                   "Check only the K-th of N slices of the archives given (every N-th from the K-th), e.g. 2/4 for CI matrices");
   sub->add_option("--skip", f->skip,
@@ -265,7 +229,6 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_flag("--no-load", f->no_load, "Only the checks that need no LibTorch (ZIP, structure, metadata)");
   sub->add_flag("--no-run", f->no_run, "Load but do not run the method");
-  AddLoadLibraryFlag(sub, f->libraries);
   return [f, &global] { return RunValidate(*f, global); };
 }
 

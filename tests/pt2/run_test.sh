@@ -101,6 +101,19 @@ print("PASS: --seed and --val-range change a package's generated inputs" if ok e
 sys.exit(0 if ok else 1)
 PY
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
+# bench takes its inputs by the same rule (ResolveInputs): the package's
+# generated inputs, seeded and ranged, are validate's, to the bit.
+expect 0 bench "$cnn" --iters 1 --warmup 0 --save-outputs "$tmp/bseed0.pt"
+expect 0 bench "$cnn" --iters 1 --warmup 0 --seed 7 --save-outputs "$tmp/bseed7.pt"
+expect 0 bench "$cnn" --iters 1 --warmup 0 --val-range 2,3 --save-outputs "$tmp/brange.pt"
+"$py" - "$tmp" <<'PY' 2>&1 | grep -v Warning
+import os, sys, torch
+t = lambda n: torch.load(os.path.join(sys.argv[1], n))
+ok = all(torch.equal(t(a), t(b)) for a, b in [("bseed0.pt", "seed0.pt"), ("bseed7.pt", "seed7.pt"), ("brange.pt", "range.pt")])
+print("PASS: bench's generated inputs are validate's (--seed, --val-range)" if ok else "FAIL: bench and validate generate different inputs")
+sys.exit(0 if ok else 1)
+PY
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 # bench: timings and the outputs of one more run.
 expect 0 bench "$cnn" --warmup 3 --iters 20 --format json --load-inputs "$work/cnn_aoti.inputs.pt" --save-outputs "$tmp/cnn_bench.pt"
 "$py" - "$tmp/out" <<'PY' || bad "bench JSON: latencies missing or out of order"

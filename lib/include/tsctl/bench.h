@@ -10,6 +10,7 @@
 
 #include "tsctl/inputs.h"
 #include "tsctl/pt2_run.h"
+#include "tsctl/run_spec.h"
 
 namespace tsctl {
 
@@ -29,18 +30,13 @@ struct ExecutionSettings {
   std::string Describe() const;
 };
 
-struct BenchOptions {
+// bench's flags: the run (RunSpec: method, inputs, device, limits; the
+// child is killed after timeout_seconds, with --sweep each combination's)
+// and how it is timed and profiled.
+struct BenchOptions : RunSpec {
+  BenchOptions() { timeout_seconds = 600; }
   std::string path;
-  std::string method = "forward";
-  std::string device = "cpu";  // cpu, cuda, cuda:N
-  std::vector<InputSpec> inputs;
   std::string input_source;    // where the inputs came from, for the report
-  std::vector<ArgSpec> args;   // --arg: any type, typed by the method's schema (after `inputs`)
-  std::string load_inputs_path;  // --load-inputs: torch.save of the argument tuple, .npy, .npz
-  std::string data_loader;       // --data-loader-script FILE.py[:FUNC]: its first argument set, loaded as above
-  bool infer_inputs = true;      // none given or stored: infer them (FindInputs), else take what is stored
-  uint64_t seed = 0;             // --seed: the generator of random input values
-  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   // Warm-up: `warmup` calls when >= 0 (--warmup N), else calls until
   // `warmup_seconds` have passed (--warmup-time; at least one call).
   int warmup = -1;
@@ -67,15 +63,7 @@ struct BenchOptions {
   // "timing s" with tenths of a second spent of `total`; before that, while
   // inputs are inferred, "inputs" with the candidate tried (from 1), total 0.
   std::function<void(const std::string& phase, int done, int total)> progress;
-  std::vector<std::string> load_libraries;  // operator libraries to load first (LoadOperatorLibraries)
-  std::string quantized_engine;  // --quantized-engine: qnnpack, fbgemm, onednn, x86 (empty: LibTorch's default)
   std::string save_outputs_path;  // --save-outputs: one more (untimed) run's outputs, torch.save format
-  // The child that loads and times the model is killed after this many
-  // seconds (with --sweep: each combination's child); a one-line error.
-  double timeout_seconds = 600;
-  // How far the child may grow past what it inherited (RLIMIT_DATA; not with
-  // --device cuda); 0: min(8 GiB, half of the machine's memory).
-  uint64_t memory_limit_bytes = 0;
   // A .pt2 AOTInductor package (kind kAoti): timed through
   // AOTIModelPackageLoader::run; `settings` other than inference mode do not apply.
   Pt2RunSpec pt2;

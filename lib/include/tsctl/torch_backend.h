@@ -13,6 +13,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
+#include "tsctl/run_spec.h"
 #include "tsctl/pt2_run.h"
 
 namespace tsctl {
@@ -56,29 +57,25 @@ struct GraphOptions {
   std::vector<std::string> load_libraries;
 };
 
-// tsctl trace / tsctl script.
-struct TraceOptions {
+// tsctl trace / tsctl script: the run (RunSpec: the method traced, its
+// example inputs or --load-inputs, libraries) and what is made of it.
+struct TraceOptions : RunSpec {
   std::string path;  // the archive whose method is traced
-  std::string method = "forward";
-  std::vector<InputSpec> inputs;
   std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
   bool freeze = false;
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
-  std::vector<std::string> load_libraries;
-  std::string load_inputs_path;  // example inputs from a file instead of `inputs`
   std::string save_outputs_path;  // the trace's outputs on the example inputs (torch.save format)
 };
 
-struct ScriptOptions {
+// RunSpec's inputs (optional): run once and recorded as extra/tsctl_inputs.json.
+struct ScriptOptions : RunSpec {
   std::string source;       // TorchScript source: methods using torch.*
   std::string source_name;  // for messages
   std::string class_name = "Net";
-  std::vector<InputSpec> inputs;  // optional: run once and record as extra/tsctl_inputs.json
   bool freeze = false;
   std::string output;
-  std::vector<std::string> load_libraries;
 };
 
 struct CheckReport {
@@ -149,21 +146,18 @@ MakeResult Script(const ScriptOptions& options);
 
 // What `tsctl trace` and `tsctl script` are asked: an archive (trace), a
 // TorchScript source file (script), or a Python model (--python FILE.py:NAME).
-struct MakeRequest {
+// The run (RunSpec): the method (trace of an archive), example inputs,
+// --load-inputs and --no-infer (trace of an archive), libraries.
+struct MakeRequest : RunSpec {
   std::string mode;    // "trace", "script" or "export"
   std::string path;    // trace: the archive; script: the source file
   std::string python;  // FILE.py:NAME instead of `path`
-  std::string method = "forward";  // trace of an archive
   std::string class_name = "Net";  // script of a source file
-  std::vector<InputSpec> inputs;
   std::vector<std::vector<InputSpec>> check_inputs;
   bool freeze = false;
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
-  std::vector<std::string> load_libraries;  // --load-library, TSCTL_LOAD_LIBRARIES
-  std::string load_inputs_path;  // trace: example inputs from a file (--load-inputs)
-  bool no_infer = false;         // trace: only given or stored inputs (--no-infer)
   std::string save_outputs_path;  // trace of an archive: the trace's outputs (--save-outputs)
   bool aoti = false;              // export: an AOTInductor package for the CPU (--aoti)
   bool dynamic_batch = false;     // export: dimension 0 of every input is one symbolic size (--dynamic-batch)

@@ -12,6 +12,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/json_value.h"
+#include "tsctl/run_spec.h"
 #include "tsctl/source.h"
 
 namespace tsctl {
@@ -52,9 +53,9 @@ struct ArchiveReport {
   int Count(CheckStatus status) const;
 };
 
-struct ValidateOptions {
-  std::string method = "forward";
-  std::vector<InputSpec> inputs;
+// validate's flags: the run (RunSpec: method, inputs, device, limits; its
+// method "all" checks every method) and what validate checks and writes.
+struct ValidateOptions : RunSpec {
   std::string reference_path;
   // --reference-model B: run B (in its own child) on the same inputs and
   // compare this archive's outputs with B's, as with --reference.
@@ -72,32 +73,11 @@ struct ValidateOptions {
   std::vector<std::string> require_meta;  // keys of extra/producer_info.json (dotted)
   bool load = true;   // false: only the checks that need no LibTorch
   bool run = true;
-  double timeout_seconds = 300;
-  std::vector<std::string> load_libraries;  // operator libraries loaded before LibTorch loads the archive
-  // Inputs of any type (--arg NAME=VALUE, typed by the method's schema), and
-  // from a file (--load-inputs: torch.save of the argument tuple, .npy, .npz).
-  std::vector<ArgSpec> args;
-  std::string load_inputs_path;
-  // --data-loader-script FILE.py[:FUNC]: run in the embedded Python (in a
-  // child) before the archives are checked; its first argument set is then
-  // loaded as with --load-inputs (ValidateBatch does this).
-  std::string data_loader;
   std::string save_outputs_path;  // write the outputs here (torch.load reads it)
-  std::string quantized_engine;   // --quantized-engine for the runs (empty: LibTorch's default)
-  // --device: where LibTorch loads (map location) and runs TorchScript
-  // archives: cpu, cuda, cuda:N. Inputs are made on the CPU and moved there;
-  // outputs come back to the CPU to be compared and saved.
-  std::string device = "cpu";
   bool method_given = false;      // --method was given ("all" checks every method)
-  bool infer_inputs = true;       // no inputs given or stored: infer and try candidates
-  uint64_t seed = 0;              // --seed: the generator of random input values
-  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   bool allow_load_hooks = false;  // ts.hooks findings WARN and the archive is loaded anyway
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
   int torch_threads = 0;  // LibTorch's intra-op threads in each child (0: its default)
-  // How far each LibTorch child may grow past what it inherited
-  // (RLIMIT_DATA); 0: min(8 GiB, half of the machine's memory).
-  uint64_t memory_limit_bytes = 0;
   // --skip: check ids (CheckIds()) reported as SKIP, "skipped by --skip",
   // whatever they would have found; each appears once even where it would
   // not have run. torch.load skipped: LibTorch is not started (as --no-load);

@@ -3,14 +3,15 @@
 #pragma once
 
 #include "tsctl/bench.h"
+#include "tsctl/run_spec.h"
 
 namespace tsctl {
 
 // If options.path is a .pt2: checks that this build runs it (else
-// tsctl::Error kUnavailable, one line saying why), fills options.pt2 and,
-// when none are given, the inputs inferred from the package
-// (kUsage if there are none), and returns true. False for any other file,
-// untouched. Throws kFormat for a .pt2 whose ZIP structure is damaged.
-bool PreparePt2Bench(BenchOptions& options);
+// tsctl::Error kUnavailable, one line saying why), fills options.pt2 and
+// the inputs ResolveInputs finds (`inputs` keeps a file it wrote; kUsage if
+// there are none), and returns true. False for any other file, untouched.
+// Throws kFormat for a .pt2 whose ZIP structure is damaged.
+bool PreparePt2Bench(BenchOptions& options, ResolvedInputs& inputs);
 
 }  // namespace tsctl

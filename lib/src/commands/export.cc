@@ -120,7 +120,15 @@ MakeResult Export(const MakeRequest& r) {
   // folder's name is not part of the format).
   std::string base = std::filesystem::path(r.output).filename().string();
   if (!IsValidUtf8(base)) base = "model.pt2";
-  PythonRequest p{file, name, "export", r.inputs, r.check_inputs, false, r.rtol, r.atol, work.path + "/" + base};
+  PythonRequest p;
+  static_cast<RunSpec&>(p) = r;
+  p.file = file;
+  p.name = name;
+  p.mode = "export";
+  p.check_inputs = r.check_inputs;
+  p.rtol = r.rtol;
+  p.atol = r.atol;
+  p.output = work.path + "/" + base;
   p.aoti = r.aoti;
   p.dynamic_batch = r.dynamic_batch;
   p.strict = r.strict;
@@ -132,7 +140,7 @@ MakeResult Export(const MakeRequest& r) {
   // No memory cap beyond the machine's (AOTInductor runs the C++ compiler).
   ChildLimits limits;
   limits.memory_bytes = MachineMemoryBytes();
-  MakeResult result = RunTorchChild(PythonMakeRequest{.request = p, .load_libraries = r.load_libraries}, limits)
+  MakeResult result = RunTorchChild(PythonMakeRequest{.request = p}, limits)
                           .Take<MakeResult>("exporting " + p.name);
   result.output = r.output;
   if (result.diverged) return result;

@@ -7,34 +7,21 @@
 
 namespace tsctl {
 
-FoundInputs FindInputs(const std::string& path, const std::string& method, const FindInputsOptions& options) {
-  const double timeout_seconds = options.timeout_seconds;
+FoundInputs FindInputs(const std::string& path, const RunSpec& spec,
+                       const std::function<void(long candidate, const std::string& flags)>& progress) {
   FoundInputs f;
-  Archive archive = Archive::Open(OpenFileSource(path));
-  try {
-    ArchiveInputs stored = InputsFromArchive(archive, method);
-    if (!stored.inputs.empty()) {
-      f.found = true;
-      f.inputs = stored.inputs;
-      f.source = stored.source;
-      return f;
-    }
-  } catch (const Error&) {
-  }
   ModelCheckOptions m;
+  static_cast<RunSpec&>(m) = spec;
   m.path = path;
-  m.method = method;
   m.check_determinism = false;
-  m.load_libraries = options.load_libraries;
-  m.quantized_engine = options.quantized_engine;
-  m.seed = options.seed;
-  m.value_ranges = options.value_ranges;
+  m.device = "cpu";  // the search runs on the CPU, whatever device the run is for
   std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried
   double seconds = 0;
-  auto on_line = [&options](const std::string& line) {
-    if (options.progress && CandidateIndex(line) >= 0) options.progress(CandidateIndex(line) + 1, TriedCandidate(line));
+  auto on_line = [&progress](const std::string& line) {
+    if (progress && CandidateIndex(line) >= 0) progress(CandidateIndex(line) + 1, TriedCandidate(line));
   };
-  ChildOutcome child = RunModelCheck(m, {.timeout_seconds = timeout_seconds}, crashed, seconds, nullptr, on_line);
+  ChildOutcome child = RunModelCheck(m, {.timeout_seconds = spec.timeout_seconds, .memory_bytes = spec.memory_limit_bytes},
+                                     crashed, seconds, nullptr, on_line);
   if (child.Died()) {
     // The guesses crashed or hung LibTorch: not an answer, a reason to say.
     const std::string tried = TriedCandidate(child.progress);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "apply_inputs.h"
 #include "bench_pt2.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
@@ -69,46 +70,25 @@ Archive CheckArchive(const std::string& path) {
   return Archive::OpenSound(path);
 }
 
-// Inputs not given are taken from the archive: the values its recorded
-// reference was run on (as validate takes them, of any type: the returned
-// file holds them for the child), else stored specs, else inferred ones.
-// None stored is fine for a method without arguments; the backend says what
-// to pass otherwise, with the method's schema.
-std::unique_ptr<TempFile> WithStoredInputs(BenchOptions& o) {
+// The arguments of a TorchScript benchmark, by ResolveInputs; when none are
+// kept, a child looks (bundled inputs, then inferred candidates). None found
+// is fine for a method without arguments; the backend says what to pass
+// otherwise, with the method's schema. The result owns the files the child reads.
+ResolvedInputs ResolveBenchInputs(BenchOptions& o) {
   Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
-  RequireOneInputSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
-  std::unique_ptr<TempFile> recorded;
-  if (!o.data_loader.empty()) {
-    RequireOneDataSource(!o.inputs.empty() || !o.args.empty(), o.load_inputs_path);
-    recorded = RunDataLoader(o.data_loader, o.timeout_seconds);
-    o.load_inputs_path = recorded->path;
-    o.input_source = "--data-loader-script " + o.data_loader;
-  } else if (!o.inputs.empty() || !o.args.empty()) {
-    if (o.input_source.empty()) o.input_source = o.args.empty() ? "--input" : o.inputs.empty() ? "--arg" : "--input/--arg";
-  } else if (!o.load_inputs_path.empty()) {
-    o.input_source = o.load_inputs_path;
-  } else if (std::string bytes = o.method == "forward" ? RecordedInputs(archive) : std::string(); !bytes.empty()) {
-    recorded = std::make_unique<TempFile>();
-    WriteFileAtomically(recorded->path, bytes);
-    o.load_inputs_path = recorded->path;
-    o.input_source = kRecordedReference;
-  } else if (o.infer_inputs) {
-    FindInputsOptions find{.load_libraries = o.load_libraries, .quantized_engine = o.quantized_engine, .seed = o.seed,
-                           .value_ranges = o.value_ranges};
-    if (o.progress) find.progress = [&o](long k, const std::string&) { o.progress("inputs", static_cast<int>(k), 0); };
-    FoundInputs found = FindInputs(o.path, o.method, find);
+  ResolvedInputs in = ResolveInputs(archive, o, {.key = o.method});
+  ApplyResolved(in, o);
+  if (in.origin == InputOrigin::kInferred) {
+    std::function<void(long, const std::string&)> progress;
+    if (o.progress) progress = [&o](long k, const std::string&) { o.progress("inputs", static_cast<int>(k), 0); };
+    FoundInputs found = FindInputs(o.path, o, progress);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
-    o.inputs = found.inputs;
     o.args = found.args;
     o.input_source = DescribeFound(found);
-  } else {
-    ArchiveInputs stored = InputsFromArchive(archive, o.method);
-    o.inputs = stored.inputs;
-    o.input_source = stored.source;
   }
-  return recorded;
+  return in;
 }
 
 // The parent's side of bench's progress: the child sends "PHASE\tDONE\tTOTAL".
@@ -155,8 +135,8 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 }
 
 BenchResult Bench(BenchOptions options) {
-  std::unique_ptr<TempFile> recorded;
-  if (!PreparePt2Bench(options)) recorded = WithStoredInputs(options);
+  ResolvedInputs inputs;
+  if (!PreparePt2Bench(options, inputs)) inputs = ResolveBenchInputs(options);
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -179,8 +159,8 @@ std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
                             const std::function<void(size_t done, size_t total)>& progress) {
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
   // An AOTInductor package sweeps its own settings (threads, inference mode).
-  std::unique_ptr<TempFile> recorded;
-  if (!PreparePt2Bench(options)) recorded = WithStoredInputs(options);
+  ResolvedInputs inputs;
+  if (!PreparePt2Bench(options, inputs)) inputs = ResolveBenchInputs(options);
   return RunSweep(options, timeout_seconds, progress);
 }
 
@@ -191,6 +171,66 @@ MakeResult Trace(const TraceOptions& options) {
 
 MakeResult Script(const ScriptOptions& options) {
   return RunTorchChild(ScriptRequest{.options = options}, {}).Take<MakeResult>("compiling the source");
+}
+
+// trace of an archive: its example inputs by ResolveInputs (the tracer takes
+// tensors only: stored specs, recorded values, or inferred candidates that
+// are all tensors), then the trace in a child; --save-outputs written only
+// when the trace matched.
+MakeResult TraceArchiveOf(const MakeRequest& r) {
+  TraceOptions o;
+  static_cast<RunSpec&>(o) = r;
+  o.path = r.path;
+  o.check_inputs = r.check_inputs;
+  o.freeze = r.freeze;
+  o.rtol = r.rtol;
+  o.atol = r.atol;
+  o.output = r.output;
+  RequireOneInputSource(!r.inputs.empty(), r.load_inputs_path, "--input");
+  // The tracer takes tensors only: stored specs, recorded values, or
+  // inferred candidates that are all tensors.
+  ResolvedInputs in = ResolveInputs(CheckArchive(r.path), r, {.key = r.method});
+  std::vector<ArgSpec> found_args;
+  std::string found_note;
+  if (in.origin == InputOrigin::kInferred) {
+    FoundInputs found = FindInputs(r.path, r);
+    if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
+    found_args = found.args;
+    if (found.found) {
+      in.source = found.source;
+      found_note = found.note;
+    }
+    for (const ArgSpec& a : found_args) {
+      try {
+        o.inputs.push_back(ParseInputSpec(a.value));
+      } catch (const Error&) {
+        throw Error(ErrorKind::kUsage, "inferred inputs are not all tensors (" + DescribeFound(found) +
+                                           "): give tensor --input specs or --load-inputs");
+      }
+    }
+  } else if (in.origin == InputOrigin::kStored) {
+    o.inputs = in.inputs;
+  } else if (in.origin == InputOrigin::kRecorded) {
+    o.load_inputs_path = in.file;
+  }
+  std::string note;
+  if (in.origin == InputOrigin::kRecorded) {
+    note = "inputs from " + in.source;
+  } else if (in.origin == InputOrigin::kStored || (in.origin == InputOrigin::kInferred && !o.inputs.empty())) {
+    std::string pin;
+    for (const InputSpec& i : o.inputs) pin += " --input " + i.ToString();
+    note = "inputs from " + in.source + (found_note.empty() ? "" : " (" + found_note + ")") +
+           (pin.empty() ? "" : "; pin them with" + pin);
+  }
+  std::optional<TempFile> saved;
+  if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace(OutputSuffix(r.save_outputs_path)).path;
+  MakeResult result = Trace(o);
+  result.input_note = note;
+  if (saved && !result.diverged) {
+    WriteFileAtomically(r.save_outputs_path, saved->Read());
+    result.saved_outputs = r.save_outputs_path;
+  }
+  return result;
 }
 
 MakeResult Make(const MakeRequest& r) {
@@ -208,57 +248,35 @@ MakeResult Make(const MakeRequest& r) {
       throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
     }
     auto [file, name] = SplitPythonSpec(r.python);
-    PythonRequest p{file, name, r.mode, r.inputs, r.check_inputs, r.freeze, r.rtol, r.atol, r.output};
+    PythonRequest p;
+    static_cast<RunSpec&>(p) = r;
+    p.file = file;
+    p.name = name;
+    p.mode = r.mode;
+    p.check_inputs = r.check_inputs;
+    p.freeze = r.freeze;
+    p.rtol = r.rtol;
+    p.atol = r.atol;
+    p.output = r.output;
     // In a child, as export and data loaders run: neither Python nor its
     // torch enters this process, and an interrupt kills it.
-    return RunTorchChild(PythonMakeRequest{.request = p, .load_libraries = r.load_libraries}, {})
+    return RunTorchChild(PythonMakeRequest{.request = p}, {})
         .Take<MakeResult>((trace ? "tracing " : "scripting ") + p.name);
   }
-  if (trace) {
-    // save_outputs_path: a temporary file, set below.
-    TraceOptions o{r.path, r.method, r.inputs,         r.check_inputs,     r.freeze, r.rtol,
-                   r.atol, r.output, r.load_libraries, r.load_inputs_path, {}};
-    RequireOneInputSource(!r.inputs.empty(), r.load_inputs_path, "--input");
-    std::string note;
-    if (o.inputs.empty() && o.load_inputs_path.empty() && !r.no_infer) {
-      CheckArchive(r.path);
-      // Stored or inferred example inputs; the tracer takes tensors only.
-      FindInputsOptions find;
-      find.load_libraries = r.load_libraries;
-      FoundInputs found = FindInputs(r.path, r.method, find);
-      o.inputs = found.inputs;
-      for (const ArgSpec& a : found.args) {
-        try {
-          o.inputs.push_back(ParseInputSpec(a.value));
-        } catch (const Error&) {
-          throw Error(ErrorKind::kUsage, "inferred inputs are not all tensors (" + DescribeFound(found) +
-                                             "): give tensor --input specs or --load-inputs");
-        }
-      }
-      if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
-      if (found.found) {
-        std::string pin;
-        for (const InputSpec& i : o.inputs) pin += " --input " + i.ToString();
-        note = "inputs from " + found.source + (found.note.empty() ? "" : " (" + found.note + ")") +
-               (pin.empty() ? "" : "; pin them with" + pin);
-      }
-    }
-    std::optional<TempFile> saved;
-    if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace(OutputSuffix(r.save_outputs_path)).path;
-    MakeResult result = Trace(o);
-    result.input_note = note;
-    if (saved && !result.diverged) {
-      WriteFileAtomically(r.save_outputs_path, saved->Read());
-      result.saved_outputs = r.save_outputs_path;
-    }
-    return result;
-  }
+  if (trace) return TraceArchiveOf(r);
   RequireClassName(r.class_name);  // before anything is read, compiled or written
   std::ifstream in(r.path);
   if (!in) throw Error(ErrorKind::kIo, std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  MakeResult result = Script(ScriptOptions{text.str(), r.path, r.class_name, r.inputs, r.freeze, r.output, r.load_libraries});
+  ScriptOptions o;
+  static_cast<RunSpec&>(o) = r;
+  o.source = text.str();
+  o.source_name = r.path;
+  o.class_name = r.class_name;
+  o.freeze = r.freeze;
+  o.output = r.output;
+  MakeResult result = Script(o);
   if (!r.check_inputs.empty()) {
     // As documented: ignored, with a note (a source has no eager model to compare with).
     result.input_note = "--check-input ignored: it applies to script --python (a .ts source has no eager model to compare with)";

@@ -13,7 +13,7 @@
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "../archive/json_input.h"
-#include "../archive/stored_inputs.h"
+#include "apply_inputs.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
@@ -165,44 +165,29 @@ std::string RefusedBy(const std::vector<CheckResult>& out, bool loadable) {
   return ids;
 }
 
-// The model check's options as validate's flags set them, with the input
-// specs the archive stores when none are given.
-ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, const ValidateOptions& options) {
+// The model check's options as validate's flags set them, with the inputs
+// ResolveInputs finds (`inputs_file` keeps a file it wrote alive).
+ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, const ValidateOptions& options,
+                               std::shared_ptr<TempFile>& inputs_file) {
   ModelCheckOptions m;
+  static_cast<RunSpec&>(m) = options;
   m.path = path;
   // LibTorch opens the file tsctl just checked (the descriptor, inherited by
   // the child), not whatever the path names by then.
   if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
-  m.load_libraries = options.load_libraries;
-  m.quantized_engine = options.quantized_engine;
-  m.device = options.device;
-  m.method = options.method;
   m.run = options.run;
   m.rtol = options.rtol;
   m.atol = options.atol;
   m.reference_path = options.reference_path;
   m.reference_from_archive = options.reference_path.empty() && archive.Has(kReferenceRecordPath);
   m.check_mobile = LooksMobile(archive, path);
-  m.inputs = options.inputs;
-  m.args = options.args;
-  m.load_inputs_path = options.load_inputs_path;
-  m.infer_inputs = options.infer_inputs;
-  m.seed = options.seed;
-  m.value_ranges = options.value_ranges;
   m.ranges_for_any_method = options.method == "all";
-  m.input_source = !options.args.empty()           ? "--arg"
-                   : !options.inputs.empty()       ? "--input"
-                   : !options.data_loader.empty()  ? "--data-loader-script " + options.data_loader
-                                                   : "";
-  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
-  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && !m.reference_from_archive &&
-      options.reference_path.empty() && options.method != "all") {
-    ArchiveInputs stored = StoredInputs(archive, options.method);
-    if (!stored.inputs.empty()) {
-      m.inputs = stored.inputs;
-      m.input_source = stored.source;
-    }
-  }
+  if (!options.run) return m;
+  // The reference (given, or the archive's record) holds the inputs it was made on.
+  const std::string reference = m.reference_from_archive ? kReferenceRecordPath : options.reference_path;
+  ResolvedInputs in = ResolveInputs(archive, options, {.reference_path = reference, .key = options.method == "all" ? "" : options.method});
+  ApplyResolved(in, m);
+  inputs_file = in.temp;
   return m;
 }
 
@@ -261,7 +246,8 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
     return report;
   }
   // LibTorch work, in a child process.
-  ModelCheckOptions m = ModelCheckOf(*archive, path, options);
+  std::shared_ptr<TempFile> inputs_file;
+  ModelCheckOptions m = ModelCheckOf(*archive, path, options, inputs_file);
   TimedStep(out, [&] { CheckModelInChild(*archive, path, options, m, report); });
   JudgeCudaPinning(options.device, out);
   return report;

@@ -7,7 +7,7 @@
 
 #include "plugin_abi.h"
 #include "tsctl/error.h"
-#include "../archive/stored_inputs.h"
+#include "apply_inputs.h"
 #include "tsctl/pt2.h"
 #include "validate_internal.h"
 #include "torch_server.h"
@@ -53,23 +53,14 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
 // The options of the check as validate's flags set them (as for a TorchScript archive).
 ModelCheckOptions CheckOptions(const Archive& archive, const std::string& path, const ValidateOptions& options) {
   ModelCheckOptions m;
+  static_cast<RunSpec&>(m) = options;
   m.path = path;
   if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
-  m.load_libraries = options.load_libraries;
   m.method = options.method == "all" ? "forward" : options.method;
   m.run = options.run;
   m.rtol = options.rtol;
   m.atol = options.atol;
   m.reference_path = options.reference_path;
-  m.inputs = options.inputs;
-  m.args = options.args;
-  m.load_inputs_path = options.load_inputs_path;
-  m.infer_inputs = options.infer_inputs;
-  // The values generated inputs take, as for a TorchScript archive.
-  m.seed = options.seed;
-  m.value_ranges = options.value_ranges;
-  m.input_source = !options.args.empty() ? "--arg" : !options.inputs.empty() ? "--input" : "";
-  if (!options.args.empty() && !options.inputs.empty()) m.input_source = "--input/--arg";
   return m;
 }
 
@@ -119,21 +110,17 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
   }
   ModelCheckOptions m = CheckOptions(archive, report.path, options);
   m.pt2 = std::move(spec);
-  std::unique_ptr<TempFile> stored_reference, samples;
+  std::unique_ptr<TempFile> stored_reference;
   if (m.reference_path.empty() && (stored_reference = RecordFile(archive, kReferenceRecordPath))) {
     m.reference_path = stored_reference->path;
     m.reference_label = kReferenceRecordPath;
   }
-  const std::string sample_record = "data/sample_inputs/" + m.pt2.model + ".pt";
-  if ((samples = RecordFile(archive, sample_record))) m.pt2.sample_inputs_path = samples->path;
-  if (m.inputs.empty() && m.args.empty() && m.load_inputs_path.empty() && m.reference_path.empty() && !samples) {
-    // The example input specs tsctl export stamps (an AOTInductor package
-    // has no data/sample_inputs).
-    ArchiveInputs stored = StoredInputs(archive, m.pt2.model);
-    if (!stored.inputs.empty()) {
-      m.inputs = stored.inputs;
-      m.input_source = stored.source;
-    }
+  // The model's arguments: the child reads a guess from the signature itself.
+  ResolvedInputs in;
+  if (options.run) {
+    const std::string reference = stored_reference ? std::string(kReferenceRecordPath) : options.reference_path;
+    in = ResolveInputs(archive, options, {.reference_path = reference, .key = m.pt2.model, .pt2 = true});
+    ApplyResolved(in, m);
   }
   CheckModelInChild(archive, report.path, options, m, report);
 }

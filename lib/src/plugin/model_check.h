@@ -11,18 +11,19 @@
 
 #include "tsctl/inputs.h"
 #include "tsctl/pt2_run.h"
+#include "tsctl/run_spec.h"
 
 namespace tsctl {
 
 // What the LibTorch plugin's CheckModel is asked (validate, find_inputs).
-struct ModelCheckOptions {
+// The run (RunSpec: method, inputs, seed, ranges, device, libraries; the
+// limits travel as ChildLimits) and what the check does with it.
+struct ModelCheckOptions : RunSpec {
   std::string path;       // the archive, as named in messages
   // What LibTorch opens, when not `path`: "/proc/self/fd/N" for the
   // descriptor the parent opened and checked (the child inherits it), so
   // the check and the load read the same file even if `path` changes.
   std::string load_path;
-  std::string method = "forward";
-  std::vector<InputSpec> inputs;  // empty: take them from the reference, else do not run
   bool run = true;
   bool check_determinism = true;
   // Reference outputs: a file (torch::pickle_save / torch.save of a dict
@@ -43,17 +44,9 @@ struct ModelCheckOptions {
   // reference with them compares its own with them (result.intermediates).
   bool record_intermediates = false;
   bool compare_intermediates = false;
-  std::vector<std::string> load_libraries;
-  // Arguments of any type (--arg), typed by the method's schema; used with
-  // `inputs` (tensors, first positions) when given.
-  std::vector<ArgSpec> args;
   std::string input_source;        // where args/inputs came from, for the report
-  std::string load_inputs_path;    // --load-inputs: torch.save of the argument tuple, .npy, .npz
-  bool infer_inputs = true;        // no inputs anywhere: infer candidates and try them
   double infer_budget_seconds = 60;  // stop trying candidates after this long
   size_t max_candidates = 12;        // try at most this many inferred candidates
-  uint64_t seed = 0;                 // --seed: the generator of random input values
-  std::vector<ValueRange> value_ranges;  // --val-range: the values generated tensors take
   // validate -m all: a named range applies to the methods that take that
   // argument (and must name an argument of some method).
   bool ranges_for_any_method = false;
@@ -66,8 +59,6 @@ struct ModelCheckOptions {
   // 0) inferred candidate it runs (the child sends these to
   // its parent as they happen).
   std::function<void(const std::string&)> progress;
-  std::string quantized_engine;    // --quantized-engine (empty: LibTorch's default)
-  std::string device = "cpu";      // --device: cpu, cuda, cuda:N (TorchScript archives)
   // A .pt2 (kind other than kNone): run through its runner instead of
   // torch::jit::load; `method` must be "forward".
   Pt2RunSpec pt2;

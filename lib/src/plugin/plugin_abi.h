@@ -16,16 +16,16 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 12;
-inline constexpr int kPythonPluginAbi = 4;
+inline constexpr int kTorchPluginAbi = 13;
+inline constexpr int kPythonPluginAbi = 5;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).
-struct PythonRequest {
+// The run (RunSpec): its example inputs and the operator libraries loaded first.
+struct PythonRequest : RunSpec {
   std::string file;  // model.py
   std::string name;  // class or factory in it
   std::string mode;  // "trace", "script" or "export"
-  std::vector<InputSpec> inputs;
   std::vector<std::vector<InputSpec>> check_inputs;
   bool freeze = false;
   double rtol = 1e-5;

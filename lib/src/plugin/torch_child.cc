@@ -86,7 +86,7 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
       return suffix + '\n' + bytes;
     }
     ChildValue operator()(const PythonMakeRequest& r) const {
-      LoadOperatorLibraries(r.load_libraries);
+      LoadOperatorLibraries(r.request.load_libraries);
       return LoadPythonPlugin().Make(r.request);
     }
   };

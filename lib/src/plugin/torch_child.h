@@ -67,8 +67,7 @@ struct DataLoaderRequest {
 // tsctl export: the embedded Python in the child (an interrupt kills the
 // child, and the parent removes what it wrote), after the operator libraries.
 struct PythonMakeRequest {
-  PythonRequest request;
-  std::vector<std::string> load_libraries;
+  PythonRequest request;  // its load_libraries are loaded first
 };
 using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
                                   DataLoaderRequest, PythonMakeRequest, BuildInfoRequest>;

@@ -59,30 +59,37 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2RunSpec, kind, model, input_names, input_t
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExecutionSettings, optimized_execution, inference_mode, jit_profiling, jit_executor,
                                    tensor_fuser, freeze, optimize_for_inference, cache_cleaning)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, method, inlined, frozen, max_nodes, format, load_libraries)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckOptions, path, load_path, method, inputs, run, check_determinism,
-                                   reference_path, reference_label, reference_from_archive, check_mobile, rtol, atol,
-                                   record_reference_path, record_intermediates, compare_intermediates, load_libraries,
-                                   args, input_source, load_inputs_path, infer_inputs, infer_budget_seconds,
-                                   max_candidates, seed, value_ranges, ranges_for_any_method, skip_candidates,
-                                   save_outputs_path, quantized_engine, device, pt2)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOptions, path, method, device, inputs, input_source, args, load_inputs_path,
-                                   data_loader, infer_inputs, seed, value_ranges, warmup, warmup_seconds, iters,
-                                   duration_seconds, threads, interop_threads, instances, share_weights, settings,
-                                   percentiles, profile, profile_shapes, profile_sample, trace_path, log_api_usage,
-                                   model_id, load_libraries, quantized_engine, save_outputs_path, timeout_seconds,
-                                   memory_limit_bytes, pt2)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceOptions, path, method, inputs, check_inputs, freeze, rtol, atol, output,
-                                   load_libraries, load_inputs_path, save_outputs_path)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptOptions, source, source_name, class_name, inputs, freeze, output, load_libraries)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonRequest, file, name, mode, inputs, check_inputs, freeze, rtol, atol, output, aoti,
-                                   dynamic_batch, strict)
+// RunSpec's fields, once; the options built on it write them beside their own.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
+                                   value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
+                                   memory_limit_bytes)
+#define TSCTL_DEFINE_ON_RUN_SPEC(Type, ...)                                                   \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                \
+    to_json(nlohmann_json_j, static_cast<const RunSpec&>(nlohmann_json_t));                   \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                  \
+  }                                                                                           \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {              \
+    from_json(nlohmann_json_j, static_cast<RunSpec&>(nlohmann_json_t));                       \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                \
+  }
+TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, path, load_path, run, check_determinism, reference_path, reference_label,
+                         reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
+                         compare_intermediates, input_source, infer_budget_seconds, max_candidates,
+                         ranges_for_any_method, skip_candidates, save_outputs_path, pt2)
+TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
+                         interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
+                         profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)
+TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
+TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
+TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
+                         strict)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DataLoaderRequest, file, name)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime,

@@ -19,7 +19,7 @@
 namespace tsctl {
 
 // Bump when any struct that crosses changes.
-inline constexpr int kChildCodecVersion = 3;
+inline constexpr int kChildCodecVersion = 4;
 
 std::string EncodeChildValue(const ChildValue& value);
 std::string EncodeChildError(const Error& error);

@@ -164,7 +164,11 @@ MakeResult TraceArchive(const TraceOptions& o) {
     throw Error(ErrorKind::kUsage, "tracing needs example inputs: --input SHAPE[:DTYPE] per argument, or --load-inputs FILE");
   }
   std::vector<c10::IValue> loaded;
-  if (!o.load_inputs_path.empty()) loaded = ArgumentList(LoadValueFile(o.load_inputs_path));
+  if (!o.load_inputs_path.empty()) {
+    // --load-inputs, or the archive's recorded reference (ResolveInputs's kRecorded).
+    c10::IValue value = LoadValueFile(o.load_inputs_path);
+    loaded = ArgumentList(IsReferenceRecord(value) ? value.toGenericDict().at("inputs") : value);
+  }
   LoadOperatorLibraries(o.load_libraries);
   torch::jit::Module original = LoadModule(o.path);
   original.eval();

@@ -54,8 +54,10 @@ std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::stri
     given = ApplyValueRanges(given, Formals(schema), o.value_ranges);  // as for a TorchScript archive
     args = BuildArguments(schema, given, gen);
     for (const ArgSpec& a : given) described.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
-  } else if (!o.load_inputs_path.empty()) {
-    args = Pt2ArgumentList(LoadValueFile(o.load_inputs_path), o.load_inputs_path);
+  } else if (!o.load_inputs_path.empty() || !o.pt2.sample_inputs_path.empty()) {
+    // --load-inputs, or the package's data/sample_inputs (ResolveInputs's kSample).
+    const bool loaded = !o.load_inputs_path.empty();
+    args = Pt2ArgumentList(LoadValueFile(loaded ? o.load_inputs_path : o.pt2.sample_inputs_path), o.input_source);
     for (const c10::IValue& v : args) described.push_back(DescribeValue(v));
   } else {
     throw Error(ErrorKind::kUsage, "no inputs known: pass --input SHAPE:DTYPE for each input of the package, or --load-inputs FILE");

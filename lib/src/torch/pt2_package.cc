@@ -119,6 +119,7 @@ c10::FunctionSchema Pt2Schema(const Pt2RunSpec& spec, size_t given) {
 }
 
 std::vector<c10::IValue> Pt2ArgumentList(const c10::IValue& loaded, const std::string& what) {
+  if (IsReferenceRecord(loaded)) return ArgumentList(loaded.toGenericDict().at("inputs"));
   if (loaded.isTuple()) {
     const auto& items = loaded.toTupleRef().elements();
     if (items.size() == 2 && items[0].isTuple() && items[1].isGenericDict()) {

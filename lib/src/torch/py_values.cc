@@ -198,6 +198,10 @@ std::vector<c10::IValue> BindNamedArrays(const c10::FunctionSchema& schema,
   return out;
 }
 
+bool IsReferenceRecord(const c10::IValue& loaded) {
+  return loaded.isGenericDict() && loaded.toGenericDict().contains("inputs") && loaded.toGenericDict().contains("outputs");
+}
+
 std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const std::string& path,
                                        const std::string& label) {
   if (!label.empty() && label != path) {
@@ -216,7 +220,7 @@ std::vector<c10::IValue> LoadArguments(const c10::FunctionSchema& schema, const 
     inputs = BindNamedArrays(schema, LoadNpzArrays(path), path);
   } else {
     const c10::IValue loaded = LoadValueFile(path);
-    if (loaded.isGenericDict() && loaded.toGenericDict().contains("inputs") && loaded.toGenericDict().contains("outputs")) {
+    if (IsReferenceRecord(loaded)) {
       inputs = ArgumentList(loaded.toGenericDict().at("inputs"));
     } else {
       inputs = ArgumentList(loaded);

@@ -41,6 +41,10 @@ c10::IValue Retype(const c10::TypePtr& type, const c10::IValue& value);
 // argument list, anything else a single argument.
 std::vector<c10::IValue> ArgumentList(const c10::IValue& value);
 
+// A validate --record-reference record ({"inputs": (...), "outputs": ...}),
+// whose "inputs" are a run's arguments.
+bool IsReferenceRecord(const c10::IValue& loaded);
+
 // --load-inputs: the arguments of `schema` from a file. An .npz binds its
 // arrays by name (BindNamedArrays); a torch.save file holds the argument
 // tuple (or list, or one value), or a reference ({"inputs": (...),
