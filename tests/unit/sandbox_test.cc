@@ -4,11 +4,14 @@
 // left out; the others still run.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -117,6 +120,49 @@ TEST_CASE("sandbox: seccomp stops what a model never needs, with one line naming
     Ended e = RunSandboxed(p, false, [] { return ::kill(1, 0) == 0 ? 0 : 1; });
     CHECK(e.exit_code == tsctl::kSandboxExit);
     CHECK(e.sandboxed == "the model tried to signal another process (kill)");
+  }
+  SECTION("naming another thread of its own fails quietly; its memory file is still a write") {
+    Ended e = RunSandboxed(p, true, [] {
+      int named = -1;
+      std::thread t([&named] {
+        std::thread inner([] {});
+        named = ::pthread_setname_np(inner.native_handle(), "worker");  // opens /proc/self/task/TID/comm
+        inner.join();
+      });
+      t.join();
+      if (named == 0) return 1;  // it cannot have written the name
+      return 0;
+    });
+    CHECK(e.exit_code == 0);
+    CHECK(e.sandboxed.empty());
+    Ended mem = RunSandboxed(p, true, [] {
+      const std::string path = "/proc/self/task/" + std::to_string(::gettid()) + "/mem";
+      return ::open(path.c_str(), O_RDWR) >= 0 ? 0 : 1;
+    });
+    CHECK(mem.exit_code == tsctl::kSandboxExit);
+    CHECK(mem.sandboxed.find("/mem for writing") != std::string::npos);
+  }
+  SECTION("a CUDA child's local socket: created, bound and listening, never connected") {
+    SandboxPolicy cuda = p;
+    cuda.cuda = true;
+    const std::string path = s.dir + "/cuda.sock";
+    Ended e = RunSandboxed(cuda, false, [&path] {
+      // What the CUDA driver's cuInit does (tests/cuda/seccomp_probe.c).
+      const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      if (fd < 0) return 1;
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      addr.sun_path[0] = '\0';  // an abstract name, as the driver's
+      std::strcpy(addr.sun_path + 1, "tsctl-test");
+      if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 1) != 0) return 2;
+      const int out = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      if (::connect(out, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 || errno != EACCES) return 3;
+      return ::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? 4 : 5;  // a network socket is still stopped
+    });
+    CHECK(e.exit_code == tsctl::kSandboxExit);
+    CHECK(e.sandboxed == "the model tried to open a network socket (socket)");
+    Ended plain = RunSandboxed(p, false, [] { return ::socket(AF_UNIX, SOCK_STREAM, 0) < 0 && errno == EACCES ? 0 : 1; });
+    CHECK(plain.exit_code == 0);  // other children get no local socket at all
   }
   SECTION("threads, reading, and signals to itself still work") {
     Ended e = RunSandboxed(p, true, [] {
