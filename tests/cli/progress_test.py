@@ -39,20 +39,28 @@ def run(tsctl, args, tty):
     master, slave = pty.openpty()
     p = subprocess.Popen([tsctl] + args, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env)
     os.close(slave)
-    err = b""
-    while True:
-        r, _, _ = select.select([master], [], [], 0.1)
-        if r:
+    err, out = b"", b""
+    # Both drained as they come: a report bigger than a pipe's buffer
+    # (bench --json's latencies) would otherwise block tsctl on stdout while
+    # this waits for the terminal to close.
+    stdout = p.stdout.fileno()
+    open_fds = [master, stdout]
+    while open_fds:
+        r, _, _ = select.select(open_fds, [], [], 0.1)
+        for fd in r:
             try:
-                chunk = os.read(master, 65536)
+                chunk = os.read(fd, 65536)
             except OSError:  # EIO: the child closed the terminal
-                break
+                chunk = b""
             if not chunk:
-                break
-            err += chunk
-        elif p.poll() is not None:
-            break
-    out = p.stdout.read()
+                open_fds.remove(fd)
+            elif fd == master:
+                err += chunk
+            else:
+                out += chunk
+        if not r and p.poll() is not None and master in open_fds:
+            open_fds.remove(master)
+    out += p.stdout.read()
     p.wait()
     os.close(master)
     return p.returncode, out, err
