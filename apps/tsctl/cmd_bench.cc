@@ -42,14 +42,17 @@ std::optional<bool> OnOff(const std::string& v) {
 }
 
 // BenchOptions::progress as a line: "timing 1.2 of 3 s", "warm-up 20 of 50 calls".
-void ShowPhase(ProgressLine& line, const std::string& phase, int done, int total) {
+void ShowPhase(ProgressLine& line, const ProgressEvent& e) {
   char buf[96];
-  if (phase == "inputs") {
-    std::snprintf(buf, sizeof buf, "trying inferred inputs: candidate %d", done);
-  } else if (phase.size() > 2 && phase.compare(phase.size() - 2, 2, " s") == 0) {
-    std::snprintf(buf, sizeof buf, "%s %.1f of %g s", phase.substr(0, phase.size() - 2).c_str(), done / 10.0, total / 10.0);
+  const char* phase = e.kind == ProgressEvent::Kind::kWarmup ? "warm-up" : "timing";
+  if (e.kind == ProgressEvent::Kind::kInputs) {
+    std::snprintf(buf, sizeof buf, "trying inferred inputs: candidate %lld", static_cast<long long>(e.done));
+  } else if (e.kind != ProgressEvent::Kind::kWarmup && e.kind != ProgressEvent::Kind::kTiming) {
+    return;
+  } else if (e.seconds) {
+    std::snprintf(buf, sizeof buf, "%s %.1f of %g s", phase, e.done / 10.0, e.total / 10.0);
   } else {
-    std::snprintf(buf, sizeof buf, "%s %d of %d calls", phase.c_str(), done, total);
+    std::snprintf(buf, sizeof buf, "%s %lld of %lld calls", phase, static_cast<long long>(e.done), static_cast<long long>(e.total));
   }
   line.Show(buf);
 }
@@ -108,7 +111,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     }
     if (line.enabled()) {
       line.Show("loading " + EscapeText(o.path));
-      o.progress = [&line](const std::string& phase, int done, int total) { ShowPhase(line, phase, done, total); };
+      o.progress = [&line](const ProgressEvent& e) { ShowPhase(line, e); };
     }
     BenchResult r = Bench(o);
     line.Clear();

@@ -159,8 +159,12 @@ TEST_CASE("bench: a whole Triton config.pbtxt", "[bench]") {
   r.path = "m.pt";
   r.device = "cpu";
   r.instances = 2;
+  // The child's typed descriptions are what the config reads, not the strings.
   r.inputs = {"x=1x3x8x8:float32", "ids=2x5:int64", "n=3"};
-  r.outputs = {{"output[0]", "Float[1, 10]"}, {"output[1]", "Long[1]"}, {"output[2]", "int 7"}};
+  r.input_tensors = {tsctl::TensorDesc{"float32", {1, 3, 8, 8}}, tsctl::TensorDesc{"int64", {2, 5}}, std::nullopt};
+  r.outputs = {{"output[0]", "Float[1, 10]", tsctl::TensorDesc{"float32", {1, 10}}},
+               {"output[1]", "Long[1]", tsctl::TensorDesc{"int64", {1}}},
+               {"output[2]", "int 7", std::nullopt}};
   const std::string ts = TritonConfig(r, "");
   CHECK(ts.find("platform: \"pytorch_libtorch\"\nmax_batch_size: 0\n") != std::string::npos);
   CHECK(ts.find("name: \"INPUT__0\"\n    data_type: TYPE_FP32\n    dims: [ 1, 3, 8, 8 ]") != std::string::npos);
@@ -171,14 +175,14 @@ TEST_CASE("bench: a whole Triton config.pbtxt", "[bench]") {
   CHECK(ts.find("count: 2\n    kind: KIND_CPU") != std::string::npos);
   r.aoti = true;
   r.device = "cuda:1";
-  r.outputs = {{"output['scores']", "Float[1, 10]"}};
+  r.outputs = {{"output['scores']", "Float[1, 10]", tsctl::TensorDesc{"float32", {1, 10}}}};
   const std::string aoti = TritonConfig(r, "parameters: {}\n");
   CHECK(aoti.find("platform: \"torch_aoti\"") != std::string::npos);
   CHECK(aoti.find("name: \"ARGS[0]\"") != std::string::npos);
   CHECK(aoti.find("name: \"RESULT[scores]\"") != std::string::npos);
   CHECK(aoti.find("kind: KIND_GPU\n    gpus: [ 1 ]") != std::string::npos);
   CHECK(aoti.substr(aoti.size() - 15) == "parameters: {}\n");
-  r.outputs = {{"output", "Float[1, 10]"}};
+  r.outputs = {{"output", "Float[1, 10]", tsctl::TensorDesc{"float32", {1, 10}}}};
   CHECK(TritonConfig(r, "").find("name: \"RESULT\"\n") != std::string::npos);
 }
 
@@ -243,7 +247,8 @@ TEST_CASE("bench: the report says how many calls each phase made and what bounde
   r.wall_ns = 6000;
   r.warmup_seconds = 0.2;
   r.duration_seconds = 3;
-  r.inputs = {"x=1x3x8x8:float32", "Tensor", "2x2:int64"};
+  r.inputs = {"x=1x3x8x8:float32", "Tensor", "Long[2, 2]"};
+  r.input_tensors = {tsctl::TensorDesc{"float32", {1, 3, 8, 8}}, std::nullopt, tsctl::TensorDesc{"int64", {2, 2}}};
   nlohmann::json j = ToJson(r, {50});
   CHECK(j["runs"]["warmup_calls"] == 2);
   CHECK(j["runs"]["timed_calls"] == 3);

@@ -134,15 +134,23 @@ TEST_CASE("a LibTorch child's answer survives the codec, bytes and non-finite nu
 
 TEST_CASE("a model-check child's progress names the candidate it tried, by index and flags", "[inputs]") {
   using tsctl::CandidateIndex;
+  using tsctl::ProgressEvent;
   using tsctl::TriedCandidate;
-  CHECK(TriedCandidate("trying 3 --arg x=1x3:float32") == "--arg x=1x3:float32");
-  CHECK(CandidateIndex("trying 3 --arg x=1x3:float32") == 3);
-  CHECK(CandidateIndex("trying 0 --method f --arg 'x=1'") == 0);
-  CHECK(TriedCandidate("loaded").empty());
-  CHECK(CandidateIndex("loaded") == -1);
-  CHECK(CandidateIndex("method forward(Tensor x) -> Tensor") == -1);
-  CHECK(CandidateIndex("trying x --arg y") == -1);
-  CHECK(CandidateIndex("trying ") == -1);
+  // Typed events cross the pipe through the codec and come back whole.
+  const ProgressEvent trying{.kind = ProgressEvent::Kind::kTrying, .text = "--arg 'x=1x3:float32'", .done = 3};
+  const std::optional<ProgressEvent> back = tsctl::DecodeProgress(tsctl::EncodeProgress(trying));
+  REQUIRE(back);
+  CHECK(TriedCandidate(back) == "--arg 'x=1x3:float32'");
+  CHECK(CandidateIndex(back) == 3);
+  const std::optional<ProgressEvent> loaded = ProgressEvent{.kind = ProgressEvent::Kind::kLoaded};
+  CHECK(TriedCandidate(loaded).empty());
+  CHECK(CandidateIndex(loaded) == -1);
+  CHECK(CandidateIndex(std::nullopt) == -1);
+  const ProgressEvent timing{.kind = ProgressEvent::Kind::kTiming, .done = 12, .total = 30, .seconds = true};
+  const std::optional<ProgressEvent> t = tsctl::DecodeProgress(tsctl::EncodeProgress(timing));
+  REQUIRE(t);
+  CHECK((t->kind == ProgressEvent::Kind::kTiming && t->done == 12 && t->total == 30 && t->seconds));
+  CHECK_FALSE(tsctl::DecodeProgress("trying 3 --arg x"));  // text is not an event
 }
 
 TEST_CASE("uniform fills take floating dtypes and print back the same", "[inputs]") {

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "check_model.h"
+#include "tensors.h"
 #include "test_util.h"
 #include "tsctl/stamp.h"
 
@@ -170,4 +171,18 @@ TEST_CASE("validate's model check on CUDA: the CPU's reference holds, runs repea
   REQUIRE(r.reference_compared);
   for (const auto& leaf : r.reference) CHECK(leaf.pass);
   tsctl::test::RemoveTree(dir.string());
+}
+
+TEST_CASE("the child describes tensors typed: dtype as tsctl names it, shape, device", "[torch]") {
+  auto d = tsctl::DescOf(at::zeros({1, 10}));
+  REQUIRE(d);
+  CHECK(d->dtype == "float32");
+  CHECK(d->shape == std::vector<int64_t>{1, 10});
+  CHECK(d->device == "cpu");
+  CHECK(tsctl::DescOf(at::zeros({}, at::kLong))->dtype == "int64");
+  CHECK(tsctl::DescOf(at::zeros({}, at::kLong))->shape.empty());
+  CHECK(tsctl::DescOf(at::zeros({4}, at::kComplexFloat))->dtype == "complex64");
+  CHECK(tsctl::DescOf(at::quantize_per_tensor(at::zeros({2, 3}), 0.1, 0, at::kQUInt8))->dtype == "quint8");
+  CHECK_FALSE(tsctl::DescOf(c10::IValue(int64_t{7})));
+  CHECK_FALSE(tsctl::DescOf(at::Tensor()));
 }

@@ -242,13 +242,18 @@ TEST_CASE("validate: JSON gives dtype and shape beside display strings", "[valid
   ArchiveReport a;
   a.path = "m.pt";
   Json(a.details) = {{"model",
-                {{"outputs", {{{"name", "output"}, {"desc", "Float[1, 6]"}}, {{"name", "output[1]"}, {"desc", "int 7"}}}},
+                {{"outputs",
+                  {{{"name", "output"},
+                    {"desc", "Float[1, 6]"},
+                    {"tensor", {{"dtype", "float32"}, {"shape", {1, 6}}, {"device", "cpu"}}}},
+                   {{"name", "output[1]"}, {"desc", "int 7"}, {"tensor", nullptr}}}},
                  {"input_args", {{{"name", "x"}, {"value", "1x3x8x8:float32"}}, {{"name", "n"}, {"value", "3"}}}}}}};
   report.archives.push_back(a);
   nlohmann::json model = ToJson(report)["archives"][0]["details"]["model"];
   CHECK(model["outputs"][0]["dtype"] == "float32");
   CHECK(model["outputs"][0]["shape"] == nlohmann::json::array({1, 6}));
   CHECK(model["outputs"][0]["desc"] == "Float[1, 6]");
+  CHECK_FALSE(model["outputs"][0].contains("tensor"));  // the child's typed description, not repeated
   CHECK(model["outputs"][1]["dtype"].is_null());
   CHECK(model["outputs"][1]["shape"].is_null());
   CHECK(model["input_args"][0]["dtype"] == "float32");
@@ -256,21 +261,12 @@ TEST_CASE("validate: JSON gives dtype and shape beside display strings", "[valid
   CHECK(model["input_args"][1]["dtype"].is_null());  // an int argument, not a 1-D shape
 }
 
-TEST_CASE("tensor types from display strings and input specs", "[validate]") {
-  auto t = TensorTypeOf("Float[1, 10]");
+TEST_CASE("tensor types of arguments from their input specs", "[validate]") {
+  auto t = SpecTensor("1x3x224x224:float16:channels_last");
   REQUIRE(t);
-  CHECK(t->dtype == "float32");
-  CHECK(t->shape == std::vector<int64_t>{1, 10});
-  t = TensorTypeOf("Long[]");
-  REQUIRE(t);
-  CHECK(t->dtype == "int64");
-  CHECK(t->shape.empty());
-  CHECK(TensorTypeOf("QUInt8[2, 3]")->dtype == "quint8");
-  CHECK(TensorTypeOf("ComplexFloat[4]")->dtype == "complex64");
-  CHECK(TensorTypeOf("1x3x224x224:float16:channels_last")->shape == std::vector<int64_t>{1, 3, 224, 224});
-  CHECK(TensorTypeOf("scalar:int64")->shape.empty());
-  CHECK(TensorTypeOf("2x3")->dtype == "float32");
-  for (const char* no : {"3", "int 7", "Tensor", "Float[1,6]", "Tuple[Tensor]", "Foo[1]", "Float[-1]", "", "x=1x2", "str 'a[1]'"}) {
-    CHECK_FALSE(TensorTypeOf(no));
-  }
+  CHECK(t->dtype == "float16");
+  CHECK(t->shape == std::vector<int64_t>{1, 3, 224, 224});
+  CHECK(SpecTensor("scalar:int64")->shape.empty());
+  CHECK(SpecTensor("2x3")->dtype == "float32");
+  for (const char* no : {"3", "int 7", "Tensor", "Float[1, 6]", "", "x=1x2", "[1, 2]", "true"}) CHECK_FALSE(SpecTensor(no));
 }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "tsctl/inputs.h"
+#include "tsctl/progress_event.h"
+#include "tsctl/tensor_desc.h"
 #include "tsctl/pt2_run.h"
 #include "tsctl/run_spec.h"
 
@@ -59,10 +61,10 @@ struct BenchOptions : RunSpec {
   bool log_api_usage = false;
   std::string model_id;    // tags operator callbacks through c10::DebugInfoGuard
   // Called now and then (at most ten times a second) from the timing thread:
-  // phase "warm-up" or "timing" with calls done of `total`, or "warm-up s" or
-  // "timing s" with tenths of a second spent of `total`; before that, while
-  // inputs are inferred, "inputs" with the candidate tried (from 1), total 0.
-  std::function<void(const std::string& phase, int done, int total)> progress;
+  // kWarmup or kTiming with calls done of `total`, or tenths of a second
+  // spent of `total` (`seconds`); before that, while inputs are inferred,
+  // kInputs with the candidate tried (from 1).
+  std::function<void(const ProgressEvent&)> progress;
   std::string save_outputs_path;  // --save-outputs: one more (untimed) run's outputs, torch.save format
   // A .pt2 AOTInductor package (kind kAoti): timed through
   // AOTIModelPackageLoader::run; `settings` other than inference mode do not apply.
@@ -73,6 +75,7 @@ struct BenchOptions : RunSpec {
 struct BenchOutput {
   std::string name;  // "output", "output[1]", "output['scores']"
   std::string desc;  // "Float[1, 10]" for a tensor, "int 7", ...
+  std::optional<TensorDesc> tensor;  // a tensor: its dtype, shape and device
 };
 
 struct OpStat {
@@ -95,6 +98,7 @@ struct BenchResult {
   std::string method;
   std::string device;
   std::vector<std::string> inputs;
+  std::vector<std::optional<TensorDesc>> input_tensors;  // beside each of `inputs`: the tensor it made, if one
   std::string input_source;
   std::string settings;
   std::string libtorch_version;

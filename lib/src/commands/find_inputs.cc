@@ -17,11 +17,11 @@ FoundInputs FindInputs(const std::string& path, const RunSpec& spec,
   m.device = "cpu";  // the search runs on the CPU, whatever device the run is for
   std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried
   double seconds = 0;
-  auto on_line = [&progress](const std::string& line) {
-    if (progress && CandidateIndex(line) >= 0) progress(CandidateIndex(line) + 1, TriedCandidate(line));
+  auto on_event = [&progress](const ProgressEvent& e) {
+    if (progress && e.kind == ProgressEvent::Kind::kTrying) progress(e.done + 1, e.text);
   };
   ChildOutcome child = RunModelCheck(m, {.timeout_seconds = spec.timeout_seconds, .memory_bytes = spec.memory_limit_bytes},
-                                     crashed, seconds, nullptr, on_line);
+                                     crashed, seconds, nullptr, on_event);
   if (child.Died()) {
     // The guesses crashed or hung LibTorch: not an answer, a reason to say.
     const std::string tried = TriedCandidate(child.progress);

@@ -80,7 +80,7 @@ ResolvedInputs ResolveBenchInputs(BenchOptions& o) {
   ApplyResolved(in, o);
   if (in.origin == InputOrigin::kInferred) {
     std::function<void(long, const std::string&)> progress;
-    if (o.progress) progress = [&o](long k, const std::string&) { o.progress("inputs", static_cast<int>(k), 0); };
+    if (o.progress) progress = [&o](long k, const std::string&) { o.progress({.kind = ProgressEvent::Kind::kInputs, .done = k}); };
     FoundInputs found = FindInputs(o.path, o, progress);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
@@ -89,20 +89,6 @@ ResolvedInputs ResolveBenchInputs(BenchOptions& o) {
     o.input_source = DescribeFound(found);
   }
   return in;
-}
-
-// The parent's side of bench's progress: the child sends "PHASE\tDONE\tTOTAL".
-std::function<void(const std::string&)> BenchProgress(
-    const std::function<void(const std::string& phase, int done, int total)>& callback) {
-  if (!callback) return {};
-  return [callback](const std::string& line) {
-    size_t a = line.find('\t'), b = line.rfind('\t');
-    if (a == std::string::npos || a == b) return;
-    try {
-      callback(line.substr(0, a), std::stoi(line.substr(a + 1, b - a - 1)), std::stoi(line.substr(b + 1)));
-    } catch (const std::exception&) {
-    }
-  };
 }
 
 }  // namespace
@@ -143,7 +129,7 @@ BenchResult Bench(BenchOptions options) {
   std::optional<TempFile> saved;
   if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
   BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
-                                BenchProgress(options.progress)).Take<BenchResult>("benchmarking");
+                                options.progress).Take<BenchResult>("benchmarking");
   r.warmup_count = options.warmup;
   r.warmup_seconds = options.warmup >= 0 ? 0 : options.warmup_seconds;
   r.iters_count = options.iters;

@@ -12,6 +12,7 @@
 #include "tsctl/pickle.h"
 #include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
+#include "tsctl/progress_event.h"
 #include "tsctl/validate.h"
 #include "torch_child.h"
 
@@ -117,10 +118,10 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
                   std::vector<CheckResult>& out);
 // Each LibTorch child's limits, as validate's options set them.
 ChildLimits LimitsOf(const ValidateOptions& o);
-// What a model-check child was doing, from what it last wrote to its progress
-// file: "loading", "running forward", or "running forward on inferred inputs
+// What a model-check child was doing, from its last progress event:
+// "loading", "running forward", or "running forward on inferred inputs
 // (--arg ...)" while it tried a candidate.
-std::string Doing(const std::string& progress, const std::string& method);
+std::string Doing(const std::optional<ProgressEvent>& progress, const std::string& method);
 
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).

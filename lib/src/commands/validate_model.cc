@@ -19,12 +19,14 @@ ChildLimits LimitsOf(const ValidateOptions& o) {
   return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
 }
 
-std::string Doing(const std::string& progress, const std::string& method) {
-  if (progress == "loaded" || progress.rfind("method ", 0) == 0) return "running " + method;
-  if (std::string tried = TriedCandidate(progress); !tried.empty()) {
-    return "running " + method + " on inferred inputs (" + tried + ")";
+std::string Doing(const std::optional<ProgressEvent>& progress, const std::string& method) {
+  if (!progress) return "loading";
+  switch (progress->kind) {
+    case ProgressEvent::Kind::kLoaded:
+    case ProgressEvent::Kind::kMethod: return "running " + method;
+    case ProgressEvent::Kind::kTrying: return "running " + method + " on inferred inputs (" + progress->text + ")";
+    default: return "loading";
   }
-  return "loading";
 }
 
 namespace {
@@ -106,12 +108,12 @@ class MethodChecks {
     const std::string prefix = multi_ ? m_.method + ": " : "";
     std::vector<CandidateTry> crashed;  // inferred candidates that killed a child
     schema_.clear();                    // the method's, once a child found it
-    auto on_line = [this](const std::string& line) {
+    auto on_event = [this](const ProgressEvent& e) {
       if (!options_.progress) return;
-      if (long c = CandidateIndex(line); c >= 0) options_.progress("trying inferred inputs: candidate " + std::to_string(c + 1));
-      else if (line == "loaded" || line.rfind("method ", 0) == 0) options_.progress("running " + m_.method);
+      if (e.kind == ProgressEvent::Kind::kTrying) options_.progress("trying inferred inputs: candidate " + std::to_string(e.done + 1));
+      else if (e.kind == ProgressEvent::Kind::kLoaded || e.kind == ProgressEvent::Kind::kMethod) options_.progress("running " + m_.method);
     };
-    ChildOutcome child = RunModelCheck(m_, LimitsOf(options_), crashed, seconds_, &schema_, on_line);
+    ChildOutcome child = RunModelCheck(m_, LimitsOf(options_), crashed, seconds_, &schema_, on_event);
     const std::string doing = Doing(child.progress, m_.method);
     if (child.end == ChildEnd::kBlocked) {
       // The model reached past the sandbox: whatever the inputs, the

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "tsctl/inputs.h"
+#include "tsctl/progress_event.h"
+#include "tsctl/tensor_desc.h"
 #include "tsctl/pt2_run.h"
 #include "tsctl/run_spec.h"
 
@@ -54,11 +56,10 @@ struct ModelCheckOptions : RunSpec {
   // N-th (validate tries the rest in a fresh child).
   size_t skip_candidates = 0;
   std::string save_outputs_path;   // write this run's outputs here (torch.save format)
-  // Told "loading", then "loaded" once the archive loaded, "method SCHEMA"
-  // once it found the method, then "trying K FLAGS" before the K-th (from
-  // 0) inferred candidate it runs (the child sends these to
-  // its parent as they happen).
-  std::function<void(const std::string&)> progress;
+  // Told kLoading, then kLoaded once the archive loaded, kMethod (with the
+  // schema) once it found the method, then kTrying before each inferred
+  // candidate it runs (the child sends these to its parent as they happen).
+  std::function<void(const ProgressEvent&)> progress;
   // A .pt2 (kind other than kNone): run through its runner instead of
   // torch::jit::load; `method` must be "forward".
   Pt2RunSpec pt2;
@@ -69,6 +70,7 @@ struct OutputSummary {
   std::string name;   // "output", "output[1]['scores']"
   std::string desc;   // "float32[1, 10]", "int 7", "str 'a'"
   int64_t nonfinite = 0;  // NaN/Inf elements (tensors and floats)
+  std::optional<TensorDesc> tensor;  // a tensor of a dtype tsctl names: its dtype, shape, device
 };
 
 // One leaf compared against the reference.

@@ -16,7 +16,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 13;
+inline constexpr int kTorchPluginAbi = 14;
 inline constexpr int kPythonPluginAbi = 5;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the

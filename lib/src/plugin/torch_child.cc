@@ -57,10 +57,10 @@ void CapMemory(uint64_t cap) {
 
 // The child's work: one call of the backend per request.
 ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) {
-  auto progress = [fd](const std::string& line) { WriteFrame(fd, kProgressFrame, line); };
+  auto progress = [fd](const ProgressEvent& e) { WriteFrame(fd, kProgressFrame, EncodeProgress(e)); };
   struct Visitor {
     const TorchBackend& b;
-    const std::function<void(const std::string&)>& progress;
+    const std::function<void(const ProgressEvent&)>& progress;
     ChildValue operator()(const GraphRequest& r) const { return b.Graph(r.options); }
     ChildValue operator()(const BuildInfoRequest&) const { return b.Info(); }
     ChildValue operator()(const CompiledCodeRequest& r) const {
@@ -74,9 +74,7 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
     }
     ChildValue operator()(const BenchRequest& r) const {
       BenchOptions o = r.options;
-      if (o.progress) o.progress = [this](const std::string& phase, int done, int total) {
-        progress(phase + '\t' + std::to_string(done) + '\t' + std::to_string(total));  // BenchProgress reads it
-      };
+      if (o.progress) o.progress = progress;
       return b.Bench(o);
     }
     ChildValue operator()(const TraceRequest& r) const { return b.Trace(r.options); }
@@ -90,7 +88,7 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
       return LoadPythonPlugin().Make(r.request);
     }
   };
-  std::function<void(const std::string&)> send = progress;
+  std::function<void(const ProgressEvent&)> send = progress;
   return std::visit(Visitor{b, send}, request);
 }
 
@@ -171,7 +169,7 @@ Interrupted::Interrupted(int signal)
 Interrupted::~Interrupted() = default;
 
 ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
-                           const std::function<void(const std::string&)>& on_progress) {
+                           const std::function<void(const ProgressEvent&)>& on_progress) {
   ChildOutcome out;
   // The defaults made explicit: every child is bounded in time and memory.
   ChildLimits bounded = limits;
@@ -224,8 +222,10 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
     buffer.append(chunk, static_cast<size_t>(n));
     TakeFrames(buffer, [&](char type, std::string payload) {
       if (type == kProgressFrame) {
-        out.progress = payload;
-        if (on_progress) on_progress(payload);
+        if (std::optional<ProgressEvent> e = DecodeProgress(payload)) {
+          out.progress = *e;
+          if (on_progress) on_progress(*e);
+        }
       } else if (type == kAnswerFrame) {
         answer = std::move(payload);
         answered = true;
@@ -296,41 +296,20 @@ std::string SignalName(int sig) {
   return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
 }
 
-namespace {
-
-// "trying K FLAGS": K and where FLAGS start, or npos.
-size_t CandidateAt(const std::string& progress, long& index) {
-  const std::string marker = "trying ";
-  if (progress.rfind(marker, 0) != 0) return std::string::npos;
-  const size_t space = progress.find(' ', marker.size());
-  if (space == std::string::npos || space == marker.size()) return std::string::npos;
-  index = 0;
-  for (size_t i = marker.size(); i < space; ++i) {
-    if (progress[i] < '0' || progress[i] > '9' || index > 1000000) return std::string::npos;
-    index = index * 10 + (progress[i] - '0');
-  }
-  return space + 1;
+std::string TriedCandidate(const std::optional<ProgressEvent>& progress) {
+  return progress && progress->kind == ProgressEvent::Kind::kTrying ? progress->text : std::string();
 }
 
-}  // namespace
-
-std::string TriedCandidate(const std::string& progress) {
-  long index = -1;
-  const size_t at = CandidateAt(progress, index);
-  return at == std::string::npos ? std::string() : progress.substr(at);
-}
-
-long CandidateIndex(const std::string& progress) {
-  long index = -1;
-  return CandidateAt(progress, index) == std::string::npos ? -1 : index;
+long CandidateIndex(const std::optional<ProgressEvent>& progress) {
+  return progress && progress->kind == ProgressEvent::Kind::kTrying ? static_cast<long>(progress->done) : -1;
 }
 
 ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
-                           double& seconds, std::string* schema, const std::function<void(const std::string&)>& on_line) {
+                           double& seconds, std::string* schema, const std::function<void(const ProgressEvent&)>& on_event) {
   constexpr int kFreshChildren = 3;
-  auto on_progress = [schema, &on_line](const std::string& line) {
-    if (schema && line.rfind("method ", 0) == 0) *schema = line.substr(7);
-    if (on_line) on_line(line);
+  auto on_progress = [schema, &on_event](const ProgressEvent& e) {
+    if (schema && e.kind == ProgressEvent::Kind::kMethod) *schema = e.text;
+    if (on_event) on_event(e);
   };
   for (int fresh = 0;; ++fresh) {
     ChildOutcome child = RunTorchChild(CheckRequest{.options = options}, limits, on_progress);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
 #include "model_check.h"
+#include "tsctl/progress_event.h"
 #include "plugin_abi.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
@@ -118,7 +120,7 @@ struct ChildOutcome {
   double seconds = 0;
   double timeout_seconds = 0;
   uint64_t memory_bytes = 0;  // the cap it ran under
-  std::string progress;       // the last progress line it sent ("loading", "loaded", "trying FLAGS", ...)
+  std::optional<ProgressEvent> progress;  // the last progress event it sent (none: it sent none)
   std::string sandbox;        // kBlocked: "the model tried to open /etc/x for writing"
   std::string write_error;    // a file it sent could not be written (then kRaised, kIo)
 
@@ -142,14 +144,14 @@ struct ChildOutcome {
 };
 
 // Runs the request in a warm child and waits for it. `on_progress` (may be
-// empty) sees each progress line the child sends, as it comes. Throws
+// empty) sees each progress event the child sends, as it comes. Throws
 // tsctl::Error (kUnavailable) if the LibTorch plugin cannot be loaded, (kIo)
 // if no process can be made, tsctl::Interrupted (tsctl/error.h) if this
 // process got SIGINT, SIGTERM or SIGHUP meanwhile (the child's process group
 // is killed first); everything the child
 // does is in the outcome.
 ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
-                           const std::function<void(const std::string&)>& on_progress = {});
+                           const std::function<void(const ProgressEvent&)>& on_progress = {});
 
 // Runs a model check (CheckRequest) in a child. A child that dies (crash,
 // memory cap, time limit) while it runs an inferred candidate died on a guess:
@@ -158,12 +160,12 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
 // the child's failure) and, unless the time limit ended it, a fresh child
 // tries the candidates after it, at most 3 times. The last outcome is
 // returned; `seconds` adds up every child's time. `schema` gets the method's
-// schema as soon as a child has found it (its "method SCHEMA" progress line),
-// so that a report keeps it when the child dies later. `on_line`, if given,
-// gets every progress line of every child as it comes (for a progress line).
+// schema as soon as a child has found it (its kMethod event), so that a
+// report keeps it when the child dies later. `on_event`, if given, gets every
+// progress event of every child as it comes (for a progress line).
 ChildOutcome RunModelCheck(ModelCheckOptions options, const ChildLimits& limits, std::vector<CandidateTry>& crashed,
                            double& seconds, std::string* schema = nullptr,
-                           const std::function<void(const std::string&)>& on_line = {});
+                           const std::function<void(const ProgressEvent&)>& on_event = {});
 
 // Starts this process's LibTorch server (StartTorchServer), so that the
 // children asked for later are forked warm. Throws tsctl::Error
@@ -174,11 +176,11 @@ void WarmUpTorch();
 std::string SignalName(int sig);
 
 // The flags of the inferred candidate a model-check child was running when it
-// ended ("--arg 'x=1x3x224x224:float32'"), from its last progress line, which
-// it sets to "trying K FLAGS" before the K-th candidate; "" if it was not
-// trying one. CandidateIndex gives K (-1 if none).
-std::string TriedCandidate(const std::string& progress);
-long CandidateIndex(const std::string& progress);
+// ended ("--arg 'x=1x3x224x224:float32'"), from its last progress event (a
+// kTrying before each candidate); "" if it was not trying one.
+// CandidateIndex gives the candidate's index (-1 if none).
+std::string TriedCandidate(const std::optional<ProgressEvent>& progress);
+long CandidateIndex(const std::optional<ProgressEvent>& progress);
 
 // A temporary file in /tmp that a child writes (its outputs, a reference)
 // and the parent reads; removed with this object. Throws tsctl::Error (kIo).

@@ -29,7 +29,8 @@ namespace tsctl {
 // missing field.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ArgSpec, name, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CandidateTry, flags, outcome)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputSummary, name, desc, nonfinite)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorDesc, dtype, shape, device)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputSummary, name, desc, nonfinite, tensor)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tensor, rtol, atol, max_abs, mean_abs, max_rel,
                                    mean_rel, has_min_tolerance, min_atol, min_rtol, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
@@ -39,9 +40,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
                                    candidates, candidates_stop, guess_suspect, outputs_saved, reference_compared, reference_source, reference_error, reference,
                                    recorded, mobile_loaded, mobile_error, intermediates)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc, tensor)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_source, settings, libtorch_version,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_tensors, input_source, settings, libtorch_version,
                                    threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,
                                    latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
                                    profile_sample, api_usage, warnings, device_time, aoti, outputs)
@@ -91,6 +92,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DataLoaderRequest, file, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgressEvent, kind, text, done, total, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime,
                                    library_path, cxx_standard, min_file_format, max_file_format, pt2)
@@ -130,7 +132,7 @@ void to_json(nlohmann::json& j, const BenchRequest& r) {
 }
 void from_json(const nlohmann::json& j, BenchRequest& r) {
   j.at("options").get_to(r.options);
-  if (j.at("progress").get<bool>()) r.options.progress = [](const std::string&, int, int) {};
+  if (j.at("progress").get<bool>()) r.options.progress = [](const ProgressEvent&) {};
 }
 
 namespace {
@@ -230,6 +232,18 @@ BuildInfo DecodeBuildInfo(const std::string& bytes) {
     return j.at("info").get<BuildInfo>();
   } catch (const json::exception&) {
     throw Error(ErrorKind::kIo, kUnknown);
+  }
+}
+
+std::string EncodeProgress(const ProgressEvent& event) { return Cbor({{"codec", kChildCodecVersion}, {"event", event}}); }
+
+std::optional<ProgressEvent> DecodeProgress(const std::string& bytes) {
+  const json j = json::from_cbor(bytes, true, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("codec") || j["codec"] != kChildCodecVersion) return std::nullopt;
+  try {
+    return j.at("event").get<ProgressEvent>();
+  } catch (const json::exception&) {
+    return std::nullopt;
   }
 }
 

@@ -9,6 +9,7 @@
 // defaulting.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@
 namespace tsctl {
 
 // Bump when any struct that crosses changes.
-inline constexpr int kChildCodecVersion = 4;
+inline constexpr int kChildCodecVersion = 5;
 
 std::string EncodeChildValue(const ChildValue& value);
 std::string EncodeChildError(const Error& error);
@@ -44,6 +45,11 @@ ChildLaunch DecodeChildLaunch(const std::string& bytes);
 // What the LibTorch server's plugin is (TorchBackend::StaticInfo), in its
 // first word. DecodeBuildInfo throws tsctl::Error (kIo).
 std::string EncodeBuildInfo(const BuildInfo& info);
+
+// A progress event on the child's pipe (its 'P' frame); nullopt for bytes
+// that are not one (a frame of another version).
+std::string EncodeProgress(const ProgressEvent& event);
+std::optional<ProgressEvent> DecodeProgress(const std::string& bytes);
 BuildInfo DecodeBuildInfo(const std::string& bytes);
 
 // Fills `out`'s value (kAnswered) or error (kRaised). Throws tsctl::Error

@@ -167,21 +167,23 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   j["device"] = r.device;
   j["sandbox"] = SandboxJson();
   j["inputs"] = r.inputs;
-  // Beside each "x=1x3x8x8:float32": its name, dtype and shape (null when not a tensor spec).
+  // Beside each "x=1x3x8x8:float32": its name, and the dtype and shape of
+  // the tensor the child made of it (null when it made none).
   j["input_tensors"] = nlohmann::json::array();
-  for (const std::string& in : r.inputs) {
+  for (size_t k = 0; k < r.inputs.size(); ++k) {
+    const std::string& in = r.inputs[k];
     const size_t eq = in.find('=');
     bool named = eq != std::string::npos && eq > 0;
     for (size_t i = 0; named && i < eq; ++i) named = std::isalnum(static_cast<unsigned char>(in[i])) || in[i] == '_';
     nlohmann::json t = {{"name", named ? in.substr(0, eq) : ""}};
-    AddTensorType(t, named ? in.substr(eq + 1) : in);
+    AddTensorDesc(t, k < r.input_tensors.size() ? r.input_tensors[k] : std::nullopt);
     j["input_tensors"].push_back(std::move(t));
   }
   // The last call's outputs, leaf by leaf, typed as the inputs are.
   j["outputs"] = nlohmann::json::array();
   for (const BenchOutput& o : r.outputs) {
     nlohmann::json t = {{"name", o.name}, {"desc", o.desc}};
-    AddTensorType(t, o.desc);
+    AddTensorDesc(t, o.tensor);
     j["outputs"].push_back(std::move(t));
   }
   j["input_source"] = r.input_source;

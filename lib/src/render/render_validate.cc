@@ -15,18 +15,31 @@ namespace tsctl {
 namespace {
 
 // Beside each display string of a model's details ("desc": "Float[1, 10]",
-// an input's "value": "1x3x8x8:float32"), its structured dtype and shape.
+// an input's "value": "1x3x8x8:float32"), its structured dtype and shape: an
+// output's from the tensor the child described (its "tensor", which the
+// report does not repeat), an argument's from its spec.
 void AddTensorTypes(nlohmann::json& model) {
   if (model.is_array()) {
     for (nlohmann::json& m : model) AddTensorTypes(m);
     return;
   }
   if (!model.is_object()) return;
-  for (auto [list, key] : {std::pair{"outputs", "desc"}, std::pair{"input_args", "value"}}) {
-    auto it = model.find(list);
-    if (it == model.end() || !it->is_array()) continue;
+  if (auto it = model.find("outputs"); it != model.end() && it->is_array()) {
     for (nlohmann::json& item : *it) {
-      if (item.is_object() && item.contains(key) && item[key].is_string()) AddTensorType(item, item[key].get<std::string>());
+      if (!item.is_object()) continue;
+      std::optional<TensorDesc> tensor;
+      if (auto t = item.find("tensor"); t != item.end() && t->is_object()) {
+        tensor = TensorDesc{t->value("dtype", ""), t->value("shape", std::vector<int64_t>{}), t->value("device", "")};
+      }
+      item.erase("tensor");
+      AddTensorDesc(item, tensor);
+    }
+  }
+  if (auto it = model.find("input_args"); it != model.end() && it->is_array()) {
+    for (nlohmann::json& item : *it) {
+      if (item.is_object() && item.contains("value") && item["value"].is_string()) {
+        AddTensorDesc(item, SpecTensor(item["value"].get<std::string>()));
+      }
     }
   }
 }

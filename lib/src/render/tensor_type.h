@@ -1,31 +1,25 @@
-// A tensor's dtype and shape, read back from the strings the reports carry,
-// for the structured `dtype` and `shape` fields the JSON gives beside them.
-// Not a public interface.
+// The structured `dtype` and `shape` fields the JSON reports give beside a
+// tensor's display string. Not a public interface.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tsctl/tensor_desc.h"
+
 namespace tsctl {
 
-struct TensorType {
-  std::string dtype;  // "float32", as InputSpec and inspect name dtypes
-  std::vector<int64_t> shape;
-};
+// Sets j["dtype"] and j["shape"] from the tensor the LibTorch child
+// described (typed, never read back from a printed description); both null
+// when there is none.
+void AddTensorDesc(nlohmann::json& j, const std::optional<TensorDesc>& tensor);
 
-// LibTorch's description of a tensor ("Float[1, 10]", "Long[]": the scalar
-// type's name and the sizes, as validate's outputs show it), or an input spec
-// ("1x3x224x224:float32", "scalar:int64", fills and channels_last allowed;
-// "2x3" is float32; a bare "3" is not taken for a shape); nullopt for
-// anything else ("int 7", "Tensor").
-std::optional<TensorType> TensorTypeOf(const std::string& text);
-
-// Sets j["dtype"] and j["shape"] from TensorTypeOf(text); both null when it
-// is not a tensor.
-void AddTensorType(nlohmann::json& j, const std::string& text);
+// An argument as the command line gave it (validate's `--arg x=VALUE`): the
+// tensor an input spec makes ("1x3x224x224:float32", "scalar:int64", fills
+// and channels_last allowed; "2x3" is float32; a bare "3" is an int, not a
+// shape), by tsctl's own spec grammar (ParseInputSpec); nullopt otherwise.
+std::optional<TensorDesc> SpecTensor(const std::string& value);
 
 }  // namespace tsctl

@@ -46,8 +46,7 @@ std::string AotiOutputName(const std::string& path) {
 }
 
 // One input or output entry, or a comment when Triton has no type for it.
-std::string Entry(const std::string& name, const std::string& desc) {
-  const std::optional<TensorType> t = TensorTypeOf(desc);
+std::string Entry(const std::string& name, const std::string& desc, const std::optional<TensorDesc>& t) {
   const std::string type = t ? TritonType(t->dtype) : "";
   if (type.empty()) return "  # " + EscapeText(name) + ": " + EscapeText(desc) + " has no Triton data_type; left out\n";
   std::string dims;
@@ -86,11 +85,11 @@ std::string TritonConfig(const BenchResult& run, const std::string& parameters) 
     const size_t eq = spec.find('=');
     if (eq != std::string::npos && spec.find(':') > eq) spec.erase(0, eq + 1);  // "x=1x3:float32"
     const std::string name = run.aoti ? "ARGS[" + std::to_string(i) + "]" : "INPUT__" + std::to_string(i);
-    inputs.push_back(Entry(name, spec));
+    inputs.push_back(Entry(name, spec, i < run.input_tensors.size() ? run.input_tensors[i] : std::nullopt));
   }
   for (size_t i = 0; i < run.outputs.size(); ++i) {
     const std::string name = run.aoti ? AotiOutputName(run.outputs[i].name) : "OUTPUT__" + std::to_string(i);
-    outputs.push_back(Entry(name, run.outputs[i].desc));
+    outputs.push_back(Entry(name, run.outputs[i].desc, run.outputs[i].tensor));
   }
   out += Field("input", inputs) + Field("output", outputs);
   const bool gpu = run.device.rfind("cuda", 0) == 0;

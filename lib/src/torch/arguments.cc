@@ -204,7 +204,8 @@ size_t ArgumentCount(const c10::FunctionSchema& schema) {
   return schema.arguments().empty() ? 0 : schema.arguments().size() - 1;
 }
 
-std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const std::vector<ArgSpec>& args, at::Generator& gen) {
+std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const std::vector<ArgSpec>& args, at::Generator& gen,
+                                        std::vector<size_t>* bound) {
   const auto& formal = schema.arguments();
   const size_t n = ArgumentCount(schema);
   size_t required = 0;
@@ -221,6 +222,7 @@ std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const
       ++positional;
       while (next < n && given[next]) ++next;
       if (next >= n) throw Error(ErrorKind::kUsage, takes() + "; " + std::to_string(positional) + " or more given");
+      if (bound) bound->push_back(next);
       given[next++] = &a.value;
       continue;
     }
@@ -228,6 +230,7 @@ std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const
     while (k < n && formal[k + 1].name() != a.name) ++k;
     if (k == n) throw Error(ErrorKind::kUsage, "no argument '" + a.name + "': " + takes());
     if (given[k]) throw Error(ErrorKind::kUsage, "argument '" + a.name + "' given twice: " + takes());
+    if (bound) bound->push_back(k);
     given[k] = &a.value;
   }
   std::vector<c10::IValue> values;

@@ -21,8 +21,9 @@ c10::IValue ArgumentValue(const c10::TypePtr& type, const std::string& text, con
 // position and by name; missing ones take the schema's default. Throws
 // tsctl::Error (kUsage) saying how many arguments the method takes and their
 // types when the count or a name does not fit.
+// `bound`, if given, gets the position each of `args` took.
 std::vector<c10::IValue> BuildArguments(const c10::FunctionSchema& schema, const std::vector<ArgSpec>& args,
-                                        at::Generator& gen);
+                                        at::Generator& gen, std::vector<size_t>* bound = nullptr);
 
 // The schema's user-visible arguments (`self` excluded), as
 // ApplyValueRanges binds them.

@@ -35,19 +35,21 @@ inline PhaseBound TimingBound(const BenchOptions& o) {
   return o.iters > 0 ? PhaseBound{o.iters, 0} : PhaseBound{0, std::max(1e-3, o.duration_seconds)};
 }
 
-// BenchOptions::progress for a phase, at most ten lines a second (so that the
-// pipe stays out of the timings): calls made of a count, or tenths of a second
-// spent of a time (the phase's name then ends in " s"). Empty without progress.
-inline std::function<void(int, uint64_t)> PhaseTicker(const BenchOptions& o, const char* phase, PhaseBound bound) {
+// BenchOptions::progress for a phase (kWarmup or kTiming), at most ten
+// events a second (so that the pipe stays out of the timings): calls made of a
+// count, or tenths of a second spent of a time. Empty without progress.
+inline std::function<void(int, uint64_t)> PhaseTicker(const BenchOptions& o, ProgressEvent::Kind phase, PhaseBound bound) {
   if (!o.progress) return {};
   return [&o, phase, bound, next_ns = uint64_t{0}](int calls, uint64_t spent_ns) mutable {
     if (spent_ns < next_ns) return;
     next_ns = spent_ns + 100000000;
     if (bound.calls > 0) {
-      o.progress(phase, calls, bound.calls);
+      o.progress({.kind = phase, .done = calls, .total = bound.calls});
     } else {
-      o.progress(std::string(phase) + " s", static_cast<int>(spent_ns / 100000000),
-                 static_cast<int>(bound.seconds * 10 + 0.5));
+      o.progress({.kind = phase,
+                  .done = static_cast<int64_t>(spent_ns / 100000000),
+                  .total = static_cast<int64_t>(bound.seconds * 10 + 0.5),
+                  .seconds = true});
     }
   };
 }

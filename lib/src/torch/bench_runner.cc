@@ -184,9 +184,10 @@ std::vector<c10::IValue> BenchInputs(const BenchOptions& o, torch::jit::Module& 
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
   given = ApplyValueRanges(given, Formals(schema), o.value_ranges);
+  std::vector<size_t> described;  // the argument position behind each of r.inputs
   if (!given.empty()) {
     RequireFits(given);
-    inputs = BuildArguments(schema, given, gen);  // kUsage: says what the method takes
+    inputs = BuildArguments(schema, given, gen, &described);  // kUsage: says what the method takes
     r.inputs.clear();
     for (const ArgSpec& a : given) r.inputs.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty()) {
@@ -195,6 +196,7 @@ std::vector<c10::IValue> BenchInputs(const BenchOptions& o, torch::jit::Module& 
     for (size_t i = 0; i < inputs.size(); ++i) {
       inputs[i] = Retype(formal[i + 1].type(), inputs[i]);
       r.inputs.push_back(DescribeValue(inputs[i]));
+      described.push_back(i);
     }
   } else {
     std::string source;
@@ -205,12 +207,17 @@ std::vector<c10::IValue> BenchInputs(const BenchOptions& o, torch::jit::Module& 
     }
     if (!inputs.empty()) {
       r.input_source = source;
-      for (const auto& v : inputs) r.inputs.push_back(DescribeValue(v));
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        r.inputs.push_back(DescribeValue(inputs[i]));
+        described.push_back(i);
+      }
     } else {
       inputs = BuildArguments(schema, {}, gen);  // kUsage if the method needs arguments
     }
   }
   for (auto& v : inputs) v = ToDevice(v, device);
+  r.input_tensors.clear();
+  for (size_t at : described) r.input_tensors.push_back(at < inputs.size() ? DescOf(inputs[at]) : std::nullopt);
   return inputs;
 }
 
@@ -242,15 +249,15 @@ TimedRuns RunInstances(const BenchOptions& o, std::vector<torch::jit::Module>& m
       c10::DebugInfoGuard tag(c10::DebugInfoKind::PRODUCER_INFO, debug_info);
       RunModeGuard mode(o.settings.inference_mode);
       torch::jit::Method method = modules[o.share_weights ? 0 : static_cast<size_t>(index)].get_method(o.method);
-      auto ticker = [&](const char* phase, PhaseBound bound) -> std::function<void(int, uint64_t)> {
+      auto ticker = [&](ProgressEvent::Kind phase, PhaseBound bound) -> std::function<void(int, uint64_t)> {
         return index == 0 ? PhaseTicker(o, phase, bound) : std::function<void(int, uint64_t)>();
       };
       auto& timed = runs.timed[static_cast<size_t>(index)];
-      TimeCalls(method, inputs, cuda, warmup, runs.warm[static_cast<size_t>(index)], false, ticker("warm-up", warmup));
+      TimeCalls(method, inputs, cuda, warmup, runs.warm[static_cast<size_t>(index)], false, ticker(ProgressEvent::Kind::kWarmup, warmup));
       sync.arrive_and_wait();  // profiler attaches between the phases
       sync.arrive_and_wait();
       timed.reserve(static_cast<size_t>(std::max(timing.calls, 1)));
-      TimeCalls(method, inputs, cuda, timing, timed, o.settings.cache_cleaning, ticker("timing", timing),
+      TimeCalls(method, inputs, cuda, timing, timed, o.settings.cache_cleaning, ticker(ProgressEvent::Kind::kTiming, timing),
                 index == 0 ? &runs.last_out : nullptr);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(result_mu);
@@ -333,7 +340,8 @@ BenchResult RunBench(const BenchOptions& o) {
   if (!o.save_outputs_path.empty()) SaveOutputs(o, modules[0], inputs, runs.last_out);
   // The outputs' types (the report, a Triton config), from the last call.
   for (const OutputSummary& leaf : SummarizeOutputs(ToDevice(runs.last_out, torch::Device(torch::kCPU)), "output")) {
-    r.outputs.push_back({leaf.name, leaf.desc});
+    r.outputs.push_back({leaf.name, leaf.desc, leaf.tensor});
+    if (r.outputs.back().tensor) r.outputs.back().tensor->device = o.device;  // summarized on the CPU, computed there
   }
   AddProcessFigures(o, device, r);
   return r;

@@ -95,7 +95,7 @@ std::string ModelChecker::PinFlags(const std::vector<ArgSpec>& args) const {
 }
 
 bool ModelChecker::Load() {
-  if (o_.progress) o_.progress("loading");
+  if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoading});
   const std::string& file = o_.load_path.empty() ? o_.path : o_.load_path;
   if (o_.check_mobile) {
     // What an Android/iOS app's LiteModuleLoader does with the file.
@@ -118,7 +118,7 @@ bool ModelChecker::Load() {
     return false;
   }
   module_.eval();
-  if (o_.progress) o_.progress("loaded");
+  if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoaded});
   r_.loaded = true;
   r_.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   // Listing the operators inlines every method, as running one does: not
@@ -155,7 +155,7 @@ bool ModelChecker::Load() {
   std::ostringstream schema_text;
   schema_text << Schema();
   r_.schema = schema_text.str();
-  if (o_.progress) o_.progress("method " + r_.schema);  // kept by the parent if this child dies later
+  if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kMethod, .text = r_.schema});  // kept by the parent if this child dies later
   return true;
 }
 

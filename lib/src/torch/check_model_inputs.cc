@@ -148,7 +148,9 @@ bool ModelChecker::TryCandidates() {
     ++r_.candidates_tried;
     // If this candidate crashes the child, the parent names it and can
     // start a fresh child past it (skip_candidates).
-    if (o_.progress) o_.progress("trying " + std::to_string(q.base) + " " + flags);  // TriedCandidate() reads it
+    if (o_.progress) {
+      o_.progress({.kind = ProgressEvent::Kind::kTrying, .text = flags, .done = static_cast<int64_t>(q.base)});
+    }
     if (Fault("crash-guess") || (Fault("crash-first-guess") && q.base == 0)) std::raise(SIGSEGV);
     std::string error;
     if (TryCandidate(q.c, flags, suspect, error)) break;

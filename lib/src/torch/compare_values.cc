@@ -228,6 +228,7 @@ std::vector<OutputSummary> SummarizeOutputs(const c10::IValue& value, const std:
     if (v.isTensor()) {
       const at::Tensor& t = v.toTensor();
       s.desc = t.defined() ? Describe(t) : "undefined tensor";
+      s.tensor = DescOf(v);
       if (t.defined() && !t.is_quantized() && (at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()))) {
         s.nonfinite = t.numel() - at::isfinite(t).sum().item<int64_t>();
       }

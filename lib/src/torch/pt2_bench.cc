@@ -44,7 +44,9 @@ void RequireAotiOptions(const BenchOptions& o) {
 }
 
 // The inputs: given (typed by the package's inputs), or loaded from a file.
-std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::string>& described) {
+std::vector<at::Tensor> BenchInputs(const BenchOptions& o, BenchResult& r) {
+  std::vector<std::string>& described = r.inputs;
+  std::vector<size_t> at;  // the argument position behind each described input
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
   given.insert(given.end(), o.args.begin(), o.args.end());
   at::Generator gen = at::detail::createCPUGenerator(o.seed);
@@ -52,16 +54,20 @@ std::vector<at::Tensor> BenchInputs(const BenchOptions& o, std::vector<std::stri
   if (!given.empty()) {
     const c10::FunctionSchema schema = Pt2Schema(o.pt2, given.size());
     given = ApplyValueRanges(given, Formals(schema), o.value_ranges);  // as for a TorchScript archive
-    args = BuildArguments(schema, given, gen);
+    args = BuildArguments(schema, given, gen, &at);
     for (const ArgSpec& a : given) described.push_back((a.name.empty() ? "" : a.name + "=") + a.value);
   } else if (!o.load_inputs_path.empty() || !o.pt2.sample_inputs_path.empty()) {
     // --load-inputs, or the package's data/sample_inputs (ResolveInputs's kSample).
     const bool loaded = !o.load_inputs_path.empty();
     args = Pt2ArgumentList(LoadValueFile(loaded ? o.load_inputs_path : o.pt2.sample_inputs_path), o.input_source);
-    for (const c10::IValue& v : args) described.push_back(DescribeValue(v));
+    for (size_t i = 0; i < args.size(); ++i) {
+      described.push_back(DescribeValue(args[i]));
+      at.push_back(i);
+    }
   } else {
     throw Error(ErrorKind::kUsage, "no inputs known: pass --input SHAPE:DTYPE for each input of the package, or --load-inputs FILE");
   }
+  for (size_t i : at) r.input_tensors.push_back(i < args.size() ? DescOf(args[i]) : std::nullopt);
   return TensorsOf(args);
 }
 
@@ -87,18 +93,18 @@ BenchResult BenchPt2(const BenchOptions& o) {
   uint64_t t0 = BenchNowNs();
   AotiPackage package(o.path, o.pt2.model);  // kTorch with the loader's message
   r.load_ns = BenchNowNs() - t0;
-  const std::vector<at::Tensor> inputs = BenchInputs(o, r.inputs);
+  const std::vector<at::Tensor> inputs = BenchInputs(o, r);
   std::optional<c10::InferenceMode> inference;
   std::optional<torch::NoGradGuard> no_grad;
   if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();
   const PhaseBound warmup = WarmupBound(o), timing = TimingBound(o);
   try {
     QuietStderr quiet;
-    TimePhase(warmup, r.warmup_ns, [&] { package.Run(inputs); }, [] {}, PhaseTicker(o, "warm-up", warmup));
+    TimePhase(warmup, r.warmup_ns, [&] { package.Run(inputs); }, [] {}, PhaseTicker(o, ProgressEvent::Kind::kWarmup, warmup));
     const uint64_t start = BenchNowNs();
     r.latencies_ns.reserve(static_cast<size_t>(std::max(timing.calls, 1)));
     std::vector<at::Tensor> last;  // the last timed call's outputs
-    TimePhase(timing, r.latencies_ns, [&] { last = package.Run(inputs); }, [] {}, PhaseTicker(o, "timing", timing));
+    TimePhase(timing, r.latencies_ns, [&] { last = package.Run(inputs); }, [] {}, PhaseTicker(o, ProgressEvent::Kind::kTiming, timing));
     r.wall_ns = BenchNowNs() - start;
     if (!o.save_outputs_path.empty()) {
       last = package.Run(inputs);  // one more call, not timed
@@ -106,7 +112,7 @@ BenchResult BenchPt2(const BenchOptions& o) {
     }
     // The outputs' types (the report, a Triton config), from the last call.
     for (const OutputSummary& leaf : SummarizeOutputs(package.Outputs(last), "output")) {
-      r.outputs.push_back({leaf.name, leaf.desc});
+      r.outputs.push_back({leaf.name, leaf.desc, leaf.tensor});
     }
   } catch (const Error&) {
     throw;

@@ -82,7 +82,7 @@ class Pt2Checker {
 
  private:
   bool Load() {
-    if (o_.progress) o_.progress("loading");
+    if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoading});
     const auto t0 = Clock::now();
     try {
       package_.emplace(o_.load_path.empty() ? o_.path : o_.load_path, spec_.model);
@@ -92,7 +92,7 @@ class Pt2Checker {
     }
     r_.loaded = true;
     r_.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (o_.progress) o_.progress("loaded");
+    if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoaded});
     r_.methods = {"forward"};
     r_.method_found = o_.method == "forward";
     return r_.method_found;
@@ -103,7 +103,7 @@ class Pt2Checker {
     schema_.emplace(Pt2Schema(spec_, given));
     r_.schema = Pt2Named(spec_, given).Schema() + " (AOTInductor model '" + spec_.model + "', device " +
                 package_->device() + ")";
-    if (o_.progress) o_.progress("method " + r_.schema);
+    if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kMethod, .text = r_.schema});
   }
 
   bool ReadReference() {

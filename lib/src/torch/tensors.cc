@@ -1,5 +1,7 @@
 #include "tensors.h"
 
+#include "tsctl/storage_types.h"
+
 #include <map>
 #include <sstream>
 
@@ -77,6 +79,15 @@ std::string Describe(const at::Tensor& t) {
   std::ostringstream s;
   s << c10::toString(t.scalar_type()) << t.sizes();
   return s.str();
+}
+
+std::optional<TensorDesc> DescOf(const c10::IValue& value) {
+  if (!value.isTensor() || !value.toTensor().defined()) return std::nullopt;
+  const at::Tensor& t = value.toTensor();
+  // c10::toString(ScalarType) names the storage class without "Storage".
+  const StorageDtype* d = DtypeOfStorage(std::string(c10::toString(t.scalar_type())) + "Storage");
+  if (!d) return std::nullopt;
+  return TensorDesc{d->name, t.sizes().vec(), t.device().str()};
 }
 
 std::string DescribeValue(const c10::IValue& v) { return v.isTensor() ? Describe(v.toTensor()) : KindOf(v); }

@@ -3,11 +3,13 @@
 
 #include <torch/script.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tsctl/inputs.h"
+#include "tsctl/tensor_desc.h"
 
 namespace tsctl {
 
@@ -25,6 +27,9 @@ std::vector<std::pair<std::string, at::Tensor>> FlattenTensors(const c10::IValue
 
 // "float32[1, 10]".
 std::string Describe(const at::Tensor& t);
+// A defined tensor of a dtype tsctl names (storage_types.h: the dtype of its
+// storage class), typed; nullopt for anything else.
+std::optional<TensorDesc> DescOf(const c10::IValue& value);
 // A tensor's Describe, else the value's kind ("int", "Tuple", ...).
 std::string DescribeValue(const c10::IValue& v);
 
