@@ -80,7 +80,11 @@ ResolvedInputs ResolveBenchInputs(BenchOptions& o) {
   ApplyResolved(in, o);
   if (in.origin == InputOrigin::kInferred) {
     std::function<void(long, const std::string&)> progress;
-    if (o.progress) progress = [&o](long k, const std::string&) { o.progress({.kind = ProgressEvent::Kind::kInputs, .done = k}); };
+    if (o.progress) {
+      progress = [&o](long k, const std::string& flags) {
+        o.progress({.kind = ProgressEvent::Kind::kInputs, .text = flags, .done = k});
+      };
+    }
     FoundInputs found = FindInputs(o.path, o, progress);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
@@ -159,34 +163,42 @@ MakeResult Script(const ScriptOptions& options) {
   return RunTorchChild(ScriptRequest{.options = options}, {}).Take<MakeResult>("compiling the source");
 }
 
+namespace {
+
 // trace of an archive: its example inputs by ResolveInputs (the tracer takes
 // tensors only: stored specs, recorded values, or inferred candidates that
 // are all tensors), then the trace in a child; --save-outputs written only
 // when the trace matched.
-MakeResult TraceArchiveOf(const MakeRequest& r) {
-  TraceOptions o;
+// What a trace or a Python make (TraceOptions, PythonRequest) shares with
+// the request: its run, the check inputs, --freeze, tolerances, output.
+template <typename Made>
+Made MadeOf(const MakeRequest& r) {
+  Made o;
   static_cast<RunSpec&>(o) = r;
-  o.path = r.path;
   o.check_inputs = r.check_inputs;
   o.freeze = r.freeze;
   o.rtol = r.rtol;
   o.atol = r.atol;
   o.output = r.output;
+  return o;
+}
+
+MakeResult TraceArchiveOf(const MakeRequest& r) {
+  TraceOptions o = MadeOf<TraceOptions>(r);
+  o.path = r.path;
   RequireOneInputSource(!r.inputs.empty(), r.load_inputs_path, "--input");
   // The tracer takes tensors only: stored specs, recorded values, or
   // inferred candidates that are all tensors.
   ResolvedInputs in = ResolveInputs(CheckArchive(r.path), r, {.key = r.method});
-  std::vector<ArgSpec> found_args;
   std::string found_note;
   if (in.origin == InputOrigin::kInferred) {
     FoundInputs found = FindInputs(r.path, r);
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
-    found_args = found.args;
     if (found.found) {
       in.source = found.source;
       found_note = found.note;
     }
-    for (const ArgSpec& a : found_args) {
+    for (const ArgSpec& a : found.args) {
       try {
         o.inputs.push_back(ParseInputSpec(a.value));
       } catch (const Error&) {
@@ -219,6 +231,8 @@ MakeResult TraceArchiveOf(const MakeRequest& r) {
   return result;
 }
 
+}  // namespace
+
 MakeResult Make(const MakeRequest& r) {
   if (r.mode == "export") return Export(r);
   const bool trace = r.mode == "trace";
@@ -234,16 +248,10 @@ MakeResult Make(const MakeRequest& r) {
       throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
     }
     auto [file, name] = SplitPythonSpec(r.python);
-    PythonRequest p;
-    static_cast<RunSpec&>(p) = r;
+    PythonRequest p = MadeOf<PythonRequest>(r);
     p.file = file;
     p.name = name;
     p.mode = r.mode;
-    p.check_inputs = r.check_inputs;
-    p.freeze = r.freeze;
-    p.rtol = r.rtol;
-    p.atol = r.atol;
-    p.output = r.output;
     // In a child, as export and data loaders run: neither Python nor its
     // torch enters this process, and an interrupt kills it.
     return RunTorchChild(PythonMakeRequest{.request = p}, {})

@@ -137,6 +137,20 @@ ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& op
   return ValidateSource(std::move(src), path, options);
 }
 
+ModelCheckOptions ModelCheckBase(const Archive& archive, const std::string& path, const ValidateOptions& options) {
+  ModelCheckOptions m;
+  static_cast<RunSpec&>(m) = options;
+  m.path = path;
+  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
+  // the child), not whatever the path names by then.
+  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
+  m.run = options.run;
+  m.rtol = options.rtol;
+  m.atol = options.atol;
+  m.reference_path = options.reference_path;
+  return m;
+}
+
 namespace {
 
 // ts.kind of a file that is neither TorchScript nor .pt2.
@@ -169,16 +183,7 @@ std::string RefusedBy(const std::vector<CheckResult>& out, bool loadable) {
 // ResolveInputs finds (`inputs_file` keeps a file it wrote alive).
 ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, const ValidateOptions& options,
                                std::shared_ptr<TempFile>& inputs_file) {
-  ModelCheckOptions m;
-  static_cast<RunSpec&>(m) = options;
-  m.path = path;
-  // LibTorch opens the file tsctl just checked (the descriptor, inherited by
-  // the child), not whatever the path names by then.
-  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
-  m.run = options.run;
-  m.rtol = options.rtol;
-  m.atol = options.atol;
-  m.reference_path = options.reference_path;
+  ModelCheckOptions m = ModelCheckBase(archive, path, options);
   m.reference_from_archive = options.reference_path.empty() && archive.Has(kReferenceRecordPath);
   m.check_mobile = LooksMobile(archive, path);
   m.ranges_for_any_method = options.method == "all";

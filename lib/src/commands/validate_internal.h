@@ -122,6 +122,10 @@ ChildLimits LimitsOf(const ValidateOptions& o);
 // "loading", "running forward", or "running forward on inferred inputs
 // (--arg ...)" while it tried a candidate.
 std::string Doing(const std::optional<ProgressEvent>& progress, const std::string& method);
+// The model check as validate's flags set it, for a TorchScript archive and a
+// .pt2 alike: the run spec, the descriptor tsctl checked (LibTorch opens it,
+// not whatever `path` names by then), --no-run, tolerances, --reference.
+ModelCheckOptions ModelCheckBase(const Archive& archive, const std::string& path, const ValidateOptions& options);
 
 // ts.device: `stored` counts tensors per storage location (from the pickles);
 // a WARN when the code pins a CUDA device (it needs CUDA to run).

@@ -50,20 +50,6 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
   return "";
 }
 
-// The options of the check as validate's flags set them (as for a TorchScript archive).
-ModelCheckOptions CheckOptions(const Archive& archive, const std::string& path, const ValidateOptions& options) {
-  ModelCheckOptions m;
-  static_cast<RunSpec&>(m) = options;
-  m.path = path;
-  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
-  m.method = options.method == "all" ? "forward" : options.method;
-  m.run = options.run;
-  m.rtol = options.rtol;
-  m.atol = options.atol;
-  m.reference_path = options.reference_path;
-  return m;
-}
-
 }  // namespace
 
 void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
@@ -108,7 +94,8 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
                        "without --device"});
     return;
   }
-  ModelCheckOptions m = CheckOptions(archive, report.path, options);
+  ModelCheckOptions m = ModelCheckBase(archive, report.path, options);
+  m.method = options.method == "all" ? "forward" : options.method;
   m.pt2 = std::move(spec);
   std::unique_ptr<TempFile> stored_reference;
   if (m.reference_path.empty() && (stored_reference = RecordFile(archive, kReferenceRecordPath))) {
