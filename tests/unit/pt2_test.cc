@@ -6,7 +6,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
 #include "tsctl/pt2.h"
-#include "tsctl/pt2_machine.h"
+#include "../../lib/src/archive/pt2_machine.h"
 #include "tsctl/validate.h"
 #include "tsctl/zip_writer.h"
 

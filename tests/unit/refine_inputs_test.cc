@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tsctl/inputs.h"
+#include "refine_inputs.h"
 
 using namespace tsctl;
 

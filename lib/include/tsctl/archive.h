@@ -104,7 +104,7 @@ class Archive {
   // Finds a record by its name without the root folder; null if absent.
   // Exactly as LibTorch finds it (miniz, flags 0): ASCII case ignored, and
   // among names equal but for case the entry miniz's sorted index and binary
-  // search reach (see lib/src/archive/miniz_lookup.h). O(log n).
+  // search reach (see lib/src/zip/miniz_lookup.h). O(log n).
   const ZipEntry* Find(const std::string& record) const;
   bool Has(const std::string& record) const { return Find(record) != nullptr; }
   // Reads a record fully, checking its CRC. Throws tsctl::Error (kFormat) if

@@ -60,19 +60,6 @@ struct ArgSpec {
 // tsctl::Error (kUsage) for an empty value.
 ArgSpec ParseArgSpec(const std::string& text);
 
-// The next inferred candidate, read from LibTorch's error for the last one:
-// its standard shape and dtype messages (a convolution's channels or rank,
-// a matrix product's inner size, a view's sizes, integer indices, a
-// broadcast, a recurrent layer's input size or rank, a layer or batch norm's
-// shape) name what the operator wanted. `args` are the candidate's arguments;
-// the result changes one tensor argument, and `note` says which and why.
-// nullopt when no rule reads the message (or no tensor argument fits it).
-struct Refinement {
-  std::vector<ArgSpec> args;
-  std::string note;  // "x 1x6x224x224:float32, from LibTorch's error: a convolution wants 6 channels"
-};
-std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error);
-
 // --val-range: the values generated tensors take, for one argument (by
 // name) or for every argument (empty name), as Polygraphy's --val-range.
 struct ValueRange {

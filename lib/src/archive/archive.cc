@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "miniz_lookup.h"
+#include "../zip/miniz_lookup.h"
 #include "tsctl/error.h"
 
 namespace tsctl {

@@ -1,4 +1,4 @@
-#include "tsctl/pt2_machine.h"
+#include "pt2_machine.h"
 
 #include <fstream>
 #include <map>

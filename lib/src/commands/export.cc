@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "made_of.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
 #include "tsctl/error.h"
@@ -120,14 +121,10 @@ MakeResult Export(const MakeRequest& r) {
   // folder's name is not part of the format).
   std::string base = std::filesystem::path(r.output).filename().string();
   if (!IsValidUtf8(base)) base = "model.pt2";
-  PythonRequest p;
-  static_cast<RunSpec&>(p) = r;
+  PythonRequest p = MadeOf<PythonRequest>(r);
   p.file = file;
   p.name = name;
   p.mode = "export";
-  p.check_inputs = r.check_inputs;
-  p.rtol = r.rtol;
-  p.atol = r.atol;
   p.output = work.path + "/" + base;
   p.aoti = r.aoti;
   p.dynamic_batch = r.dynamic_batch;

@@ -12,6 +12,7 @@
 #include "apply_inputs.h"
 #include "bench_pt2.h"
 #include "plugin_abi.h"
+#include "made_of.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
@@ -169,20 +170,6 @@ namespace {
 // tensors only: stored specs, recorded values, or inferred candidates that
 // are all tensors), then the trace in a child; --save-outputs written only
 // when the trace matched.
-// What a trace or a Python make (TraceOptions, PythonRequest) shares with
-// the request: its run, the check inputs, --freeze, tolerances, output.
-template <typename Made>
-Made MadeOf(const MakeRequest& r) {
-  Made o;
-  static_cast<RunSpec&>(o) = r;
-  o.check_inputs = r.check_inputs;
-  o.freeze = r.freeze;
-  o.rtol = r.rtol;
-  o.atol = r.atol;
-  o.output = r.output;
-  return o;
-}
-
 MakeResult TraceArchiveOf(const MakeRequest& r) {
   TraceOptions o = MadeOf<TraceOptions>(r);
   o.path = r.path;

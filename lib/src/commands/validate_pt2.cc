@@ -9,7 +9,7 @@
 #include "validate_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
-#include "tsctl/pt2_machine.h"
+#include "../archive/pt2_machine.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {

@@ -6,9 +6,11 @@
 #include <optional>
 
 #include "../text/json_util.h"
+#include "apply_inputs.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
+#include "tsctl/run_spec.h"
 #include "tsctl/source.h"
 #include "tsctl/stamp.h"
 #include "torch_child.h"
@@ -34,6 +36,34 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   return "";
 }
 
+namespace {
+
+// B's inputs when none were given: what this archive keeps for the method
+// (its recorded reference, its stored inputs), else what B keeps; never
+// inferred (B then infers its own in its child, as validate B alone would).
+ResolvedInputs ReferenceInputs(const Archive& archive, const std::string& archive_name, ModelCheckOptions& b) {
+  RunSpec keep = b;
+  keep.infer_inputs = false;
+  keep.data_loader.clear();
+  const ResolveContext context{.key = b.method};
+  ResolvedInputs in = ResolveInputs(archive, keep, context);
+  std::string from = archive_name;
+  if (in.origin == InputOrigin::kNone) {
+    try {
+      in = ResolveInputs(Archive::Open(OpenFileSource(b.path)), keep, context);
+      from = b.path;
+    } catch (const Error&) {
+      return {};  // B itself fails to open in its child, with the reason
+    }
+  }
+  if (in.origin == InputOrigin::kNone) return in;
+  ApplyResolved(in, b);
+  b.input_source = in.source + " of " + from;
+  return in;
+}
+
+}  // namespace
+
 std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const ValidateOptions& options, ModelCheckOptions& m,
                                             ArchiveReport& report) {
   auto& out = report.checks;
@@ -45,34 +75,8 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   b.load_path.clear();  // B by its path (m's descriptor is this archive's)
   b.reference_from_archive = false;
   b.record_intermediates = options.compare_intermediates;
-  // The inputs recorded in an archive's extra/tsctl_reference.pt (its
-  // --record-reference), given to B as --load-inputs takes them.
-  std::unique_ptr<TempFile> recorded_inputs;
-  auto recorded = [&](const Archive& a, const std::string& name) {
-    const std::string bytes = RecordedInputs(a);
-    if (bytes.empty()) return false;
-    recorded_inputs = std::make_unique<TempFile>();
-    std::ofstream(recorded_inputs->path, std::ios::binary) << bytes;
-    b.load_inputs_path = recorded_inputs->path;
-    b.input_source = std::string(kRecordedReference) + " of " + name;
-    return true;
-  };
-  if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
-    try {
-      // Stored in this archive (its recorded reference), else stored in B.
-      if (!recorded(archive, report.path)) {
-        Archive b_archive = Archive::Open(OpenFileSource(b_path));
-        ArchiveInputs stored = InputsFromArchive(b_archive, m.method);
-        if (!stored.inputs.empty()) {
-          b.inputs = stored.inputs;
-          b.input_source = stored.source + " of " + b_path;
-        } else {
-          recorded(b_archive, b_path);
-        }
-      }
-    } catch (const Error&) {
-    }
-  }
+  ResolvedInputs kept;  // holds a recorded reference's temporary file until B has run
+  if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) kept = ReferenceInputs(archive, report.path, b);
   const std::string why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
   Json(report.details)["reference_model"] = b_path;
   if (!why.empty()) {

@@ -168,6 +168,89 @@ Interrupted::Interrupted(int signal)
     : Error(ErrorKind::kIo, "interrupted by " + SignalName(signal)), signal_(signal) {}
 Interrupted::~Interrupted() = default;
 
+namespace {
+
+// Reads the child's frames until it closes its pipe, or kills it when the
+// deadline passes (out.end = kTimedOut). A signal caught meanwhile kills it
+// and throws Interrupted. The answer frame lands in `answer`.
+void PumpFrames(pid_t pid, int fd, SignalCatcher& signals, std::chrono::steady_clock::time_point deadline,
+                const std::set<std::string>& allowed, const std::function<void(const ProgressEvent&)>& on_progress,
+                ChildOutcome& out, std::optional<std::string>& answer) {
+  std::string buffer;
+  char chunk[65536];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      out.end = ChildEnd::kTimedOut;
+      KillGroup(pid);
+      return;
+    }
+    pollfd p[2] = {{fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r <= 0) continue;  // EINTR (a caught signal shows on its pipe) or a tick
+    if (p[1].revents & POLLIN) {
+      if (int sig = signals.Caught()) {
+        KillGroup(pid);
+        AwaitTorchChild(pid, kEndSeconds);
+        ::close(fd);
+        throw Interrupted(sig);
+      }
+    }
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // EOF: the child closed the pipe (finished or died)
+    buffer.append(chunk, static_cast<size_t>(n));
+    TakeFrames(buffer, [&](char type, std::string payload) {
+      if (type == kProgressFrame) {
+        if (std::optional<ProgressEvent> e = DecodeProgress(payload)) {
+          out.progress = *e;
+          if (on_progress) on_progress(*e);
+        }
+      } else if (type == kAnswerFrame) {
+        answer = std::move(payload);
+      } else if (type == kSandboxFrame) {
+        out.sandbox = std::move(payload);
+      } else if (type == kFileFrame) {
+        WriteSentFile(payload, allowed, out);
+      }
+    });
+  }
+}
+
+// How the child ended, from the server's word on its wait status and what
+// it sent: blocked by the sandbox, a file it could not write, its answer.
+void JudgeEnd(pid_t pid, const std::optional<std::string>& answer, ChildOutcome& out) {
+  // The server reaps it and says how it ended. A child that closed its pipe
+  // and lives on is killed; no word at all (the server died, and the child
+  // with it) reads as killed.
+  int status = AwaitTorchChild(pid, kEndSeconds);
+  if (status < 0) {
+    KillGroup(pid);
+    status = AwaitTorchChild(pid, kEndSeconds);
+  }
+  if (status < 0) status = SIGKILL;
+  if (out.end == ChildEnd::kTimedOut) return;
+  SetEnd(out, status);
+  // A filter that a model's native code unhooked still ends it with SIGSYS.
+  if (out.end == ChildEnd::kCrashed && out.signal == SIGSYS && out.sandbox.empty()) {
+    out.sandbox = "the model made a system call the sandbox denies (SIGSYS)";
+  }
+  if (!out.sandbox.empty() && SandboxOn()) {
+    out.end = ChildEnd::kBlocked;
+    return;
+  }
+  if (!out.write_error.empty()) {
+    out.end = ChildEnd::kRaised;
+    out.error_kind = ErrorKind::kIo;
+    out.error = out.write_error;
+    return;
+  }
+  if (out.end == ChildEnd::kExited && out.exit_code == 0 && answer) DecodeChildAnswer(*answer, out);
+}
+
+}  // namespace
+
 ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limits,
                            const std::function<void(const ProgressEvent&)>& on_progress) {
   ChildOutcome out;
@@ -192,78 +275,13 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
                                                 .environment = callers_own ? WholeEnvironment() : SandboxEnvironment(),
                                                 .descriptors = NamedDescriptors(files.reads)},
                                     &fd);
-  std::string buffer, answer;
-  bool answered = false;
-  const double timeout = bounded.timeout_seconds;
-  const auto deadline = start + std::chrono::duration<double>(timeout);
-  char chunk[65536];
-  while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      out.end = ChildEnd::kTimedOut;
-      KillGroup(pid);
-      break;
-    }
-    pollfd p[2] = {{fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-    int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
-    if (r <= 0) continue;  // EINTR (a caught signal shows on its pipe) or a tick
-    if (p[1].revents & POLLIN) {
-      if (int sig = signals.Caught()) {
-        KillGroup(pid);
-        AwaitTorchChild(pid, kEndSeconds);
-        ::close(fd);
-        throw Interrupted(sig);
-      }
-    }
-    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child closed the pipe (finished or died)
-    buffer.append(chunk, static_cast<size_t>(n));
-    TakeFrames(buffer, [&](char type, std::string payload) {
-      if (type == kProgressFrame) {
-        if (std::optional<ProgressEvent> e = DecodeProgress(payload)) {
-          out.progress = *e;
-          if (on_progress) on_progress(*e);
-        }
-      } else if (type == kAnswerFrame) {
-        answer = std::move(payload);
-        answered = true;
-      } else if (type == kSandboxFrame) {
-        out.sandbox = std::move(payload);
-      } else if (type == kFileFrame) {
-        WriteSentFile(payload, allowed, out);
-      }
-    });
-  }
+  std::optional<std::string> answer;
+  const auto deadline =
+      start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded.timeout_seconds));
+  PumpFrames(pid, fd, signals, deadline, allowed, on_progress, out, answer);
   ::close(fd);
-  // The server reaps it and says how it ended. A child that closed its pipe
-  // and lives on is killed; no word at all (the server died, and the child
-  // with it) reads as killed.
-  int status = AwaitTorchChild(pid, kEndSeconds);
-  if (status < 0) {
-    KillGroup(pid);
-    status = AwaitTorchChild(pid, kEndSeconds);
-  }
-  if (status < 0) status = SIGKILL;
+  JudgeEnd(pid, answer, out);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (out.end == ChildEnd::kTimedOut) return out;
-  SetEnd(out, status);
-  // A filter that a model's native code unhooked still ends it with SIGSYS.
-  if (out.end == ChildEnd::kCrashed && out.signal == SIGSYS && out.sandbox.empty()) {
-    out.sandbox = "the model made a system call the sandbox denies (SIGSYS)";
-  }
-  if (!out.sandbox.empty() && SandboxOn()) {
-    out.end = ChildEnd::kBlocked;
-    return out;
-  }
-  if (!out.write_error.empty()) {
-    out.end = ChildEnd::kRaised;
-    out.error_kind = ErrorKind::kIo;
-    out.error = out.write_error;
-    return out;
-  }
-  if (out.end == ChildEnd::kExited && out.exit_code == 0 && answered) DecodeChildAnswer(answer, out);
   return out;
 }
 

@@ -7,7 +7,7 @@
 
 #include "../text/json_util.h"
 #include "render_json.h"
-#include "bench_text.h"
+#include "../text/units.h"
 #include "tensor_type.h"
 #include "tsctl/bench.h"
 #include "tsctl/escape.h"
@@ -15,15 +15,6 @@
 
 namespace tsctl {
 namespace {
-
-double Percentile(std::vector<uint64_t> sorted, double p) {
-  if (sorted.empty()) return 0;
-  // Linear interpolation between closest ranks (numpy's default).
-  double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(rank)), hi = static_cast<size_t>(std::ceil(rank));
-  double frac = rank - static_cast<double>(lo);
-  return static_cast<double>(sorted[lo]) * (1 - frac) + static_cast<double>(sorted[hi]) * frac;
-}
 
 std::string PercentName(double p) {
   char buf[16];
@@ -40,24 +31,6 @@ std::string ExecutionSettings::Describe() const {
   if (freeze) s += ", freeze";
   if (optimize_for_inference) s += ", optimize-for-inference";
   if (cache_cleaning) s += ", cache-cleaning";
-  return s;
-}
-
-Stats ComputeStats(const BenchResult& r, const std::vector<double>& percentiles) {
-  Stats s;
-  const auto& l = r.latencies_ns;
-  if (l.empty()) return s;
-  std::vector<uint64_t> sorted = l;
-  std::sort(sorted.begin(), sorted.end());
-  s.min = sorted.front();
-  s.max = sorted.back();
-  s.mean = std::accumulate(l.begin(), l.end(), 0.0) / static_cast<double>(l.size());
-  double var = 0;
-  for (uint64_t v : l) var += (static_cast<double>(v) - s.mean) * (static_cast<double>(v) - s.mean);
-  s.stddev = l.size() > 1 ? std::sqrt(var / static_cast<double>(l.size() - 1)) : 0;
-  s.median = Percentile(sorted, 50);
-  for (double p : percentiles) s.percentiles.emplace_back(p, Percentile(sorted, p));
-  s.throughput = r.wall_ns ? static_cast<double>(l.size()) / (static_cast<double>(r.wall_ns) / 1e9) : 0;
   return s;
 }
 

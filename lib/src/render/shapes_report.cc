@@ -4,7 +4,7 @@
 
 #include "../text/json_util.h"
 #include "render_json.h"
-#include "bench_text.h"
+#include "../text/units.h"
 #include "tsctl/bench.h"
 #include "tsctl/escape.h"
 

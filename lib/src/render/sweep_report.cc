@@ -7,7 +7,7 @@
 
 #include "../text/json_util.h"
 #include "render_json.h"
-#include "bench_text.h"
+#include "../text/units.h"
 #include "tsctl/bench.h"
 
 namespace tsctl {
@@ -20,98 +20,6 @@ std::string AotiDescribe(const SweepRow& r) {
 }
 
 }  // namespace
-
-std::vector<ExecutionSettings> SweepSettings(bool cuda) {
-  std::vector<ExecutionSettings> out;
-  for (bool optimized : {true, false}) {
-    for (bool inference : {true, false}) {
-      for (bool profiling : {true, false}) {
-        for (bool fuser : {true, false}) {
-          ExecutionSettings s;
-          s.optimized_execution = optimized;
-          s.inference_mode = inference;
-          s.jit_profiling = profiling;
-          s.jit_executor = true;
-          s.tensor_fuser = fuser;
-          out.push_back(s);
-        }
-      }
-    }
-  }
-  (void)cuda;
-  return out;
-}
-
-std::vector<SweepRow> AotiSweepRows(int cores) {
-  std::vector<int> threads = {0};
-  if (cores > 1) threads.push_back(1);
-  if (cores / 2 > 1) threads.push_back(cores / 2);
-  std::vector<SweepRow> out;
-  for (int t : threads) {
-    for (bool inference : {true, false}) {
-      SweepRow row;
-      row.aoti = true;
-      row.threads = t;
-      row.settings.inference_mode = inference;
-      out.push_back(row);
-    }
-  }
-  return out;
-}
-
-bool IsDefaultSweepRow(const SweepRow& row) {
-  return row.aoti ? row.settings.inference_mode && row.threads == 0 : IsDefaultSweepSettings(row.settings);
-}
-
-bool IsDefaultSweepSettings(const ExecutionSettings& s) {
-  return s.optimized_execution && s.inference_mode && s.jit_profiling.value_or(true) && s.jit_executor.value_or(true) &&
-         s.tensor_fuser.value_or(true);
-}
-
-SweepChoice ChooseSweep(const std::vector<SweepRow>& rows) {
-  SweepChoice c;
-  for (const auto& r : rows) {
-    if (!r.ok) continue;
-    if (!c.fastest || r.mean_ns < c.fastest->mean_ns) c.fastest = &r;
-    if (!c.defaults && IsDefaultSweepRow(r)) c.defaults = &r;
-  }
-  if (!c.fastest) {
-    c.reason = "every combination failed";
-    return c;
-  }
-  if (!c.defaults) {
-    c.recommended = c.fastest;
-    c.reason = "the defaults' combination failed, so the fastest that ran is recommended";
-    return c;
-  }
-  if (c.fastest == c.defaults) {
-    c.recommended = c.defaults;
-    c.reason = "the defaults were the fastest; keep them";
-    return c;
-  }
-  auto half_width = [](const SweepRow& r) {
-    return r.iterations > 1 ? 1.96 * r.stddev_ns / std::sqrt(static_cast<double>(r.iterations)) : r.mean_ns;
-  };
-  const double gain = c.defaults->mean_ns - c.fastest->mean_ns;
-  const double noise = half_width(*c.defaults) + half_width(*c.fastest);
-  const double floor = 0.01 * c.defaults->mean_ns;
-  char buf[400];
-  if (gain > noise && gain > floor) {
-    c.recommended = c.fastest;
-    std::snprintf(buf, sizeof buf,
-                  "the fastest beats the defaults by %s (%.1f%%), more than the noise (%s: the 95%% confidence half-widths "
-                  "of both means) and 1%%",
-                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
-  } else {
-    c.recommended = c.defaults;
-    std::snprintf(buf, sizeof buf,
-                  "no combination beats the defaults beyond the noise (fastest %s faster, %.1f%%; noise %s: the 95%% "
-                  "confidence half-widths of both means; or under 1%%): keep the defaults",
-                  Ms(gain).c_str(), 100 * gain / c.defaults->mean_ns, Ms(noise).c_str());
-  }
-  c.reason = buf;
-  return c;
-}
 
 namespace {
 

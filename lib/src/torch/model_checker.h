@@ -17,6 +17,7 @@
 #include "check_model.h"
 #include "infer_inputs.h"
 #include "intermediates.h"
+#include "refine_inputs.h"
 #include "model_runs.h"
 
 namespace tsctl {

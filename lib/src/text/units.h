@@ -1,5 +1,5 @@
-// Small text helpers shared by bench's renderers (bench_report.cc,
-// sweep_report.cc). Not a public interface.
+// Small text helpers in human units: on/off, milliseconds. Shared by
+// bench's renderers and its sweep planning. Not a public interface.
 #pragma once
 
 #include <cstdio>

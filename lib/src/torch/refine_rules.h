@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tsctl/error.h"
-#include "tsctl/inputs.h"
+#include "refine_inputs.h"
 
 namespace tsctl::refine {
 

@@ -1,6 +1,7 @@
 // Whether this machine can run an AOTInductor package's compiled code, as
 // far as tsctl can tell without loading it: the CPU instruction sets inductor
 // compiled for (AOTI_CPU_ISA in the package's metadata) against this CPU's.
+// Private to lib (validate's ts.device check).
 #pragma once
 
 #include <string>

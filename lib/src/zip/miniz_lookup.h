@@ -4,7 +4,7 @@
 // (a heap sort, ASCII letters compared without case, a shorter name first
 // when one is a prefix of the other). Among names equal but for case, which
 // entry a lookup reaches depends on that sort and that search, so both are
-// reproduced step for step. Private to lib/src/archive.
+// reproduced step for step. Private to lib/src (zip/ holds the semantics, archive/ asks).
 #pragma once
 
 #include <cstdint>
