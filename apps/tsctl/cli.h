@@ -28,6 +28,7 @@ enum Needs : unsigned {
   kNeedsPython = 4,    // may embed Python (--python)
   kNeedsLibTorchForCompiled = 8,  // loads LibTorch only for --compiled (code)
   kNeedsPythonAlways = 16,        // always embeds Python (export)
+  kNeedsPythonConverter = 32,     // always embeds Python whose torch converts TorchScript (migrate)
 };
 
 // What a command's binder returns: the function main calls when that
@@ -55,6 +56,7 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global);
 RunFn BindTrace(CLI::App* sub, const GlobalOptions& global);
 RunFn BindScript(CLI::App* sub, const GlobalOptions& global);
 RunFn BindExport(CLI::App* sub, const GlobalOptions& global);
+RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global);
 
 // Adds `--format` with `choices` (the first is the default) and `--json`, an
 // alias of `--format json`, bound to `format`.

@@ -31,6 +31,8 @@ const Tool kTools[] = {
      kNeedsLibTorch | kNeedsPython, BindScript},
     {"export", "Export a Python model with torch.export into a .pt2 (--aoti: an AOTInductor package), checked against it",
      kNeedsLibTorch | kNeedsPythonAlways, BindExport},
+    {"migrate", "Convert TorchScript archives to .pt2 with torch's converter, verified against them before anything is written",
+     kNeedsArchive | kNeedsLibTorch | kNeedsPythonConverter, BindMigrate},
 };
 
 std::string NeedsText(unsigned needs) {
@@ -39,6 +41,7 @@ std::string NeedsText(unsigned needs) {
   if (needs & kNeedsLibTorchForCompiled) text += "LibTorch for --compiled";
   if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
   if (needs & kNeedsPythonAlways) text += std::string(text.empty() ? "" : ", ") + "Python with torch.export";
+  if (needs & kNeedsPythonConverter) text += std::string(text.empty() ? "" : ", ") + "Python with torch 2.4+'s TorchScript converter";
   return text.empty() ? "no LibTorch" : text;
 }
 
@@ -88,7 +91,7 @@ int CheckCommandName(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace, script and export TorchScript archives and .pt2 files", "tsctl"};
+  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace, script, export and migrate TorchScript archives and .pt2 files", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;

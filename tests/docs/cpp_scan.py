@@ -20,7 +20,6 @@ _FUNCTION_TAIL = re.compile(
 _SCOPE_WORD = re.compile(r"\b(namespace|class|struct|union|enum)\b")
 _INIT_LIST = re.compile(r"\)\s*(?:noexcept\s*)?:\s*[A-Za-z_]")
 _CONTROL = re.compile(r"(?:if|for|while|switch|catch|do|else|try|return)\b")
-_NAME = re.compile(r"(~?[A-Za-z_]\w*(?:\s*<[^()]*>)?|operator\s*(?:\(\)|[^\s(]+))\s*\($")
 
 
 def blank(text):
@@ -95,17 +94,21 @@ def _name_offset(head):
 
 
 def function_name(head):
-    """The name a function's head defines (`Ns::Name`, `operator==`), or ''."""
+    """The name a function's head defines (`Ns::Name`, `operator==`), or ''.
+    The parameter list is the last one of the head (macros may come before
+    it), cut before a constructor's initializer list."""
     h = " ".join(head.split())
-    depth, cut = 0, len(h)
-    for k, ch in enumerate(h):  # the first parenthesis at depth 0 after a name opens the parameters
-        if ch == "(" and depth == 0:
-            m = _NAME.search(h[:k + 1])
-            if m:
-                cut = k
-                break
-        depth += ch in "<[" and 1 or (ch in ">]" and -1 or 0)
-    m = re.search(r"((?:[A-Za-z_]\w*\s*(?:<[^()]*>)?\s*::\s*)*(?:~?[A-Za-z_]\w*|operator\s*\S+?))\s*$", h[:cut])
+    init = re.search(r"\)\s*(?:noexcept\s*)?:(?!:)\s*[A-Za-z_]", h)
+    if init:
+        h = h[:init.start() + 1]
+    close = h.rfind(")")
+    depth, k = 0, close
+    while k >= 0:  # back to the parenthesis that opens the parameters
+        depth += {")": 1, "(": -1}.get(h[k], 0)
+        if depth == 0:
+            break
+        k -= 1
+    m = re.search(r"((?:[A-Za-z_]\w*\s*(?:<[^()]*>)?\s*::\s*)*(?:~?[A-Za-z_]\w*|operator\s*\S+?))\s*$", h[:max(k, 0)])
     return re.sub(r"\s+", "", m.group(1)) if m else ""
 
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "made_of.h"
+#include "temp_dir.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
 #include "tsctl/error.h"
@@ -28,26 +29,6 @@ namespace tsctl {
 std::pair<std::string, std::string> SplitPythonSpec(const std::string& spec);
 
 namespace {
-
-// A private directory in $TMPDIR (else /tmp), removed with what it holds.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    const std::string base = tmp && *tmp ? tmp : "/tmp";
-    std::string name = base + "/tsctl-export-XXXXXX";
-    if (::mkdtemp(name.data()) == nullptr) {
-      throw Error(ErrorKind::kIo, "cannot create a temporary directory in " + base + ": " + std::strerror(errno));
-    }
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 // Everything that can be refused before Python starts (seconds) and the
 // exporter runs (tens of seconds with --aoti).

@@ -12,6 +12,7 @@
 #include "apply_inputs.h"
 #include "bench_pt2.h"
 #include "plugin_abi.h"
+#include "example_inputs.h"
 #include "made_of.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
@@ -173,40 +174,10 @@ namespace {
 MakeResult TraceArchiveOf(const MakeRequest& r) {
   TraceOptions o = MadeOf<TraceOptions>(r);
   o.path = r.path;
-  RequireOneInputSource(!r.inputs.empty(), r.load_inputs_path, "--input");
-  // The tracer takes tensors only: stored specs, recorded values, or
-  // inferred candidates that are all tensors.
-  ResolvedInputs in = ResolveInputs(CheckArchive(r.path), r, {.key = r.method});
-  std::string found_note;
-  if (in.origin == InputOrigin::kInferred) {
-    FoundInputs found = FindInputs(r.path, r);
-    if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, "tracing needs example inputs: " + found.why);
-    if (found.found) {
-      in.source = found.source;
-      found_note = found.note;
-    }
-    for (const ArgSpec& a : found.args) {
-      try {
-        o.inputs.push_back(ParseInputSpec(a.value));
-      } catch (const Error&) {
-        throw Error(ErrorKind::kUsage, "inferred inputs are not all tensors (" + DescribeFound(found) +
-                                           "): give tensor --input specs or --load-inputs");
-      }
-    }
-  } else if (in.origin == InputOrigin::kStored) {
-    o.inputs = in.inputs;
-  } else if (in.origin == InputOrigin::kRecorded) {
-    o.load_inputs_path = in.file;
-  }
-  std::string note;
-  if (in.origin == InputOrigin::kRecorded) {
-    note = "inputs from " + in.source;
-  } else if (in.origin == InputOrigin::kStored || (in.origin == InputOrigin::kInferred && !o.inputs.empty())) {
-    std::string pin;
-    for (const InputSpec& i : o.inputs) pin += " --input " + i.ToString();
-    note = "inputs from " + in.source + (found_note.empty() ? "" : " (" + found_note + ")") +
-           (pin.empty() ? "" : "; pin them with" + pin);
-  }
+  const ExampleInputs example = FindExampleInputs(CheckArchive(r.path), r.path, r, "tracing");
+  o.inputs = example.inputs;
+  o.load_inputs_path = example.load_inputs_path;
+  const std::string& note = example.note;
   std::optional<TempFile> saved;
   if (!r.save_outputs_path.empty()) o.save_outputs_path = saved.emplace(OutputSuffix(r.save_outputs_path)).path;
   MakeResult result = Trace(o);

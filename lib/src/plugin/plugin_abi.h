@@ -11,13 +11,14 @@
 #include <string>
 
 #include "tsctl/bench.h"
+#include "tsctl/migrate.h"
 #include "tsctl/torch_backend.h"
 #include "model_check.h"
 
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 14;
-inline constexpr int kPythonPluginAbi = 5;
+inline constexpr int kPythonPluginAbi = 6;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).
@@ -25,7 +26,7 @@ inline constexpr int kPythonPluginAbi = 5;
 struct PythonRequest : RunSpec {
   std::string file;  // model.py
   std::string name;  // class or factory in it
-  std::string mode;  // "trace", "script" or "export"
+  std::string mode;  // "trace", "script", "export" or "migrate" (file: the TorchScript archive)
   std::vector<std::vector<InputSpec>> check_inputs;
   bool freeze = false;
   double rtol = 1e-5;
@@ -37,6 +38,7 @@ struct PythonRequest : RunSpec {
   bool aoti = false;
   bool dynamic_batch = false;
   bool strict = false;
+  bool keep_unverified = false;  // migrate: write it even when not verified
 };
 
 class TorchBackend {
@@ -89,6 +91,12 @@ class PythonBackend {
   // Throws tsctl::Error: kUsage (the script's errors, said plainly), kIo
   // (no such file), kUnavailable (Python's torch is another LibTorch build).
   virtual std::pair<std::string, std::string> LoadData(const std::string& file, const std::string& name) const = 0;
+  // tsctl migrate: converts request.file (a TorchScript archive) with the
+  // converter the embedded torch ships, verifies it against the archive and
+  // writes request.output as torch writes it (the caller stamps it and moves
+  // it into place). The model's failures are data in the result; throws
+  // kUnavailable where the torch has no converter, kUsage for unreadable inputs.
+  virtual MigrateResult Migrate(const PythonRequest& request) const = 0;
 };
 
 // Loads the LibTorch plugin on first call (in this process). Throws

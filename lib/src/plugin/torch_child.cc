@@ -87,6 +87,10 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
       LoadOperatorLibraries(r.request.load_libraries);
       return LoadPythonPlugin().Make(r.request);
     }
+    ChildValue operator()(const PythonMigrateRequest& r) const {
+      LoadOperatorLibraries(r.request.load_libraries);
+      return LoadPythonPlugin().Migrate(r.request);
+    }
   };
   std::function<void(const ProgressEvent&)> send = progress;
   return std::visit(Visitor{b, send}, request);

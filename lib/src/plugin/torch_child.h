@@ -71,13 +71,18 @@ struct DataLoaderRequest {
 struct PythonMakeRequest {
   PythonRequest request;  // its load_libraries are loaded first
 };
+// tsctl migrate: the embedded Python converts and verifies (PythonBackend::Migrate).
+struct PythonMigrateRequest {
+  PythonRequest request;
+};
 using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
-                                  DataLoaderRequest, PythonMakeRequest, BuildInfoRequest>;
+                                  DataLoaderRequest, PythonMakeRequest, BuildInfoRequest, PythonMigrateRequest>;
 
 // What the requests answer with; and, last, what a
 // validate --jobs worker answers with (commands/validate_batch.cc: one
 // codec for every process that answers tsctl).
-using ChildValue = std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, BuildInfo, ArchiveReport>;
+using ChildValue =
+    std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, BuildInfo, ArchiveReport, MigrateResult>;
 
 struct ChildLimits {
   double timeout_seconds = 0;  // 0: none

@@ -49,6 +49,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, in
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
                                    dynamic)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBlocker, kind, node, where, advice)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateResult, path, output, stage, verified, written, error, blockers, checks, dynamic,
+                                   input_source, inputs, converter, torch_version, sha256, warnings, seconds)
 
 // The requests (the parent's side of the door, read by a child of the
 // LibTorch server): the same one-list rule. A std::function (progress)
@@ -83,7 +87,7 @@ TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, input_source, warmup, warmup_second
 TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
 TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
 TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
-                         strict)
+                         strict, keep_unverified)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)
@@ -91,6 +95,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DataLoaderRequest, file, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMigrateRequest, request)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgressEvent, kind, text, done, total, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)

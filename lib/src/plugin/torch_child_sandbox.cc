@@ -58,6 +58,9 @@ RequestFiles FilesOf(const ChildRequest& request) {
     }
     RequestFiles operator()(const DataLoaderRequest& r) const { return {{r.file}, {}, {}, Profile::kPython}; }
     RequestFiles operator()(const PythonMakeRequest& r) const { return {{}, {}, r.request.load_libraries, Profile::kPython}; }
+    RequestFiles operator()(const PythonMigrateRequest& r) const {
+      return {{r.request.file}, {}, r.request.load_libraries, Profile::kPython};
+    }
   };
   RequestFiles f = std::visit(Visitor{}, request);
   auto drop_empty = [](std::vector<std::string>& v) { v.erase(std::remove(v.begin(), v.end(), ""), v.end()); };

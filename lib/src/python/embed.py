@@ -403,3 +403,235 @@ def load_data(file, name):
     buf = io.BytesIO()
     torch.save(args, buf)
     return ".pt", buf.getvalue()
+
+
+def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path):
+    """tsctl migrate: the TorchScript archive converted to a torch.export
+    program by the converter torch ships (TS2EPConverter), verified against
+    the archive on the sample inputs and on one more input set per dynamic
+    dimension the program claims, and saved to `path` (torch.export.save, or
+    with `aoti` an AOTInductor package) only when verified or
+    `keep_unverified`. Returns how far it got, as data."""
+    archive, load_path, path = os.fsdecode(archive), os.fsdecode(load_path), os.fsdecode(path)
+    import contextlib
+    import logging
+    logger = logging.getLogger("torch")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return _with_warnings(
+                lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path))
+    finally:
+        logger.setLevel(level)
+
+
+_CONVERTER = "torch._export.converter.TS2EPConverter"
+
+
+def _converter(torch):
+    try:
+        from torch._export.converter import TS2EPConverter
+    except Exception:
+        raise UnavailableError("tsctl migrate needs torch's TorchScript converter (%s, PyTorch 2.4 or later); "
+                               "the embedded Python's torch is %s" % (_CONVERTER, torch.__version__))
+    return TS2EPConverter
+
+
+def _loaded_inputs(torch, path):
+    """--load-inputs or a recorded reference: torch.save of the argument tuple
+    (or of a list, one tensor, or a dict holding "inputs")."""
+    if path.endswith(".npz"):
+        import numpy
+        with numpy.load(path) as z:
+            return tuple(torch.from_numpy(z[k].copy()) for k in z.files)
+    value = torch.load(path, map_location="cpu", weights_only=False)
+    if isinstance(value, dict) and "inputs" in value:
+        value = value["inputs"]
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _blockers(converter, ts, inputs, error):
+    """The nodes the converter cannot convert, from its explain(): kind, the
+    node as TorchScript prints it, and the source line from the archive's
+    debug info. Without a list, the error itself names the blocker."""
+    import re
+    text = ""
+    try:
+        text = converter(ts, inputs).explain() or ""
+    except Exception:
+        pass
+    out = []
+    for m in re.finditer(r"^\s*\d+\.\s+(\S+)\s+\[(.*)\]\s*$", text, re.M):
+        node = m.group(2)
+        where = node.rsplit(" # ", 1)[1].strip() if " # " in node else ""
+        out.append({"kind": m.group(1), "node": node.rsplit(" # ", 1)[0].strip(), "where": where})
+    if not out:
+        text = str(error)
+        m = re.search(r"failed for node (\S+)", text)
+        # A node the converter emitted fails when the program is retraced:
+        # "While executing %to_float_tensor : ... target=torch._export.converter.to_float_tensor".
+        emitted = re.search(r"While executing %\S+ : .*?target=([\w.]+)", text)
+        source = re.search(r"Original trace.*?\n\s*(\S.*)", text, re.S)
+        if m:
+            kind = m.group(1)
+        elif emitted:
+            kind = emitted.group(1).rsplit(".", 1)[-1] + " (" + type(error).__name__ + ")"
+        else:
+            kind = type(error).__name__
+        out.append({"kind": kind, "node": _first_line(text), "where": source.group(1).strip() if source else ""})
+    return out
+
+
+def _errors(torch, want, got):
+    """(matched shapes and dtypes, max abs error, max rel error, first output that differs)."""
+    a, b = _flatten(torch, want), _flatten(torch, got)
+    if len(a) != len(b):
+        return False, -1.0, -1.0, "the program returns %d tensors, the archive %d" % (len(b), len(a))
+    worst_abs = worst_rel = 0.0
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False, -1.0, -1.0, "output %d: %s %s vs the archive's %s %s" % (
+                i, str(y.dtype), list(y.shape), str(x.dtype), list(x.shape))
+        if x.numel():
+            d = (x.double() - y.double()).abs()
+            worst_abs = max(worst_abs, d.max().item())
+            worst_rel = max(worst_rel, (d / x.double().abs().clamp_min(1e-12)).max().item())
+    return True, worst_abs, worst_rel, ""
+
+
+def _verify(torch, ts, program, x, label, rtol, atol):
+    """The archive and the program on one input set."""
+    shapes = ", ".join("x".join(str(d) for d in t.shape) or "scalar" for t in x if isinstance(t, torch.Tensor))
+    c = {"inputs": label + " (" + shapes + ")", "matched": False, "skipped": "", "max_abs": -1.0, "max_rel": -1.0,
+         "error": ""}
+    try:
+        want = ts(*x)
+    except Exception as e:
+        c["skipped"] = "the TorchScript archive fails on it too: %s: %s" % (type(e).__name__, _first_line(str(e)))
+        return c
+    try:
+        got = program(*x)
+    except Exception as e:
+        c["error"] = "the program fails on it: %s: %s" % (type(e).__name__, _first_line(str(e)))
+        return c
+    same, c["max_abs"], c["max_rel"], why = _errors(torch, want, got)
+    a, b = _flatten(torch, want), _flatten(torch, got)
+    if not same:
+        c["error"] = why
+        return c
+    for i, (p, q) in enumerate(zip(a, b)):
+        if not torch.allclose(p.double(), q.double(), rtol=rtol, atol=atol, equal_nan=True):
+            n = (~torch.isclose(p.double(), q.double(), rtol=rtol, atol=atol, equal_nan=True)).sum().item()
+            c["error"] = "output %d differs: %d of %d values beyond rtol %g, atol %g" % (i, n, p.numel(), rtol, atol)
+            return c
+    c["matched"] = True
+    return c
+
+
+def _other_shapes(torch, ep, inputs):
+    """One input set per symbolic size of the program's user inputs: that
+    size moved by one within its range, values drawn like the sample's."""
+    users = [n for n in ep.graph.nodes if n.op == "placeholder" and n.name in set(ep.graph_signature.user_inputs)]
+    symbols = {}
+    for k, node in enumerate(users):
+        for i, d in enumerate(getattr(node.meta.get("val"), "shape", ())):
+            if isinstance(d, torch.SymInt) and k < len(inputs) and isinstance(inputs[k], torch.Tensor):
+                symbols.setdefault(str(d.node.expr), []).append((k, i))
+    out = []
+    gen = torch.Generator().manual_seed(1)
+    for sym, places in symbols.items():
+        k, i = places[0]
+        size = inputs[k].shape[i]
+        r = ep.range_constraints.get(users[k].meta["val"].shape[i].node.expr)
+        hi = _bound(r.upper, "inf") if r is not None else "inf"
+        lo = _bound(r.lower, "0") if r is not None else "0"
+        new = size + 1 if hi == "inf" or size + 1 <= int(hi) else size - 1
+        if new < int(lo) or new == size:
+            continue
+        x = []
+        for j, t in enumerate(inputs):
+            if not isinstance(t, torch.Tensor):
+                x.append(t)
+                continue
+            shape = [new if (j, a) in places else s for a, s in enumerate(t.shape)]
+            if t.dtype.is_floating_point:
+                v = torch.randn(shape, generator=gen).to(t.dtype)
+            elif t.dtype == torch.bool:
+                v = torch.randint(0, 2, shape, generator=gen).to(torch.bool)
+            else:
+                top = int(t.max().item()) + 1 if t.numel() else 1
+                low = min(0, int(t.min().item())) if t.numel() else 0
+                v = torch.randint(low, max(top, low + 1), shape, generator=gen).to(t.dtype)
+            x.append(v)
+        out.append(("%s=%d" % ("%s.shape[%d]" % (users[k].name, i), new), tuple(x)))
+    return out
+
+
+def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path):
+    import torch
+    converter = _converter(torch)
+    import hashlib
+    digest = hashlib.sha256()
+    with open(archive, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    r = {"stage": "", "blockers": [], "error": "", "checks": [], "dynamic": [], "converter": _CONVERTER,
+         "torch": torch.__version__, "verified": False, "written": False, "sha256": digest.hexdigest()}
+    try:
+        import warnings
+        with warnings.catch_warnings():  # torch 2.14+ calls its own torch.jit.load deprecated: not the model's news
+            warnings.filterwarnings("ignore", message=".*torch.jit.load. is deprecated")
+            ts = torch.jit.load(archive, map_location="cpu")
+    except Exception as e:
+        r["error"] = "torch.jit.load: %s: %s" % (type(e).__name__, _first_line(str(e)))
+        r["blockers"] = [{"kind": "load", "node": r["error"], "where": ""}]
+        return r
+    r["stage"] = "loaded"
+    try:
+        inputs = _inputs(torch, specs, 0) if specs else _loaded_inputs(torch, load_path)
+    except Exception as e:
+        raise UsageError("cannot read the inputs %s: %s: %s" % (load_path, type(e).__name__, _first_line(str(e))))
+    r["stage"] = "inputs"
+    ts.eval()
+    try:
+        ep = converter(ts, inputs).convert()
+    except Exception as e:
+        r["error"] = "%s: %s" % (type(e).__name__, _first_line(str(e)))
+        r["blockers"] = _blockers(converter, ts, inputs, e)
+        return r
+    r["stage"] = "converted"
+    r["dynamic"] = _dynamic_dims(torch, ep)
+    program = ep.module()
+    with torch.no_grad():
+        sample = _verify(torch, ts, program, inputs, "sample", rtol, atol)
+        r["checks"].append(sample)
+        if sample["matched"]:
+            r["stage"] = "verified_sample"
+            for label, x in _other_shapes(torch, ep, inputs):
+                r["checks"].append(_verify(torch, ts, program, x, label, rtol, atol))
+    failed = [c for c in r["checks"] if not c["matched"] and not c["skipped"]]
+    r["verified"] = sample["matched"] and not failed
+    if r["verified"]:
+        r["stage"] = "verified_shapes"
+    else:
+        c = failed[0] if failed else sample
+        r["error"] = "not verified on %s: %s" % (c["inputs"], c["error"] or c["skipped"])
+        r["blockers"] = [{"kind": "wrong result" if c["error"].startswith("output") else "refused shape"
+                          if "fails on it" in c["error"] else "mismatch", "node": c["error"], "where": ""}]
+    if r["verified"] or keep_unverified:
+        try:
+            if aoti:
+                import torch._inductor
+                torch._inductor.aoti_compile_and_package(ep, package_path=path)
+            else:
+                torch.export.save(ep, path)
+        except Exception as e:
+            r["error"] = "%s: %s: %s" % ("AOTInductor" if aoti else "torch.export.save", type(e).__name__,
+                                         _first_line(str(e)))
+            r["blockers"] = [{"kind": "packaging", "node": r["error"], "where": ""}]
+            return r
+        r["written"] = True
+        if r["verified"]:
+            r["stage"] = "packaged"
+    return r

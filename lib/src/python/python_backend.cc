@@ -1,4 +1,4 @@
-// The embedded CPython behind tsctl trace --python, tsctl script --python and tsctl export.
+// The embedded CPython behind tsctl trace --python, tsctl script --python, tsctl export and tsctl migrate.
 #include <dlfcn.h>
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
@@ -35,6 +35,51 @@ std::string Text(const py::handle& o) {
   }
 }
 
+// Input specs as embed.py's tuples: the whole typed spec, fill included, so
+// that Python makes the same values the spec describes (zeros, ones,
+// randint LOW..HIGH, a constant, uniform LOW..HIGH).
+py::list SpecList(const std::vector<InputSpec>& specs) {
+  py::list l;
+  static const char* const kFill[] = {"random", "zeros", "ones", "randint", "fill", "uniform"};
+  for (const auto& s : specs) {
+    l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last, kFill[static_cast<int>(s.fill)], s.low, s.high,
+                            s.value, s.ToString()));
+  }
+  return l;
+}
+
+// embed.migrate's answer as a MigrateResult.
+MigrateResult MigrateResultOf(const py::dict& out) {
+  MigrateResult r;
+  static const std::pair<const char*, MigrateStage> kStages[] = {
+      {"loaded", MigrateStage::kLoaded},
+      {"inputs", MigrateStage::kInputs},
+      {"converted", MigrateStage::kConverted},
+      {"verified_sample", MigrateStage::kVerifiedSample},
+      {"verified_shapes", MigrateStage::kVerifiedShapes},
+      {"packaged", MigrateStage::kPackaged}};
+  const std::string stage = Text(out["stage"]);
+  for (const auto& [key, value] : kStages) {
+    if (stage == key) r.stage = value;
+  }
+  r.verified = out["verified"].cast<bool>();
+  r.written = out["written"].cast<bool>();
+  r.error = Text(out["error"]);
+  for (const auto& b : out["blockers"]) {
+    r.blockers.push_back({Text(b["kind"]), Text(b["node"]), Text(b["where"]), ""});
+  }
+  for (const auto& c : out["checks"]) {
+    r.checks.push_back({Text(c["inputs"]), c["matched"].cast<bool>(), Text(c["skipped"]), c["max_abs"].cast<double>(),
+                        c["max_rel"].cast<double>(), Text(c["error"])});
+  }
+  for (const auto& d : out["dynamic"]) r.dynamic.push_back(Text(d));
+  for (const auto& w : out["warnings"]) r.warnings.push_back(Text(w));
+  r.converter = Text(out["converter"]);
+  r.torch_version = Text(out["torch"]);
+  r.sha256 = Text(out["sha256"]);
+  return r;
+}
+
 class Backend final : public PythonBackend {
  public:
   std::string Describe() const override {
@@ -51,28 +96,17 @@ class Backend final : public PythonBackend {
     MakeResult result;
     result.output = r.output;
     for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());
-    auto spec_list = [](const std::vector<InputSpec>& specs) {
-      py::list l;
-      // The whole typed spec, fill included: Python makes the same values the
-      // spec describes (zeros, ones, randint LOW..HIGH, a constant, uniform LOW..HIGH).
-      static const char* const kFill[] = {"random", "zeros", "ones", "randint", "fill", "uniform"};
-      for (const auto& s : specs) {
-        l.append(py::make_tuple(py::cast(s.shape), s.dtype, s.channels_last, kFill[static_cast<int>(s.fill)], s.low, s.high,
-                                s.value, s.ToString()));
-      }
-      return l;
-    };
     try {
       std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
       py::list checks;
-      for (const auto& c : r.check_inputs) checks.append(spec_list(c));
+      for (const auto& c : r.check_inputs) checks.append(SpecList(c));
       const bool exporting = r.mode == "export";
       // Paths and names as bytes: embed.py decodes them as os.fsdecode does.
       const py::bytes file(r.file), name(r.name);
-      py::dict out = exporting ? embed_.attr("export")(file, name, spec_list(r.inputs), checks, r.aoti, r.dynamic_batch,
+      py::dict out = exporting ? embed_.attr("export")(file, name, SpecList(r.inputs), checks, r.aoti, r.dynamic_batch,
                                                        r.strict, r.rtol, r.atol, py::bytes(r.output))
-                               : embed_.attr("make")(file, name, r.mode, spec_list(r.inputs), checks, r.freeze, r.rtol, r.atol);
+                               : embed_.attr("make")(file, name, r.mode, SpecList(r.inputs), checks, r.freeze, r.rtol, r.atol);
       result.diverged = out["diverged"].cast<bool>();
       for (const auto& w : out["warnings"]) result.warnings.push_back(Text(w));
       size_t k = 0;
@@ -106,6 +140,23 @@ class Backend final : public PythonBackend {
       throw FromPython(e);
     }
     return result;
+  }
+
+  MigrateResult Migrate(const PythonRequest& r) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    Start();
+    try {
+      std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
+      if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
+      py::dict out = embed_.attr("migrate")(py::bytes(r.file), SpecList(r.inputs), py::bytes(r.load_inputs_path), r.aoti,
+                                            r.keep_unverified, r.rtol, r.atol, py::bytes(r.output));
+      MigrateResult result = MigrateResultOf(out);
+      result.path = r.file;
+      for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());
+      return result;
+    } catch (py::error_already_set& e) {
+      throw FromPython(e);
+    }
   }
 
   std::pair<std::string, std::string> LoadData(const std::string& file, const std::string& name) const override {

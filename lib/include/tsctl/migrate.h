@@ -1,0 +1,86 @@
+// tsctl migrate: a TorchScript archive carried to a torch.export program
+// (.pt2), converted by the converter the embedded Python's torch ships and
+// verified against the archive before anything is written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tsctl/run_spec.h"
+
+namespace tsctl {
+
+struct MigrateOptions : RunSpec {
+  std::string path;    // the TorchScript archive
+  std::string output;  // the .pt2 written (atomically) when verified
+  bool aoti = false;   // an AOTInductor package instead of a torch.export program
+  bool keep_unverified = false;  // write it anyway, marked unverified in its provenance record
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+// How far a model got, in order. kPackaged: verified and written.
+enum class MigrateStage { kNone, kLoaded, kInputs, kConverted, kVerifiedSample, kVerifiedShapes, kPackaged };
+// "loaded", "inputs found", "converted", "verified on the sample",
+// "verified on other shapes", "packaged"; "not loaded" for kNone.
+const char* MigrateStageName(MigrateStage stage);
+// "loaded", "inputs", ... as JSON writes them (snake case).
+const char* MigrateStageKey(MigrateStage stage);
+
+// One input set both ran on.
+struct MigrateCheck {
+  std::string inputs;   // "sample (1x3x8x8)", "x.shape[2]=9 (1x3x9x8)"
+  bool matched = false;
+  std::string skipped;  // the archive itself fails on it: nothing to verify
+  double max_abs = -1;  // over every output; -1 where they could not be compared
+  double max_rel = -1;
+  std::string error;    // the first output that differs, or the program's failure
+};
+
+// What stopped a model: a node the converter cannot convert (kind
+// "prim::Loop", the node as TorchScript prints it, the source line the
+// archive's debug info gives), or a stage's failure ("wrong result",
+// "refused shape", "load", "packaging").
+struct MigrateBlocker {
+  std::string kind;
+  std::string node;
+  std::string where;
+  std::string advice;  // what to do about it, where tsctl knows
+};
+
+struct MigrateResult {
+  std::string path;
+  std::string output;  // where it was written; empty when nothing was
+  MigrateStage stage = MigrateStage::kNone;
+  bool verified = false;
+  bool written = false;
+  std::string error;  // one line, when it stopped short of kPackaged
+  std::vector<MigrateBlocker> blockers;
+  std::vector<MigrateCheck> checks;
+  std::vector<std::string> dynamic;  // "x.shape[0] in [2, inf]"
+  std::string input_source;          // where the sample inputs came from
+  std::vector<std::string> inputs;   // their specs, where they were specs
+  std::string converter;             // "torch._export.converter.TS2EPConverter"
+  std::string torch_version;
+  std::string sha256;                // of the source archive
+  std::vector<std::string> warnings;
+  double seconds = 0;
+};
+
+// Converts, verifies and writes one archive (the LibTorch child finds
+// inputs where none are given, the embedded Python converts). Failures of
+// the model are data in the result; throws tsctl::Error for the caller's
+// errors: kUsage (options, no inputs found), kIo, kFormat (not a TorchScript
+// archive), kUnavailable (no Python support, or a torch without the converter).
+MigrateResult Migrate(const MigrateOptions& options);
+
+// The provenance record a migrated .pt2 carries (extra/tsctl_migrate.json).
+inline constexpr const char* kMigrateRecord = "tsctl_migrate.json";
+
+// Text: one paragraph per model, then (for more than one) how many reached
+// each stage and the blockers ranked by how many models they stop.
+std::string RenderMigrateText(const std::vector<MigrateResult>& results);
+// JSON (docs/schemas/migrate.schema.json).
+std::string RenderMigrateJson(const std::vector<MigrateResult>& results);
+
+}  // namespace tsctl

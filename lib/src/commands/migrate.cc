@@ -1,0 +1,147 @@
+// tsctl migrate: tsctl's own checks and the example inputs first, then the
+// conversion and its verification in a Python child, then the provenance
+// record stamped into what torch wrote and the file moved into place.
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "example_inputs.h"
+#include "plugin_abi.h"
+#include "temp_dir.h"
+#include "torch_child.h"
+#include "tsctl/archive.h"
+#include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "tsctl/migrate.h"
+#include "tsctl/source.h"
+#include "tsctl/stamp.h"
+#include "tsctl/text_util.h"
+#include "tsctl/torch_backend.h"
+
+namespace tsctl {
+namespace {
+
+// What to do about a blocker, for the kinds the converter or the checks name.
+std::string AdviceFor(const std::string& kind) {
+  if (kind == "prim::Loop") {
+    return "a loop whose trip count depends on an input: unroll it for the shapes served, or export the Python "
+           "model with torch.export (tsctl export) where the loop is traced";
+  }
+  if (kind == "prim::SetAttr") return "state written while running: keep it in a buffer returned as an output";
+  if (kind == "prim::If") return "a branch the converter cannot express: rewrite it with torch.cond in the Python model";
+  if (kind == "wrong result") return "the program computes another result: compare the graphs (tsctl graph) and export from Python";
+  if (kind == "refused shape") {
+    return "the program refuses a shape it claims dynamic: export from Python with torch.export.Dim bounds";
+  }
+  if (kind == "load") return "the embedded torch cannot load the archive (tsctl validate says why)";
+  return "";
+}
+
+// A TorchScript archive, checked by tsctl's reader before Python sees it.
+Archive CheckedSource(const MigrateOptions& o) {
+  RequireRegularFile(o.path, "migrate converts");
+  Archive archive = Archive::OpenSoundModel(o.path);
+  if (IsPt2(archive.kind())) throw Error(ErrorKind::kUsage, "already a .pt2 (migrate converts TorchScript archives)");
+  if (o.output.empty()) throw Error(ErrorKind::kUsage, "give -o OUT.pt2 (or --out-dir DIR for many archives)");
+  std::error_code ec;
+  if (std::filesystem::equivalent(o.path, o.output, ec)) {
+    throw Error(ErrorKind::kUsage, "-o names the archive itself; migrate writes a new file");
+  }
+  return archive;
+}
+
+// The provenance record: where the program came from and how it was checked.
+std::string ProvenanceRecord(const MigrateResult& r) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const MigrateCheck& c : r.checks) {
+    checks.push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"skipped", c.skipped}, {"max_abs", c.max_abs},
+                      {"max_rel", c.max_rel}, {"error", c.error}});
+  }
+  nlohmann::json j = {{"source", std::filesystem::path(r.path).filename().string()},
+                      {"source_sha256", r.sha256},
+                      {"torch", r.torch_version},
+                      {"tsctl", TSCTL_VERSION},
+                      {"converter", r.converter},
+                      {"inputs", r.inputs},
+                      {"input_source", r.input_source},
+                      {"verified", r.verified},
+                      {"checks", checks},
+                      {"dynamic", r.dynamic}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+const char* MigrateStageName(MigrateStage stage) {
+  switch (stage) {
+    case MigrateStage::kNone: return "not loaded";
+    case MigrateStage::kLoaded: return "loaded";
+    case MigrateStage::kInputs: return "inputs found";
+    case MigrateStage::kConverted: return "converted";
+    case MigrateStage::kVerifiedSample: return "verified on the sample";
+    case MigrateStage::kVerifiedShapes: return "verified on other shapes";
+    case MigrateStage::kPackaged: return "packaged";
+  }
+  return "not loaded";
+}
+
+const char* MigrateStageKey(MigrateStage stage) {
+  switch (stage) {
+    case MigrateStage::kNone: return "none";
+    case MigrateStage::kLoaded: return "loaded";
+    case MigrateStage::kInputs: return "inputs";
+    case MigrateStage::kConverted: return "converted";
+    case MigrateStage::kVerifiedSample: return "verified_sample";
+    case MigrateStage::kVerifiedShapes: return "verified_shapes";
+    case MigrateStage::kPackaged: return "packaged";
+  }
+  return "none";
+}
+
+MigrateResult Migrate(const MigrateOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Archive archive = CheckedSource(o);
+  if (!PythonPluginBuilt()) {
+    throw Error(ErrorKind::kUnavailable, "migrate runs torch's converter in Python: this tsctl was built without Python support");
+  }
+  RunSpec spec = o;
+  spec.method = "forward";
+  const ExampleInputs example = FindExampleInputs(archive, o.path, spec, "migrating");
+  if (example.inputs.empty() && example.load_inputs_path.empty()) {
+    throw Error(ErrorKind::kUsage, "migrating needs example inputs: give --input SHAPE[:DTYPE] per argument or --load-inputs");
+  }
+  TempDir work("tsctl-migrate");
+  PythonRequest p;
+  static_cast<RunSpec&>(p) = spec;
+  p.inputs = example.inputs;
+  p.load_inputs_path = example.load_inputs_path;
+  p.file = o.path;
+  p.mode = "migrate";
+  p.rtol = o.rtol;
+  p.atol = o.atol;
+  p.aoti = o.aoti;
+  p.keep_unverified = o.keep_unverified;
+  // torch names the archive's top folder after the file it writes.
+  std::string base = std::filesystem::path(o.output).filename().string();
+  if (!IsValidUtf8(base)) base = "model.pt2";
+  p.output = work.path + "/" + base;
+  ChildLimits limits;
+  limits.timeout_seconds = o.timeout_seconds;
+  limits.memory_bytes = MachineMemoryBytes();  // AOTInductor runs the C++ compiler
+  MigrateResult r = RunTorchChild(PythonMigrateRequest{.request = p}, limits).Take<MigrateResult>("migrating " + o.path);
+  r.path = o.path;
+  r.input_source = example.source.empty() ? "--input" : example.source;
+  for (MigrateBlocker& b : r.blockers) b.advice = AdviceFor(b.kind);
+  if (r.written) {
+    StampOptions stamp;
+    stamp.set = {{"written_by", "tsctl migrate"}};
+    stamp.files = {{kMigrateRecord, ProvenanceRecord(r)}};
+    stamp.output = o.output;
+    Stamp(p.output, stamp);
+    r.output = o.output;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace tsctl

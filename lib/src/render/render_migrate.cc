@@ -1,0 +1,151 @@
+// Text and JSON of tsctl migrate: per model how far it got and why not,
+// then for a zoo how many reached each stage and what blocks the rest.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "../text/json_util.h"
+#include "tsctl/escape.h"
+#include "tsctl/migrate.h"
+
+namespace tsctl {
+namespace {
+
+inline constexpr int kMigrateSchemaVersion = 1;
+constexpr MigrateStage kStages[] = {MigrateStage::kNone,          MigrateStage::kLoaded,
+                                    MigrateStage::kInputs,        MigrateStage::kConverted,
+                                    MigrateStage::kVerifiedSample, MigrateStage::kVerifiedShapes,
+                                    MigrateStage::kPackaged};
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string CheckLine(const MigrateCheck& c) {
+  std::string s = EscapeText(c.inputs) + ": ";
+  if (!c.skipped.empty()) return s + "skipped, " + EscapeText(c.skipped);
+  if (!c.error.empty()) return s + "DIFFERS, " + EscapeText(c.error);
+  return s + "matched, max abs " + Number(c.max_abs) + ", max rel " + Number(c.max_rel);
+}
+
+void RenderOne(const MigrateResult& r, std::ostream& out) {
+  out << EscapeText(r.path);
+  if (r.written) out << " -> " << EscapeText(r.output);
+  out << ": " << MigrateStageName(r.stage);
+  if (r.written && !r.verified) out << " (written UNVERIFIED: --keep-unverified)";
+  out << '\n';
+  if (!r.error.empty()) out << "  error     " << EscapeText(r.error) << '\n';
+  for (const MigrateBlocker& b : r.blockers) {
+    out << "  blocker   " << EscapeText(b.kind);
+    if (!b.where.empty()) out << " at " << EscapeText(b.where);
+    if (!b.node.empty() && b.node != r.error) out << ": " << EscapeText(b.node);
+    out << '\n';
+    if (!b.advice.empty()) out << "            " << b.advice << '\n';
+  }
+  if (!r.inputs.empty() || !r.input_source.empty()) {
+    std::string specs;
+    for (const std::string& i : r.inputs) specs += (specs.empty() ? "" : ", ") + i;
+    out << "  inputs    " << EscapeText(specs.empty() ? r.input_source : specs + " (" + r.input_source + ")") << '\n';
+  }
+  if (!r.dynamic.empty()) {
+    std::string d;
+    for (const std::string& s : r.dynamic) d += (d.empty() ? "" : ", ") + s;
+    out << "  dynamic   " << EscapeText(d) << '\n';
+  }
+  for (size_t i = 0; i < r.checks.size(); ++i) out << (i ? "            " : "  checks    ") << CheckLine(r.checks[i]) << '\n';
+  if (!r.converter.empty()) out << "  converter " << EscapeText(r.converter) << " (torch " << EscapeText(r.torch_version) << ")\n";
+  for (const std::string& w : r.warnings) out << "  warning   " << EscapeText(w) << '\n';
+}
+
+// Blocker kinds ranked by how many models they stop (a model counts once per kind).
+std::vector<std::pair<std::string, int>> RankedBlockers(const std::vector<MigrateResult>& results) {
+  std::map<std::string, int> count;
+  for (const MigrateResult& r : results) {
+    std::vector<std::string> kinds;
+    for (const MigrateBlocker& b : r.blockers) kinds.push_back(b.kind);
+    std::sort(kinds.begin(), kinds.end());
+    kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+    for (const std::string& k : kinds) ++count[k];
+  }
+  std::vector<std::pair<std::string, int>> ranked(count.begin(), count.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return ranked;
+}
+
+// How many models reached at least each stage.
+int Reached(const std::vector<MigrateResult>& results, MigrateStage stage) {
+  return static_cast<int>(std::count_if(results.begin(), results.end(), [&](const MigrateResult& r) {
+    return static_cast<int>(r.stage) >= static_cast<int>(stage);
+  }));
+}
+
+void RenderSummary(const std::vector<MigrateResult>& results, std::ostream& out) {
+  char line[160];
+  out << "\n" << results.size() << " archives\n";
+  std::snprintf(line, sizeof line, "  %-26s %s\n", "stage reached", "models");
+  out << line;
+  for (MigrateStage s : kStages) {
+    if (s == MigrateStage::kNone) continue;
+    std::snprintf(line, sizeof line, "  %-26s %d\n", MigrateStageName(s), Reached(results, s));
+    out << line;
+  }
+  const auto ranked = RankedBlockers(results);
+  if (ranked.empty()) return;
+  std::snprintf(line, sizeof line, "  %-26s %s\n", "blocker", "models stopped");
+  out << line;
+  for (const auto& [kind, n] : ranked) {
+    std::snprintf(line, sizeof line, "  %-26s %d\n", EscapeText(kind).c_str(), n);
+    out << line;
+  }
+}
+
+nlohmann::json ToJson(const MigrateResult& r) {
+  nlohmann::json j = {{"path", r.path},       {"output", r.written ? nlohmann::json(r.output) : nlohmann::json()},
+                      {"stage", MigrateStageKey(r.stage)}, {"verified", r.verified},
+                      {"written", r.written}, {"error", r.error},
+                      {"input_source", r.input_source}, {"inputs", r.inputs},
+                      {"dynamic", r.dynamic}, {"converter", r.converter},
+                      {"torch_version", r.torch_version}, {"source_sha256", r.sha256},
+                      {"warnings", r.warnings}, {"seconds", r.seconds}};
+  j["blockers"] = nlohmann::json::array();
+  for (const MigrateBlocker& b : r.blockers) {
+    j["blockers"].push_back({{"kind", b.kind}, {"node", b.node}, {"where", b.where}, {"advice", b.advice}});
+  }
+  j["checks"] = nlohmann::json::array();
+  for (const MigrateCheck& c : r.checks) {
+    j["checks"].push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"skipped", c.skipped}, {"max_abs", c.max_abs},
+                           {"max_rel", c.max_rel}, {"error", c.error}});
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string RenderMigrateText(const std::vector<MigrateResult>& results) {
+  std::ostringstream out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (i) out << '\n';
+    RenderOne(results[i], out);
+  }
+  if (results.size() > 1) RenderSummary(results, out);
+  return out.str();
+}
+
+std::string RenderMigrateJson(const std::vector<MigrateResult>& results) {
+  nlohmann::json j = {{"schema_version", kMigrateSchemaVersion}};
+  j["results"] = nlohmann::json::array();
+  for (const MigrateResult& r : results) j["results"].push_back(ToJson(r));
+  nlohmann::json stages = nlohmann::json::object();
+  for (MigrateStage s : kStages) {
+    if (s != MigrateStage::kNone) stages[MigrateStageKey(s)] = Reached(results, s);
+  }
+  j["summary"] = {{"archives", results.size()}, {"reached", stages}, {"blockers", nlohmann::json::array()}};
+  for (const auto& [kind, n] : RankedBlockers(results)) j["summary"]["blockers"].push_back({{"kind", kind}, {"models", n}});
+  MakeJsonUtf8(j);
+  return DumpJson(j, 2);
+}
+
+}  // namespace tsctl

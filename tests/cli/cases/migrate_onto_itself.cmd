@@ -1,0 +1,1 @@
+migrate testdata/traced_cnn.pt -o testdata/traced_cnn.pt

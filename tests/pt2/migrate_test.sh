@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tsctl migrate end to end on the LibTorch 2.x build: TorchScript archives
+# saved by the pinned torch (testdata/models/migrate_models.py) converted to
+# .pt2; what tsctl calls verified is checked again independently in Python
+# (torch.export.load against torch.jit.load, on the sample and on another
+# size of every dimension the program claims dynamic); the loop is blocked
+# with its node and source line; a model whose outputs differ is not
+# written (and with --keep-unverified is, marked); a zoo gets its summary.
+#
+#   migrate_test.sh TSCTL REPO_ROOT
+#
+# Needs tsctl built against LibTorch 2.x with the Python embedding and a
+# Python with that torch ($TSCTL_TORCH2_PYTHON, else REPO_ROOT/.venv-torch2/bin/python)
+# that has the converter. Without them it exits 77: skipped, not passed.
+set -u
+tsctl=$1
+root=$2
+py=${TSCTL_TORCH2_PYTHON:-$root/.venv-torch2/bin/python}
+version=$("$tsctl" --version 2>/dev/null)
+grep -q '^libtorch 2\.' <<<"$version" || { echo "tsctl is not built against LibTorch 2.x: skipped"; exit 77; }
+grep -q 'embedding built in' <<<"$version" || { echo "tsctl is built without the Python embedding: skipped"; exit 77; }
+"$py" -c 'from torch._export.converter import TS2EPConverter' 2>/dev/null ||
+  { echo "no TS2EPConverter at $py (set TSCTL_TORCH2_PYTHON): skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/tmpdir" "$tmp/zoo"
+export TMPDIR=$tmp/tmpdir
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+expect() {  # expect STATUS CMD...: output in $tmp/out, $tmp/err
+  local want=$1; shift
+  "$tsctl" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" = "$want" ] || bad "tsctl $* exited $got, not $want: $(head -c 900 "$tmp/out" "$tmp/err")"
+}
+has() { grep -q -- "$1" "$tmp/out" || bad "no '$1' in the output of the last command: $(head -c 900 "$tmp/out")"; }
+"$py" "$root/testdata/models/migrate_models.py" "$tmp/zoo" 2>/dev/null || { bad "cannot save the models"; exit 1; }
+z=$tmp/zoo
+
+# A traced CNN with stored inputs: converted, verified on the sample and on
+# the sizes the program claims dynamic, written with its provenance.
+expect 0 migrate "$z/cnn.pt" -o "$tmp/cnn.pt2"
+has ': packaged'
+has 'inputs    1x3x8x8:float32 (extra/tsctl_inputs.json)'
+has 'checks    sample (1x3x8x8): matched'
+has 'shape\[2\]=9'
+# Data-dependent control flow, inputs given.
+expect 0 migrate "$z/branchy.pt" -i 4x6 -o "$tmp/branchy.pt2"
+has ': packaged'
+# Independently: the written programs against the archives, on the sample
+# and on other sizes of every dimension they claim dynamic.
+"$py" - "$z" "$tmp" <<'PY' 2>&1 | grep -v -e Warning -e warn || bad "the Python check of the written programs failed"
+import json, sys, torch
+z, tmp = sys.argv[1], sys.argv[2]
+bad = 0
+for name, shape in (("cnn", (1, 3, 8, 8)), ("branchy", (4, 6))):
+    ts = torch.jit.load(f"{z}/{name}.pt")
+    extra = {"tsctl_migrate.json": ""}
+    ep = torch.export.load(f"{tmp}/{name}.pt2", extra_files=extra)
+    record = json.loads(extra["tsctl_migrate.json"])
+    assert record["verified"] is True and record["source"] == name + ".pt" and len(record["source_sha256"]) == 64, record
+    users = [n for n in ep.graph.nodes if n.op == "placeholder" and n.name in set(ep.graph_signature.user_inputs)]
+    dims = [i for i, d in enumerate(users[0].meta["val"].shape) if isinstance(d, torch.SymInt)]
+    shapes = [shape] + [tuple(s + 2 if i == k else s for i, s in enumerate(shape)) for k in dims]
+    for s in shapes:
+        x = torch.randn(s)
+        a, b = ts(x), ep.module()(x)
+        if not torch.allclose(a, b, rtol=1e-5, atol=1e-5):
+            print(f"{name}: {s} differs"); bad = 1
+    print(f"{name}: {len(shapes)} shapes agree (dynamic dims {dims})")
+sys.exit(bad)
+PY
+# The loop: blocked, with its node kind and where it is; nothing written.
+expect 1 migrate "$z/loop.pt" -i 3x4 -o "$tmp/loop.pt2"
+has 'blocker   prim::Loop at '
+has 'migrate_models.py'
+[ -e "$tmp/loop.pt2" ] && bad "a blocked conversion wrote $tmp/loop.pt2"
+# Outputs that differ: not written; with --keep-unverified written, marked.
+expect 1 migrate "$z/noisy.pt" -i 2x3 -o "$tmp/noisy.pt2"
+has 'DIFFERS'
+has 'blocker   wrong result'
+[ -e "$tmp/noisy.pt2" ] && bad "an unverified conversion wrote $tmp/noisy.pt2"
+expect 1 migrate "$z/noisy.pt" -i 2x3 -o "$tmp/noisy.pt2" --keep-unverified
+has 'written UNVERIFIED'
+"$py" -c "
+import json, sys, torch
+e = {'tsctl_migrate.json': ''}
+torch.export.load(sys.argv[1], extra_files=e)
+assert json.loads(e['tsctl_migrate.json'])['verified'] is False
+" "$tmp/noisy.pt2" 2>/dev/null || bad "noisy.pt2's record does not say verified: false"
+# The converted program passes the gate against the original archive.
+expect 0 validate "$tmp/cnn.pt2" --reference-model "$z/cnn.pt"
+# A zoo: one report, the stage table and the ranked blockers; JSON by its
+# schema (inputs stored in cnn.pt, inferred for the others).
+mkdir "$tmp/programs"
+expect 1 migrate "$z/cnn.pt" "$z/loop.pt" "$z/noisy.pt" --out-dir "$tmp/programs" --json
+cp "$tmp/out" "$tmp/zoo.json"
+/usr/bin/python3 - "$tmp/zoo.json" "$root/docs/schemas/migrate.schema.json" <<'PY' || bad "the zoo's JSON is not as expected"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[2])))
+except ImportError:
+    pass
+stages = {r["path"].rsplit("/", 1)[1]: r["stage"] for r in doc["results"]}
+assert stages["cnn.pt"] == "packaged", stages
+assert stages["loop.pt"] in ("inputs", "loaded", "none"), stages
+assert doc["summary"]["archives"] == 3 and doc["summary"]["reached"]["packaged"] == 1, doc["summary"]
+kinds = [b["kind"] for b in doc["summary"]["blockers"]]
+assert all(r["blockers"] for r in doc["results"] if r["stage"] != "packaged"), "a failure without a blocker"
+print("zoo:", stages, "blockers:", kinds)
+PY
+[ -e "$tmp/programs/cnn.pt2" ] || bad "the zoo did not write cnn.pt2"
+expect 1 migrate "$z/cnn.pt" "$z/loop.pt" --out-dir "$tmp/programs2"
+has 'stage reached'
+has 'prim::Loop'
+[ "$fail" = 0 ] && echo "migrate: all passed"
+exit "$fail"
