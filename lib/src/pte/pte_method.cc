@@ -13,8 +13,10 @@ using flatbuffers::uoffset_t;
 
 std::string N(uint64_t v) { return std::to_string(v); }
 
+// A vector of 4-byte (or smaller) integers, which the verifier found aligned.
 template <typename T>
 std::vector<int64_t> Ints(const flatbuffers::Vector<T>* v, Budget& budget) {
+  static_assert(sizeof(T) <= 4, "8-byte scalars: Wide");
   std::vector<int64_t> out;
   if (!v) return out;
   budget.Spend(v->size());
@@ -248,7 +250,7 @@ PteMethod ReadMethod(const pte_fb::ExecutionPlan& plan, size_t index, const Prog
     }
   }
   CountInstructions(plan, where, ctx, m);
-  m.non_const_buffer_sizes = Ints(plan.non_const_buffer_sizes(), ctx.budget);
+  m.non_const_buffer_sizes = Wide(plan.non_const_buffer_sizes(), ctx.budget);
   CollectStored(values, m.name, where, ctx, stored);
   return m;
 }

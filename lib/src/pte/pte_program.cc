@@ -30,10 +30,7 @@ const pte_fb::Program& Verify(std::string_view flatbuffer, const std::string& na
 PteSubsegments Subsegments(const pte_fb::SubsegmentOffsets& s, Budget& budget) {
   PteSubsegments out;
   out.segment_index = s.segment_index();
-  if (const auto* o = s.offsets()) {
-    budget.Spend(o->size());
-    out.offsets.assign(o->begin(), o->end());
-  }
+  out.offsets = Wide(s.offsets(), budget);
   return out;
 }
 

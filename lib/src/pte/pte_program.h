@@ -2,6 +2,7 @@
 // tsctl::pte_fb tables of program.fbs).
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,22 @@
 #include "pte_internal.h"
 
 namespace tsctl::pte_internal {
+
+// The elements of a vector of 8-byte scalars, copied. FlatBuffers' verifier
+// checks a vector's length field for 4-byte alignment only, so in a hostile
+// file such elements may sit 4 bytes off their alignment: loading them in
+// place (the generated accessors do) would be undefined behaviour.
+template <typename T>
+std::vector<T> Wide(const flatbuffers::Vector<T>* v, Budget& budget) {
+  static_assert(sizeof(T) == 8, "for 8-byte scalars");
+  std::vector<T> out;
+  if (!v || v->size() == 0) return out;
+  budget.Spend(v->size());
+  out.resize(v->size());
+  std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  for (T& x : out) x = flatbuffers::EndianScalar(x);
+  return out;
+}
 
 // What a method's reader needs from the program around it.
 struct ProgramContext {
