@@ -5,7 +5,9 @@
 // segments is checked against the file's size: a damaged or hostile file
 // becomes one tsctl::Error (kFormat), never a crash or a read out of bounds.
 // Segment data (weights, delegate blobs) is never read, only placed, so a
-// program of gigabytes costs the reading of its flatbuffer.
+// program of gigabytes costs the reading of its flatbuffer. Strings taken
+// from the file (method, operator, backend and tensor names, keys, String
+// values) are untrusted: escape them before showing them (tsctl/escape.h).
 #pragma once
 
 #include <cstdint>
