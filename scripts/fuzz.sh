@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan+UBSan) into
 # build-fuzz and fuzzes for MINUTES in all, split evenly over the targets (or
-# all of it on TARGET): zip, pickle, inspect, validate, stamp.
+# all of it on TARGET): zip, pickle, inspect, validate, stamp, pte.
 #   scripts/fuzz.sh MINUTES [TARGET]
-# Seeds: tests/fuzz/seeds and tests/fuzz/regression; the growing corpus stays
+# Seeds: tests/fuzz/seeds and tests/fuzz/regression (pte: also the ExecuTorch
+# programs of ../shared/corpus/pte, where present); the growing corpus stays
 # in build-fuzz/corpus/TARGET; crashing inputs land in
 # build-fuzz/artifacts/TARGET/ (copy each into tests/fuzz/regression/ once it
 # is fixed). Prints, per target, the seconds fuzzed and the executions run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=${1:?usage: scripts/fuzz.sh MINUTES [TARGET]}
-targets=${2:-zip pickle inspect validate stamp}
+targets=${2:-zip pickle inspect validate stamp pte}
 build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${JOBS:-2}
 CC=${CC:-clang-14} CXX=${CXX:-clang++-14}
@@ -29,7 +30,9 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts"
   log="$build_dir/fuzz_$t.log"
   rc=0
-  "$build_dir/bin/fuzz_$t" "$corpus" tests/fuzz/seeds tests/fuzz/regression \
+  extra=()
+  [ "$t" = pte ] && [ -d ../shared/corpus/pte ] && extra=(../shared/corpus/pte)
+  "$build_dir/bin/fuzz_$t" "$corpus" tests/fuzz/seeds tests/fuzz/regression "${extra[@]}" \
     -dict=tests/fuzz/tsctl.dict -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 \
     -max_len=1048576 -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o "[0-9]*$" | tail -1 || true)

@@ -11,6 +11,7 @@ minimal=(
   build-essential cmake pkg-config
   libtorch-dev libzip-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libpugixml-dev catch2
   libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
+  libflatbuffers-dev flatbuffers-compiler  # ExecuTorch .pte/.ptd/.bpte: FlatBuffers headers and flatc (schemas compiled at build time)
   ccache                              # caches compilations between builds (CMakeLists.txt)
 )
 case ${1:-} in
@@ -27,6 +28,7 @@ esac
   python3-jsonschema                  # tests validate JSON output against docs/schemas
   zip unzip
   libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
+  libflatbuffers-dev flatbuffers-compiler  # ExecuTorch .pte/.ptd/.bpte: FlatBuffers headers and flatc (schemas compiled at build time)
   ccache                              # caches compilations between builds (CMakeLists.txt)
   dpkg-dev                            # dpkg-shlibdeps: the .deb's dependencies (cpack -G DEB)
 )

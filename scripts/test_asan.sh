@@ -16,7 +16,7 @@ jobs=${JOBS:-$(nproc)}
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3 \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DTSCTL_SANITIZE=ON "$@" >/dev/null
 cmake --build "$build_dir" -j"$jobs" --target tsctl_app tsctl_unit \
-  fuzz_replay_zip fuzz_replay_pickle fuzz_replay_inspect fuzz_replay_validate fuzz_replay_stamp
+  fuzz_replay_zip fuzz_replay_pickle fuzz_replay_inspect fuzz_replay_validate fuzz_replay_stamp fuzz_replay_pte
 # CLI cases whose command needs no LibTorch.
 names=()
 for c in tests/cli/cases/*.cmd; do

@@ -4,9 +4,10 @@
     check_layers.py [REPO_ROOT]
 
 The layers (lib/CMakeLists.txt's comment): text/ < zip/ < pickle/ <
-archive/ < plugin/ < commands/ < render/; torch/ (the LibTorch plugin)
-stands on plugin/ and below, never on commands/ or render/; python/ (the
-Python plugin) on torch/ and below. A quoted include resolves as the
+archive/ < plugin/ < commands/ < render/, and pte/ (ExecuTorch programs)
+beside pickle/, on text/ and zip/ only; torch/ (the LibTorch plugin) stands
+on plugin/ and below, never on commands/ or render/; python/ (the Python
+plugin) on torch/ and below. A quoted include resolves as the
 compiler resolves it: the including file's folder first, then the folders on
 the target's include path (plugin/, and torch/ for python/).
 
@@ -33,15 +34,18 @@ BELOW = {
     "text": set(),
     "zip": {"text"},
     "pickle": {"text", "zip"},
-    "archive": {"text", "zip", "pickle"},
-    "plugin": {"text", "zip", "pickle", "archive"},
-    "commands": {"text", "zip", "pickle", "archive", "plugin"},
-    "render": {"text", "zip", "pickle", "archive", "plugin", "commands"},
-    "torch": {"text", "zip", "pickle", "archive", "plugin"},
-    "python": {"text", "zip", "pickle", "archive", "plugin", "torch"},
+    "pte": {"text", "zip"},
+    "archive": {"text", "zip", "pickle", "pte"},
+    "plugin": {"text", "zip", "pickle", "pte", "archive"},
+    "commands": {"text", "zip", "pickle", "pte", "archive", "plugin"},
+    "render": {"text", "zip", "pickle", "pte", "archive", "plugin", "commands"},
+    "torch": {"text", "zip", "pickle", "pte", "archive", "plugin"},
+    "python": {"text", "zip", "pickle", "pte", "archive", "plugin", "torch"},
 }
-# Headers generated at build time (not in the source tree).
-GENERATED = {"embed_py.h"}
+# Headers generated at build time (not in the source tree): the Python
+# plugin's embedded script, and flatc's readers of lib/src/pte/*.fbs.
+GENERATED = {"embed_py.h", "scalar_type_generated.h", "program_generated.h", "flat_tensor_generated.h",
+             "bundled_program_generated.h"}
 
 
 def room_of(src, room, include):
