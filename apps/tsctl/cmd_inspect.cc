@@ -7,6 +7,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/zip_structure.h"
 #include "tsctl/inspect.h"
+#include "tsctl/pte.h"
 
 namespace tsctl::cli {
 namespace {
@@ -22,6 +23,13 @@ struct InspectFlags {
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
+    if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
+      const PteFile pte = ReadPte(path);
+      if (!first && f.format != "json") std::cout << '\n';
+      std::cout << (f.format == "json" ? RenderPteJson(pte, path) + "\n" : RenderPteText(pte, path));
+      first = false;
+      return;
+    }
     Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);  // TorchScript or .pt2
     InspectOptions options;
     options.verify_crc = f.verify;
@@ -43,7 +51,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
 
 RunFn BindInspect(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<InspectFlags>();
-  sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...) or .pt2 archives")->required();
+  sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...), .pt2 archives or ExecuTorch files (.pte, .ptd, .bpte)")->required();
   AddFormatOption(sub, flags->format, {"text", "json"});  // json: one document per archive and line
   sub->add_flag("--verify", flags->verify, "Also read tensor data records and check their CRC-32");
   sub->add_flag("--no-records", flags->no_records, "Text output: leave out the record table");

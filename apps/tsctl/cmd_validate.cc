@@ -21,6 +21,7 @@ struct ValidateFlags {
   std::string rtol = "1e-5";
   std::string atol = "1e-8";
   std::string allow_ops;
+  std::string allow_delegates;
   std::string require_meta;
   CLI::Option* require_meta_option = nullptr;
   std::string format = "text";
@@ -91,6 +92,13 @@ void OptionsFromFlags(ValidateFlags& f) {
   if (!f.allow_ops.empty()) {
     o.allow_ops = ReadOperatorList(f.allow_ops);
     o.has_allow_ops = true;
+  }
+  if (!f.allow_delegates.empty()) {
+    std::stringstream ids(f.allow_delegates);
+    for (std::string id; std::getline(ids, id, ',');) {
+      if (!id.empty()) o.allow_delegates.push_back(id);
+    }
+    o.has_allow_delegates = true;
   }
   o.load = !f.no_load;
   o.run = !f.no_run;
@@ -212,6 +220,13 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--save-reference", f->options.save_reference_path,
                   "Write this run's inputs and outputs to FILE (for --reference elsewhere; torch.load reads it)");
   sub->add_option("--allow-ops", f->allow_ops, "File listing the operators the deployment target has, one per line");
+  sub->add_option("--kernels", f->options.pte_kernels_path,
+                  "ExecuTorch: the operators the target runtime registers (one name.overload a line, or a "
+                  "selected_operators.yaml); a .pte calling another fails pte.kernels");
+  sub->add_option("--data", f->options.pte_data_path,
+                  "ExecuTorch: the .ptd that holds a .pte's external tensors (checked by pte.data)");
+  sub->add_option("--allow-delegates", f->allow_delegates,
+                  "ExecuTorch: comma-separated backend ids a .pte may delegate to (XnnpackBackend,...); others fail pte.delegates");
   sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
   f->require_meta_option = sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
   sub->add_flag("--strict", f->strict, "Warnings fail too");

@@ -29,7 +29,10 @@ check() {  # check FILE EXPECTED_CODES CMD...
   elif [ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && [[ " $* " != *" --list-ops "* ]]; then  # a method may call no operator
     echo "FAIL: tsctl $* $file: exit 0 but no output"; failures=$((failures + 1))
   fi
-  if [ "$rc" = 0 ] && [ "$1" = inspect ] && [ "${2:-}" = --json ]; then
+  if [ "$rc" = 0 ] && [ "$1" = inspect ] && [ "${2:-}" = --json ] && [[ $file == */pte/* ]]; then
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["schema_version"]==1 and sum(p["bytes"] for p in d["sizes"])==d["file_size"]' "$tmp/out" ||
+      { echo "FAIL: inspect --json $file: not the expected JSON, or its sizes do not sum to the file"; failures=$((failures + 1)); }
+  elif [ "$rc" = 0 ] && [ "$1" = inspect ] && [ "${2:-}" = --json ]; then
     python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["schema_version"]==1 and d["records"] and "operators" in d' "$tmp/out" ||
       { echo "FAIL: inspect --json $file: not the expected JSON"; failures=$((failures + 1)); }
   fi
@@ -57,6 +60,18 @@ done
 for f in "$corpus"/_not_torchscript/*; do
   for cmd in inspect code $graph stamp; do check "$f" "4" $cmd; done
   check "$f" "1" "${validate[@]}"
+done
+# ExecuTorch files (corpus/pte, its README): inspect and validate read every
+# one or refuse it in one line (exit 4); the LibTorch commands and stamp say
+# in one line what the file is (exit 4).
+for f in "$corpus"/pte/*; do
+  [ -f "$f" ] || continue
+  case "$f" in *.md) continue ;; esac
+  check "$f" "0 4" inspect --json
+  check "$f" "0 4" inspect
+  check "$f" "0 1" validate
+  check "$f" "0 1" validate --no-load --list-ops
+  for cmd in code $graph stamp; do check "$f" "4" $cmd; done
 done
 echo "$checked checks, $failures failures"
 [ $failures = 0 ]

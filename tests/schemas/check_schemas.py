@@ -67,6 +67,13 @@ if os.path.isdir(corpus):
         if os.path.isfile(path):
             cases.append(("inspect", ["inspect", "--json", path], {0, 4}))
             cases.append(("validate", ["validate", "--format", "json", "--no-load", path], {0, 1, 4}))
+# ExecuTorch files (docs/manual/pte.md): inspect's own schema, validate's report.
+pte_dir = os.path.join(corpus, "pte")
+for name in sorted(os.listdir(pte_dir)) if os.path.isdir(pte_dir) else []:
+    path = os.path.join(pte_dir, name)
+    if os.path.isfile(path) and not name.endswith(".md"):
+        cases.append(("inspect_pte", ["inspect", "--json", path], {0, 4}))
+        cases.append(("validate", ["validate", "--format", "json", path], {0, 1}))
 
 failures = 0
 documents = 0

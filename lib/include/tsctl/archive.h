@@ -31,6 +31,7 @@ enum class ArchiveKind {
   kDamagedPt2,         // archive_format "pt2" but neither models/*.json nor data/aotinductor/
   kOtherZip,           // some other ZIP archive
   kTorchSaveLegacy,    // pre-1.6 torch.save: a bare pickle stream
+  kExecuTorch,         // an ExecuTorch program, data file or bundled program (.pte, .ptd, .bpte; tsctl/pte.h)
   kPythonSource,       // text with Python statements (a model's source, given where an archive goes)
   kText,               // other text (a README, a JSON or YAML file)
   kEmpty,

@@ -267,3 +267,19 @@ PteFile ReadPte(const std::string& path);
 PteFile ReadPteBytes(std::string_view bytes, const std::string& name);
 
 }  // namespace tsctl
+
+namespace tsctl {
+
+// True when the file at `path` starts like an ExecuTorch file (LooksLikePte);
+// false for anything else, a stream, or a file that cannot be read.
+bool IsPteFile(const std::string& path);
+
+// tsctl inspect of an ExecuTorch file (render/render_pte.cc): the header,
+// each method (signature, operators with counts, instructions by kind,
+// delegates, memory plan), stored tensors, segments and the size breakdown.
+// Every string from the file is escaped. `path` names it.
+std::string RenderPteText(const PteFile& file, const std::string& path);
+// The same as one JSON document (docs/schemas/inspect_pte.schema.json).
+std::string RenderPteJson(const PteFile& file, const std::string& path);
+
+}  // namespace tsctl

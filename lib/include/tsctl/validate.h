@@ -68,6 +68,13 @@ struct ValidateOptions : RunSpec {
   std::vector<double> atol = {1e-8};
   bool record_reference = false;   // store inputs and outputs in extra/tsctl_reference.pt
   std::string save_reference_path; // write inputs and outputs to this file (torch.load reads it)
+  // ExecuTorch files (.pte): --kernels FILE (a runtime's registered
+  // operators, one name.overload a line, or a selected_operators.yaml),
+  // --data FILE.ptd (external tensors), --allow-delegates (backend ids).
+  std::string pte_kernels_path;
+  std::string pte_data_path;
+  bool has_allow_delegates = false;
+  std::vector<std::string> allow_delegates;
   bool has_allow_ops = false;
   std::vector<std::string> allow_ops;
   std::vector<std::string> require_meta;  // keys of extra/producer_info.json (dotted)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "../zip/miniz_lookup.h"
+#include "tsctl/pte.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -16,6 +17,7 @@ const char* ArchiveKindName(ArchiveKind kind) {
     case ArchiveKind::kOtherZip: return "zip";
     case ArchiveKind::kDamagedTorchScript: return "torchscript-damaged";
     case ArchiveKind::kTorchSaveLegacy: return "torch-save-legacy";
+    case ArchiveKind::kExecuTorch: return "executorch";
     case ArchiveKind::kPythonSource: return "python-source";
     case ArchiveKind::kText: return "text";
     case ArchiveKind::kEmpty: return "empty";
@@ -94,6 +96,9 @@ std::string Describe(ArchiveKind kind) {
       return "a torch.save checkpoint (ZIP with data.pkl but no code/), not a TorchScript archive; load it with torch.load";
     case ArchiveKind::kTorchSaveLegacy:
       return "a legacy torch.save pickle (PyTorch < 1.6), not a TorchScript archive";
+    case ArchiveKind::kExecuTorch:
+      return "an ExecuTorch file (.pte, .ptd or .bpte), not a TorchScript archive: tsctl inspect and validate read it; it "
+             "has no extra/ records to stamp (keep producer metadata beside it, or stamp the .pt2 it was made from)";
     case ArchiveKind::kOtherZip: return "a ZIP archive without data.pkl or model.json, not a TorchScript archive";
     case ArchiveKind::kDamagedTorchScript: return "damaged TorchScript archive: its data.pkl record is missing";
     case ArchiveKind::kPythonSource: return "Python source text, not a TorchScript archive";
@@ -149,6 +154,7 @@ ArchiveKind Archive::Sniff(const ByteSource& src) {
       static_cast<unsigned char>(head[2]) == 0x8a && head[3] == '\x0a') {
     return ArchiveKind::kTorchSaveLegacy;
   }
+  if (head.size() >= kPteHeadBytes && LooksLikePte(head)) return ArchiveKind::kExecuTorch;
   if (LooksLikePythonSource(head)) return ArchiveKind::kPythonSource;
   if (LooksLikeText(head)) return ArchiveKind::kText;
   return ArchiveKind::kUnknown;

@@ -49,6 +49,11 @@ inline constexpr char kPt2Program[] = "pt2.program";
 inline constexpr char kPt2Weights[] = "pt2.weights";
 inline constexpr char kPt2Aoti[] = "pt2.aoti";
 inline constexpr char kPt2Ops[] = "pt2.ops";
+inline constexpr char kPteFormat[] = "pte.format";
+inline constexpr char kPteData[] = "pte.data";
+inline constexpr char kPteKernels[] = "pte.kernels";
+inline constexpr char kPteDelegates[] = "pte.delegates";
+inline constexpr char kPteBundled[] = "pte.bundled";
 inline constexpr char kTorchSandbox[] = "torch.sandbox";
 inline constexpr char kTorchLoad[] = "torch.load";
 inline constexpr char kTorchUnsafe[] = "torch.unsafe";
@@ -79,6 +84,9 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
 // The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
 // list into report.ops, and (options.load) RunPt2InChild.
 void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
+// The pte.* checks of an ExecuTorch file (.pte, .ptd, .bpte; validate_pte.cc),
+// static: nothing is run. Its operators go into report.ops.
+void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
 // The torch.* checks of a .pt2 (validate_pt2_run.cc): an AOTInductor package
 // loaded and run in the isolated child where the LibTorch plugin runs it
 // (BuildInfo::runs_pt2_aoti); else torch.load SKIP (no runner in this

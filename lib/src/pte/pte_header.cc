@@ -6,6 +6,8 @@
 // flatbuffer offset and size, segment base offset, segment data size). All
 // numbers are little-endian.
 #include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <cstring>
 
 #include "pte_internal.h"
@@ -174,6 +176,15 @@ Head ReadHead(std::string_view head, uint64_t file_size, const std::string& name
 bool LooksLikePte(std::string_view first_bytes) {
   using pte_internal::Tagged;
   return Tagged(first_bytes, 4, "ET") || Tagged(first_bytes, 4, "FT") || Tagged(first_bytes, 4, "BP");
+}
+
+bool IsPteFile(const std::string& path) {
+  std::error_code ec;
+  if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;  // a FIFO is never opened here
+  std::ifstream in(path, std::ios::binary);
+  char head[kPteHeadBytes];
+  if (!in.read(head, sizeof head)) return false;
+  return LooksLikePte(std::string_view(head, sizeof head));
 }
 
 }  // namespace tsctl

@@ -1,0 +1,242 @@
+// The pte.* checks: an ExecuTorch program (.pte), data file (.ptd) or
+// bundled program (.bpte) judged without running it. The reader verifies
+// the flatbuffer and bounds every header and segment (pte.format); then
+// the external tensors against --data (pte.data), the operators against a
+// runtime's kernels (pte.kernels: "Kernel not found" before shipping), the
+// delegates against --allow-delegates, and a bundled program's test suites.
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "../text/json_util.h"
+#include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "tsctl/pte.h"
+#include "tsctl/source.h"
+#include "tsctl/text_util.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+constexpr size_t kListed = 8;
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+std::string Listed(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < kListed; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > kListed) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
+}
+
+std::string FormatSummary(const PteFile& f) {
+  std::string s = std::string("ExecuTorch ") + PteKindName(f.kind) + " (" + f.identifier + "), " + HumanBytes(f.file_size);
+  if (f.kind == PteKind::kFlatTensor) {
+    const size_t n = f.flat_tensor.tensors.size() + f.flat_tensor.named_data.size();
+    return s + ", " + std::to_string(n) + " tensors or named blobs; flatbuffer verified, every segment in bounds";
+  }
+  const PteProgram& p = f.program;  // a .bpte's embedded program too
+  s += ", " + std::to_string(p.methods.size()) + " method" + (p.methods.size() == 1 ? "" : "s") + ", " +
+       std::to_string(p.segments.size()) + " segment" + (p.segments.size() == 1 ? "" : "s");
+  return s + "; flatbuffer verified, every header, segment and index in bounds";
+}
+
+// A runtime's operators: one "name.overload" a line ('#' comments), or
+// ExecuTorch's selected_operators.yaml (keys under "operators:"; an entry
+// with include_all_overloads: true, or without an overload, takes them all).
+struct Kernels {
+  std::set<std::string> exact;
+  std::set<std::string> all_overloads;  // base names
+  bool Has(const std::string& key) const {
+    if (exact.count(key)) return true;
+    const size_t dot = key.find('.', key.find("::") == std::string::npos ? 0 : key.find("::") + 2);
+    return all_overloads.count(dot == std::string::npos ? key : key.substr(0, dot)) > 0;
+  }
+};
+
+Kernels ReadKernels(const std::string& path) {
+  const std::string text = ReadInputFile(path);
+  Kernels k;
+  const bool yaml = text.find("operators:") != std::string::npos;
+  static const std::regex kYamlKey(R"(^  ([A-Za-z_][\w]*::[\w.]+):\s*$)");
+  static const std::regex kAllOverloads(R"(^\s+include_all_overloads:\s*true\s*$)");
+  std::string line, last;
+  std::istringstream in(text);
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::smatch m;
+    if (yaml) {
+      if (std::regex_match(line, m, kYamlKey)) {
+        last = m[1];
+        (last.find('.') == std::string::npos ? k.all_overloads : k.exact).insert(last);
+      } else if (!last.empty() && std::regex_match(line, kAllOverloads)) {
+        k.all_overloads.insert(last.substr(0, last.find('.')));
+      }
+      continue;
+    }
+    const std::string op = Trim(line.substr(0, line.find('#')));
+    if (op.empty()) continue;
+    (op.find('.') == std::string::npos ? k.all_overloads : k.exact).insert(op);
+  }
+  if (k.exact.empty() && k.all_overloads.empty()) {
+    throw Error(ErrorKind::kUsage, "--kernels " + path + ": no operators in it (one name.overload a line, or a "
+                                                         "selected_operators.yaml)");
+  }
+  return k;
+}
+
+void CheckKernels(const PteProgram& p, const ValidateOptions& o, std::vector<CheckResult>& out) {
+  if (o.pte_kernels_path.empty()) {
+    out.push_back({check::kPteKernels, CheckStatus::kSkip,
+                   "not checked: pass --kernels FILE (the operators the target runtime registers)"});
+    return;
+  }
+  const Kernels k = ReadKernels(o.pte_kernels_path);
+  std::vector<std::string> missing;
+  size_t ops = 0;
+  for (const PteMethod& m : p.methods) {
+    std::vector<std::string> lacking;
+    for (const PteOperator& op : m.operators) {
+      ++ops;
+      if (!k.Has(PteOperatorKey(op))) lacking.push_back(EscapeText(PteOperatorKey(op)));
+    }
+    if (!lacking.empty()) missing.push_back(EscapeText(m.name) + ": " + Listed(lacking));
+  }
+  if (!missing.empty()) {
+    std::string s;
+    for (const std::string& m : missing) s += (s.empty() ? "" : "; ") + m;
+    out.push_back({check::kPteKernels, CheckStatus::kFail,
+                   "the runtime's kernels (" + o.pte_kernels_path + ") lack what the program calls: " + s});
+    return;
+  }
+  out.push_back({check::kPteKernels, CheckStatus::kPass,
+                 std::to_string(ops) + " operator uses in " + std::to_string(p.methods.size()) +
+                     " methods, every one registered in " + o.pte_kernels_path});
+}
+
+void CheckDelegates(const PteProgram& p, const ValidateOptions& o, std::vector<CheckResult>& out) {
+  std::map<std::string, uint64_t> bytes;
+  for (const PteMethod& m : p.methods) {
+    for (const PteDelegate& d : m.delegates) bytes[d.backend_id] += d.bytes;
+  }
+  std::vector<std::string> names, refused;
+  for (const auto& [id, n] : bytes) {
+    names.push_back(EscapeText(id) + " (" + HumanBytes(n) + ")");
+    if (o.has_allow_delegates && std::find(o.allow_delegates.begin(), o.allow_delegates.end(), id) == o.allow_delegates.end()) {
+      refused.push_back(EscapeText(id));
+    }
+  }
+  if (!o.has_allow_delegates) {
+    out.push_back({check::kPteDelegates, CheckStatus::kSkip,
+                   (names.empty() ? std::string("no delegates") : "delegates " + Listed(names)) +
+                       "; not gated: pass --allow-delegates ID,..."});
+  } else if (!refused.empty()) {
+    out.push_back({check::kPteDelegates, CheckStatus::kFail, "delegates not allowed: " + Listed(refused)});
+  } else {
+    out.push_back({check::kPteDelegates, CheckStatus::kPass,
+                   names.empty() ? "no delegates" : "every delegate allowed: " + Listed(names)});
+  }
+}
+
+// The names a .ptd holds: FT01's tensors and its named data keys.
+std::set<std::string> DataKeys(const PteFile& d) {
+  std::set<std::string> keys;
+  for (const PteDataTensor& t : d.flat_tensor.tensors) keys.insert(t.fqn);
+  for (const PteNamedData& n : d.flat_tensor.named_data) keys.insert(n.key);
+  return keys;
+}
+
+void CheckData(const PteProgram& p, const ValidateOptions& o, std::vector<CheckResult>& out) {
+  std::vector<std::string> external;
+  for (const PteStoredTensor& t : p.tensors) {
+    if (t.tensor.location == PteDataLocation::kExternal) external.push_back(t.tensor.fqn);
+  }
+  std::sort(external.begin(), external.end());
+  external.erase(std::unique(external.begin(), external.end()), external.end());
+  if (external.empty()) {
+    out.push_back({check::kPteData, CheckStatus::kSkip,
+                   "no tensor stored outside the program" +
+                       std::string(o.pte_data_path.empty() ? "" : " (--data " + o.pte_data_path + " not needed)")});
+    return;
+  }
+  std::vector<std::string> shown;
+  for (const std::string& k : external) shown.push_back(EscapeText(k));
+  if (o.pte_data_path.empty()) {
+    out.push_back({check::kPteData, CheckStatus::kWarn,
+                   std::to_string(external.size()) + " tensors are stored outside the program (" + Listed(shown) +
+                       "): pass --data FILE.ptd to check that they are there"});
+    return;
+  }
+  const PteFile data = ReadPte(o.pte_data_path);
+  if (data.kind != PteKind::kFlatTensor) {
+    throw Error(ErrorKind::kUsage, "--data " + o.pte_data_path + ": not a .ptd (it is an ExecuTorch " +
+                                       PteKindName(data.kind) + ")");
+  }
+  const std::set<std::string> keys = DataKeys(data);
+  std::vector<std::string> missing;
+  for (const std::string& k : external) {
+    if (!keys.count(k)) missing.push_back(EscapeText(k));
+  }
+  if (!missing.empty()) {
+    out.push_back({check::kPteData, CheckStatus::kFail, o.pte_data_path + " lacks " + Listed(missing)});
+    return;
+  }
+  out.push_back({check::kPteData, CheckStatus::kPass,
+                 "the " + std::to_string(external.size()) + " external tensors are in " + o.pte_data_path});
+}
+
+void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
+  std::set<std::string> methods;
+  for (const PteMethod& m : f.program.methods) methods.insert(m.name);
+  size_t cases = 0;
+  std::vector<std::string> unknown;
+  for (const PteTestSuite& s : f.bundled.suites) {
+    cases += s.cases.size();
+    if (!methods.count(s.method_name)) unknown.push_back(EscapeText(s.method_name));
+  }
+  if (!unknown.empty()) {
+    out.push_back({check::kPteBundled, CheckStatus::kFail, "test suites for methods the program lacks: " + Listed(unknown)});
+    return;
+  }
+  out.push_back({check::kPteBundled, CheckStatus::kSkip,
+                 std::to_string(f.bundled.suites.size()) + " test suites, " + std::to_string(cases) +
+                     " cases, for methods the program has; not run (running them needs ExecuTorch's runtime)"});
+}
+
+}  // namespace
+
+void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
+  auto& out = report.checks;
+  PteFile f;
+  try {
+    f = ReadPte(path);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kFormat) throw;
+    out.push_back({check::kPteFormat, CheckStatus::kFail, e.what()});
+    return;
+  }
+  out.push_back({check::kPteFormat, CheckStatus::kPass, FormatSummary(f)});
+  Json(report.details)["executorch"] = {{"kind", PteKindName(f.kind)}, {"identifier", f.identifier}};
+  if (f.kind == PteKind::kFlatTensor) return;
+  for (const PteMethod& m : f.program.methods) {
+    for (const PteOperator& op : m.operators) report.ops.push_back(PteOperatorKey(op));
+  }
+  std::sort(report.ops.begin(), report.ops.end());
+  report.ops.erase(std::unique(report.ops.begin(), report.ops.end()), report.ops.end());
+  CheckData(f.program, options, out);
+  CheckKernels(f.program, options, out);
+  CheckDelegates(f.program, options, out);
+  if (options.has_allow_ops) {
+    CheckAllowedOps(report.ops, options.allow_ops, check::kCodeOps, " (read from the program, not run)", out);
+  }
+  if (f.kind == PteKind::kBundled) CheckBundled(f, out);
+}
+
+}  // namespace tsctl
