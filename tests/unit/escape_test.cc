@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <pugixml.hpp>
 
 #include "../../lib/src/text/json_util.h"
@@ -31,6 +33,23 @@ TEST_CASE("escape: multi-line text keeps line breaks", "[escape]") {
   TextEscapeOptions code{.keep_newlines = true, .escape_backslash = false};
   CHECK(EscapeText("def f():\n\treturn '\\n'\n", code) == "def f():\n\treturn '\\n'\n");
   CHECK(EscapeText("x\x1b[2J\r\n", code) == "x\\x1b[2J\\r\n");
+}
+
+TEST_CASE("escape: HTML text holds no markup, no control and only valid UTF-8", "[escape]") {
+  CHECK(HtmlEscape("plain caf\xc3\xa9") == "plain caf\xc3\xa9");
+  CHECK(HtmlEscape("<script>alert('x')</script>") == "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+  CHECK(HtmlEscape("a\" onload=\"x\" & b") == "a&quot; onload=&quot;x&quot; &amp; b");
+  CHECK(HtmlEscape("&lt;") == "&amp;lt;");  // an entity in the input stays text
+  CHECK(HtmlEscape("\x1b[31m\xff<") == "\\x1b[31m\\xff&lt;");
+  CHECK(HtmlEscape("x\xe2\x80\xaey") == "x\\xe2\\x80\\xaey");  // right-to-left override
+  TextEscapeOptions code{.keep_newlines = true, .escape_backslash = false};
+  CHECK(HtmlEscape("if a<b:\n\treturn '\\n'", code) == "if a&lt;b:\n\treturn &#39;\\n&#39;");
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  std::string e = HtmlEscape(all);
+  CHECK(IsValidUtf8(e));
+  CHECK(e.find_first_of("<>\"'") == std::string::npos);
+  CHECK(std::none_of(e.begin(), e.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }));
 }
 
 TEST_CASE("escape: every escaped string is valid UTF-8 and XML", "[escape]") {

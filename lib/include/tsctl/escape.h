@@ -2,7 +2,8 @@
 // code line and extra/ text is untrusted: it may hold control characters,
 // ANSI escape sequences, newlines or bytes that are not UTF-8. The renderers
 // pass every such string through one of these before it reaches a terminal,
-// a JSON document or an XML report (JSON through lib/src/text/json_util.h).
+// a JSON document, an XML report or an HTML page (JSON through
+// lib/src/text/json_util.h).
 #pragma once
 
 #include <string>
@@ -26,6 +27,13 @@ struct TextEscapeOptions {
 // that is not part of a well-formed UTF-8 sequence. The result is also a
 // valid XML 1.0 string.
 std::string EscapeText(std::string_view s, const TextEscapeOptions& options = {});
+
+// Text for an HTML page, safe in element content and in an attribute value
+// quoted with '"' or '\'': EscapeText(s, options) (valid UTF-8, no control
+// characters, every invalid byte shown as "\xdd"), then '&', '<', '>', '"'
+// and '\'' written as "&amp;", "&lt;", "&gt;", "&quot;" and "&#39;". Never
+// for the inside of <script> or <style>, which take no untrusted text.
+std::string HtmlEscape(std::string_view s, const TextEscapeOptions& options = {});
 
 // Text that is valid UTF-8, for JSON: well-formed UTF-8 is kept as is (JSON
 // escapes its control characters itself); each byte that is not part of a

@@ -98,6 +98,23 @@ std::string EscapeText(std::string_view s, const TextEscapeOptions& options) {
   return out;
 }
 
+std::string HtmlEscape(std::string_view s, const TextEscapeOptions& options) {
+  const std::string text = EscapeText(s, options);
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string ValidUtf8(std::string_view s) {
   if (IsValidUtf8(s)) return std::string(s);
   std::string out;
