@@ -20,6 +20,8 @@ const Tool kTools[] = {
      kNeedsArchive | kNeedsLibTorchForCompiled, BindCode},
     {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",
      kNeedsArchive, BindDiff},
+    {"report", "Write one self-contained offline HTML page about an archive (.pt, .pt2, .pte), without LibTorch",
+     kNeedsArchive, BindReport},
     {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
     {"validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata",
      kNeedsArchive | kNeedsLibTorch, BindValidate},
@@ -91,7 +93,7 @@ int CheckCommandName(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, graph, code, diff, stamp, validate, bench, trace, script, export and migrate TorchScript archives and .pt2 files", "tsctl"};
+  CLI::App app{"tsctl: inspect, graph, code, diff, report, stamp, validate, bench, trace, script, export and migrate TorchScript archives and .pt2 files", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;

@@ -1,0 +1,65 @@
+// `tsctl report`: one self-contained HTML page about an archive, to open
+// offline (a CI artifact, an email attachment). All CSS inline, a few lines
+// of inline script for folding and search (the page reads without them),
+// charts drawn by tsctl as inline SVG, no URL outside the page, and a
+// Content-Security-Policy that forbids fetching anything. Tensors are
+// summarised, never embedded, and code is bounded, so a page stays small.
+// Every string from the archive is HTML-escaped (HtmlEscape, escape.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tsctl/archive.h"
+#include "tsctl/inputs.h"
+#include "tsctl/inspect.h"
+#include "tsctl/pte.h"
+
+namespace tsctl {
+
+// One code record as the page shows it.
+struct ReportCode {
+  std::string record;       // "code/__torch__.py"
+  uint64_t size = 0;        // the record's size
+  std::string text;         // its text, the first ReportOptions::max_code_record bytes
+  bool truncated = false;   // `text` is only the start of the record
+  bool omitted = false;     // not read: the page's code budget was spent first
+  std::string error;        // why it could not be read ("" if it could)
+};
+
+// What the page of a TorchScript archive or a .pt2 shows: inspect's result
+// and what inspect does not keep (the code's text, the producer record, the
+// stored example inputs).
+struct ArchiveReport {
+  ArchiveInfo info;
+  std::vector<ReportCode> code;  // TorchScript code records, in archive order
+  // extra/producer_info.json (tsctl stamp's record) flattened to
+  // "key" / "ci.GITHUB_SHA" -> value text; empty if absent or not a JSON object.
+  std::vector<std::pair<std::string, std::string>> producer;
+  ArchiveInputs stored_inputs;        // forward's stored example inputs (InputsFromArchive)
+  std::vector<std::string> warnings;  // what the report could not read, beside info.warnings
+};
+
+struct ReportOptions {
+  uint64_t max_code_record = uint64_t{256} << 10;  // text shown per code record
+  uint64_t max_code_total = uint64_t{2} << 20;     // text shown over all code records
+};
+
+// Inspects `archive` (TorchScript or .pt2) and reads what the page needs
+// besides. Throws tsctl::Error only where Inspect does; a code record or a
+// producer record that cannot be read becomes a warning.
+ArchiveReport BuildReport(const Archive& archive, const ReportOptions& options = {});
+
+// ---- Rendering (lib/src/render/report_*.cc) ----
+
+// The page, with the sections (by id) summary, signature, modules,
+// operators, sizes, code and extra, each present even when empty.
+std::string RenderReportHtml(const ArchiveReport& report);
+
+// The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte;
+// `path` names it.
+std::string RenderReportHtml(const PteFile& file, const std::string& path);
+
+}  // namespace tsctl
