@@ -25,6 +25,7 @@ esac
   python3-torch python3-torchvision   # test data generation, benchmarks, trace/script --python
   python3-dev pybind11-dev            # the embedded interpreter of trace/script --python
   graphviz                            # renders `tsctl graph --format dot` in a test
+  chromium                            # headless: loads `tsctl report` pages offline in a test (report_browser)
   python3-jsonschema                  # tests validate JSON output against docs/schemas
   zip unzip
   libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)

@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""tsctl report on hostile strings: no element or attribute from an archive
+reaches the page.
+
+Runs `tsctl report` over testdata/escape/, every file of ../shared/hostile
+and ../shared/corpus (ExecuTorch files included), and archives made here
+whose module, attribute, class, operator, backend, record names, code,
+extra/ contents and producer record hold markup (`<script>`, `<svg onload>`,
+`"><img src=x onerror>`). Each file must give a page (exit 0, nothing on
+stderr) or one precise line (`tsctl: report: FILE: ...`, exit 3 or 4).
+Each page is parsed with Python's html.parser and must hold only the tags,
+attributes, classes and ids the renderer writes, balanced, no comment, no
+self-closing tag, one style and one script (the same on every page), no
+src= and no href= but to its own sections, the CSP meta, and the sections'
+ids; its bytes are valid UTF-8 without raw control characters. The crafted
+archives' markup must show on their pages as text (escaped).
+
+Usage: report_escape_test.py TSCTL SHARED_DIR   (run from the repository root)
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from html.parser import HTMLParser
+
+SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "extra"]
+IDS = set(SECTIONS) | {"tools", "filter", "expand", "collapse"}
+TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "nav", "a", "div", "input", "button",
+        "main", "section", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul",
+        "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text"}
+VOID = {"meta", "input"}
+ATTRS = {"lang", "charset", "http-equiv", "content", "name", "id", "class", "href", "hidden", "type", "placeholder",
+         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor"}
+CLASSES = {"f", "kv", "n", "muted", "note", "warn", "mono", "t", "c", "tree", "chart", "bar", "leaf", "frame", "k", "s",
+           "cm", "nu"} | {"g%d" % i for i in range(8)}
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.problems, self.stack, self.ids, self.text = [], [], set(), []
+        self.scripts, self.styles, self.csp, self.doctypes = [], [], False, 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in TAGS:
+            self.problems.append("foreign element <%s>" % tag)
+        for k, v in attrs:
+            if k not in ATTRS:
+                self.problems.append("foreign attribute %s= on <%s>" % (k, tag))
+            elif k == "href" and not (v or "").startswith("#"):
+                self.problems.append("href outside the page: %r" % v)
+            elif k == "href" and v[1:] not in SECTIONS:
+                self.problems.append("href to no section: %r" % v)
+            elif k == "class" and not set((v or "").split()) <= CLASSES:
+                self.problems.append("foreign class %r on <%s>" % (v, tag))
+            elif k == "id":
+                if v not in IDS or v in self.ids:
+                    self.problems.append("foreign or repeated id %r" % v)
+                self.ids.add(v)
+        a = dict(attrs)
+        if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy":
+            self.csp = a.get("content") == CSP
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.problems.append("self-closing <%s/>, which tsctl never writes" % tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] == "script":
+            self.scripts.append(data)
+        elif self.stack and self.stack[-1] == "style":
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+    def handle_comment(self, data):
+        self.problems.append("comment <!--%s-->" % data[:40])
+
+    def handle_decl(self, decl):
+        self.doctypes += 1
+        if decl != "DOCTYPE html":
+            self.problems.append("declaration <!%s>" % decl[:40])
+
+    def handle_pi(self, data):
+        self.problems.append("processing instruction <?%s>" % data[:40])
+
+    def unknown_decl(self, data):
+        self.problems.append("unknown declaration %r" % data[:40])
+
+
+def check_page(data, first_script):
+    """The problems of one page (bytes), and its script."""
+    try:
+        html = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return ["invalid UTF-8 at byte %d" % e.start], None, ""
+    bad = [c for c in html if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0]
+    p = Page()
+    p.feed(html)
+    p.close()
+    problems = p.problems + (["raw control character U+%04X" % ord(bad[0])] if bad else [])
+    if p.stack:
+        problems.append("unclosed elements: %s" % p.stack[-5:])
+    if not p.csp:
+        problems.append("no Content-Security-Policy meta with %r" % CSP)
+    if p.doctypes != 1 or len(p.scripts) != 1 or len(p.styles) != 1:
+        problems.append("%d doctypes, %d scripts, %d styles" % (p.doctypes, len(p.scripts), len(p.styles)))
+    if first_script is not None and p.scripts and p.scripts[0] != first_script:
+        problems.append("a script that is not tsctl's")
+    missing = [s for s in SECTIONS if s not in p.ids]
+    if missing:
+        problems.append("sections missing: %s" % missing)
+    return problems, (p.scripts[0] if p.scripts else None), "".join(p.text)
+
+
+def replace(data, old, new):
+    assert len(old) == len(new) and data.count(old) >= 1, (old, new)
+    return data.replace(old, new)
+
+
+def make_hostile(tmp):
+    """Archives whose strings are markup, and the text each page must show."""
+    made = []
+    src = zipfile.ZipFile("testdata/traced_cnn.pt")
+    path = os.path.join(tmp, "markup.pt")
+    with zipfile.ZipFile(path, "w") as z:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("/data.pkl"):
+                data = replace(data, b"running_mean", b"<svg/onload>")
+                data = replace(data, b"num_batches_tracked", b"<img src=x onerror>")
+                data = data.replace(b"linear\nLinear\n", b"linear\n<script>alert(1)</script>\n")
+            if info.filename.endswith("code/__torch__.py"):
+                data += b"\n# </code></pre><script>alert(2)</script>\nx = \"\"\"<img src=x onerror=alert(3)>\"\"\"\n"
+            z.writestr(info, data)
+        root = "traced_cnn/"
+        z.writestr(root + "extra/<svg onload=alert(4)>.txt", "</pre><script>alert(5)</script>\" onmouseover='x'")
+        z.writestr(root + "extra/producer_info.json",
+                   '{"user": "<script>alert(6)</script>", "ci": {"x\\"><b>": "<a href=http://x>y</a>"}}')
+    made.append((path, ["<svg/onload>", "<img src=x onerror>", "<script>alert(1)</script>", "<script>alert(2)</script>",
+                        "<svg onload=alert(4)>", "<script>alert(6)</script>", "<a href=http://x>y</a>"]))
+    src = zipfile.ZipFile("testdata/pt2/cnn.pt2")
+    path = os.path.join(tmp, "markup.pt2")
+    with zipfile.ZipFile(path, "w") as z:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("models/model.json"):
+                data = data.replace(b"torch.ops.aten.linear.default", b"torch.ops.aten.<img src=x onerror=y>.default")
+            z.writestr(info, data)
+    made.append((path, ["<img src=x onerror=y>"]))
+    pte = os.path.join(SHARED, "corpus", "pte", "djl-executorch-engine__3022a8a3_stress_mlp.pte")
+    if os.path.exists(pte):
+        path = os.path.join(tmp, "markup.pte")
+        data = open(pte, "rb").read()
+        data = replace(data, b"XnnpackBackend", b"<svg onload=x>")
+        data = replace(data, b"aten::select_copy", b"<img src=x onerr>")
+        open(path, "wb").write(data)
+        made.append((path, ["<svg onload=x>", "<img src=x onerr>"]))
+    return made
+
+
+def main():
+    global SHARED
+    tsctl, SHARED = sys.argv[1], sys.argv[2]
+    files = sorted(f for f in glob.glob("testdata/escape/*") if not f.endswith(".md"))
+    for folder in ("hostile", "corpus"):
+        files += sorted(f for f in glob.glob(os.path.join(SHARED, folder, "**", "*"), recursive=True)
+                        if os.path.isfile(f) and not f.endswith(".md"))
+    failures, pages, refused, script = [], 0, 0, None
+    with tempfile.TemporaryDirectory() as tmp:
+        made = make_hostile(tmp)
+        expect = dict(made)
+        for f in [m[0] for m in made] + files:
+            r = subprocess.run([tsctl, "report", f], capture_output=True, timeout=300)
+            err = r.stderr.decode("utf-8", "replace")
+            if r.returncode != 0:
+                if r.returncode in (3, 4) and err.count("\n") == 1 and err.startswith("tsctl: report: ") and not r.stdout:
+                    refused += 1
+                else:
+                    failures.append("%s: exit %d, stderr %r" % (f, r.returncode, err[:300]))
+                continue
+            if err or not r.stdout:
+                failures.append("%s: exit 0 with stderr %r and %d bytes of page" % (f, err[:200], len(r.stdout)))
+                continue
+            problems, s, text = check_page(r.stdout, script)
+            script = script or s
+            for want in expect.get(f, []):
+                if want not in text:
+                    problems.append("the archive's %r is not shown as text" % want)
+            failures += ["%s: %s" % (f, p) for p in problems[:5]]
+            pages += 1
+        # -o writes the same page as standard output, atomically.
+        out = os.path.join(tmp, "page.html")
+        r = subprocess.run([tsctl, "report", "-o", out, "testdata/traced_cnn.pt"], capture_output=True, timeout=60)
+        same = subprocess.run([tsctl, "report", "testdata/traced_cnn.pt"], capture_output=True, timeout=60).stdout
+        if r.returncode != 0 or r.stdout or open(out, "rb").read() != same:
+            failures.append("report -o: exit %d, or a page other than standard output's" % r.returncode)
+    for f in failures:
+        print("FAIL:", f)
+    print("report_escape: %d pages checked, %d files refused in one line, %d problems (foreign elements, "
+          "attributes, URLs, unescaped markup)" % (pages, refused, len(failures)))
+    return 1 if failures or pages == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
