@@ -32,7 +32,7 @@ struct ReportCode {
 // What the page of a TorchScript archive or a .pt2 shows: inspect's result
 // and what inspect does not keep (the code's text, the producer record, the
 // stored example inputs).
-struct ArchiveReport {
+struct ReportContents {
   ArchiveInfo info;
   std::vector<ReportCode> code;  // TorchScript code records, in archive order
   // extra/producer_info.json (tsctl stamp's record) flattened to
@@ -50,13 +50,13 @@ struct ReportOptions {
 // Inspects `archive` (TorchScript or .pt2) and reads what the page needs
 // besides. Throws tsctl::Error only where Inspect does; a code record or a
 // producer record that cannot be read becomes a warning.
-ArchiveReport BuildReport(const Archive& archive, const ReportOptions& options = {});
+ReportContents BuildReport(const Archive& archive, const ReportOptions& options = {});
 
 // ---- Rendering (lib/src/render/report_*.cc) ----
 
 // The page, with the sections (by id) summary, signature, modules,
 // operators, sizes, code and extra, each present even when empty.
-std::string RenderReportHtml(const ArchiveReport& report);
+std::string RenderReportHtml(const ReportContents& report);
 
 // The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte;
 // `path` names it.

@@ -35,7 +35,7 @@ void FlattenJson(const nlohmann::json& j, const std::string& prefix, int depth,
   }
 }
 
-void ReadProducer(const Archive& a, ArchiveReport& report) {
+void ReadProducer(const Archive& a, ReportContents& report) {
   const std::string record = std::string("extra/") + kProducerRecord;
   if (!a.Has(record)) return;
   try {
@@ -46,7 +46,7 @@ void ReadProducer(const Archive& a, ArchiveReport& report) {
   }
 }
 
-void ReadCodeText(const Archive& a, const ReportOptions& options, ArchiveReport& report) {
+void ReadCodeText(const Archive& a, const ReportOptions& options, ReportContents& report) {
   uint64_t spent = 0;
   for (const CodeRecordInfo& c : report.info.code) {
     ReportCode code{c.name, c.size, "", false, false, ""};
@@ -73,8 +73,8 @@ void ReadCodeText(const Archive& a, const ReportOptions& options, ArchiveReport&
 
 }  // namespace
 
-ArchiveReport BuildReport(const Archive& archive, const ReportOptions& options) {
-  ArchiveReport report;
+ReportContents BuildReport(const Archive& archive, const ReportOptions& options) {
+  ReportContents report;
   report.info = Inspect(archive);
   ReadCodeText(archive, options, report);
   ReadProducer(archive, report);

@@ -139,7 +139,7 @@ void ExtraTexts(const ArchiveInfo& info, Page& page);
 // "layer1.0.conv1" -> "layer1.0", "" -> "(root)": tensors by module in the treemap.
 std::string ModuleLabel(const std::string& path);
 // The page of a .pt2 (report_html_pt2.cc).
-std::string RenderPt2Page(const ArchiveReport& report);
+std::string RenderPt2Page(const ReportContents& report);
 std::string Grouped(uint64_t n);  // 1234567 -> "1,234,567"
 // `text` cut to at most `max` bytes on a UTF-8 boundary, with "…" when cut.
 std::string Ellipsis(std::string_view text, size_t max);

@@ -61,7 +61,7 @@ Method MethodFromSignature(const std::string& signature) {
   return m;
 }
 
-void Signature(const ArchiveReport& r, Page& page) {
+void Signature(const ReportContents& r, Page& page) {
   const ArchiveInfo& info = r.info;
   for (const ClassInfo& cls : info.classes) {
     if (!info.module || cls.qualified_name != info.module->type) continue;
@@ -121,7 +121,7 @@ void Modules(const ArchiveInfo& info, Page& page, std::map<std::string, std::str
   if (!info.module) page.modules_note = "No module tree: the archive's data.pkl holds no module.";
 }
 
-void Summary(const ArchiveReport& r, Page& page) {
+void Summary(const ReportContents& r, Page& page) {
   const ArchiveInfo& info = r.info;
   const FormatInfo& f = info.format;
   auto add = [&](const std::string& k, const std::string& v) { page.summary.emplace_back(k, v); };
@@ -192,7 +192,7 @@ void ExtraTexts(const ArchiveInfo& info, Page& page) {
 
 namespace {
 
-std::string RenderTorchScriptPage(const ArchiveReport& r) {
+std::string RenderTorchScriptPage(const ReportContents& r) {
   const ArchiveInfo& info = r.info;
   Page page;
   page.path = info.path;
@@ -224,7 +224,7 @@ std::string RenderTorchScriptPage(const ArchiveReport& r) {
 
 namespace tsctl {
 
-std::string RenderReportHtml(const ArchiveReport& report) {
+std::string RenderReportHtml(const ReportContents& report) {
   return report.info.pt2 ? report::RenderPt2Page(report) : report::RenderTorchScriptPage(report);
 }
 

@@ -40,7 +40,7 @@ RecordPlace ClassifyPt2(const std::string& n, const std::map<std::string, std::s
   return {"other", n};
 }
 
-void Summary(const ArchiveReport& r, const Pt2Info& pt2, Page& page) {
+void Summary(const ReportContents& r, const Pt2Info& pt2, Page& page) {
   const ArchiveInfo& info = r.info;
   auto add = [&](const std::string& k, const std::string& v) { page.summary.emplace_back(k, v); };
   add("file", info.path);
@@ -100,7 +100,7 @@ void Programs(const Pt2Info& pt2, Page& page, std::map<std::string, std::string>
 
 }  // namespace
 
-std::string RenderPt2Page(const ArchiveReport& r) {
+std::string RenderPt2Page(const ReportContents& r) {
   const ArchiveInfo& info = r.info;
   const Pt2Info& pt2 = *info.pt2;
   Page page;
