@@ -35,7 +35,7 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("archive", flags->archive,
                   "A TorchScript archive (.pt, .ptl, ...), a .pt2 archive or an ExecuTorch file (.pte, .ptd, .bpte)")
       ->required();
-  sub->add_option("-o,--output", flags->output, "FILE: write the page there (atomically) instead of standard output");
+  sub->add_option("-o,--output", flags->output, "Write the page to FILE (atomically) instead of stdout ('-': stdout)");
   return [flags, &global] { return RunReport(*flags, global); };
 }
 

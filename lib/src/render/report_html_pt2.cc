@@ -27,9 +27,7 @@ RecordPlace ClassifyPt2(const std::string& n, const std::map<std::string, std::s
   const auto found = key_module.find(n);
   if (found != key_module.end()) return {"weights", found->second};
   if (n.rfind("data/aotinductor/", 0) == 0) {
-    if (EndsWith(n, ".so")) return {"compiled .so", n};
-    const size_t dot = n.rfind('.');
-    return {"AOTInductor files", dot == std::string::npos ? n : "*" + n.substr(dot)};
+    return {EndsWith(n, ".so") ? "compiled .so" : "AOTInductor files", n};
   }
   if (n.rfind("models/", 0) == 0 || n == "serialized_exported_program.json") return {"program", n};
   if (n.rfind("data/weights/", 0) == 0) return {"weights", n};
@@ -53,13 +51,13 @@ void Summary(const ReportContents& r, const Pt2Info& pt2, Page& page) {
     if (m.schema_major) v += "schema " + std::to_string(*m.schema_major) + "." + std::to_string(m.schema_minor.value_or(0));
     if (!m.torch_version.empty()) v += (v.empty() ? "" : ", ") + std::string("torch ") + m.torch_version;
     v += (v.empty() ? "" : ", ") + Grouped(m.nodes) + " call nodes, " + Grouped(m.tensors.size()) + " tensors";
-    add("program " + m.name, v);
+    add("program: " + m.name, v);
   }
   for (const Pt2AotiModel& m : pt2.aoti) {
     uint64_t bytes = 0;
     for (const auto& [name, size] : m.files) bytes += size;
-    add("AOTInductor model " + m.name, Grouped(m.files.size()) + " files, " + HumanBytes(bytes));
-    for (const auto& [key, value] : m.metadata) add("  " + key, value);
+    add("AOTInductor: " + m.name, Grouped(m.files.size()) + " files, " + HumanBytes(bytes));
+    for (const auto& [key, value] : m.metadata) add(key, value);
   }
   for (const std::string& note : pt2.notes) add("note", note);
   page.producer = r.producer;

@@ -1,0 +1,1 @@
+report testdata/bad/checkpoint.pth
