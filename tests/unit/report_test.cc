@@ -1,0 +1,179 @@
+// tsctl report's page (lib/src/render/report_html*.cc): every section, every
+// field escaped, the charts' parts, the module tree from dotted names, the
+// code colouring; a TorchScript archive and ExecuTorch files built in memory.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "../../lib/src/render/report_html.h"
+#include "test_util.h"
+#include "tsctl/pte.h"
+#include "tsctl/report.h"
+
+using namespace tsctl;
+
+namespace {
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+void RequireSections(const std::string& page) {
+  for (const char* id : {"summary", "signature", "modules", "operators", "sizes", "code", "extra"}) {
+    CHECK(Count(page, std::string("<section id=\"") + id + "\"") == 1);
+  }
+  CHECK(page.find("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:") !=
+        std::string::npos);
+  CHECK(page.find("http://") == std::string::npos);
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find("src=\"") == std::string::npos);
+  CHECK(Count(page, "<script>") == 1);
+}
+
+}  // namespace
+
+TEST_CASE("report: a TorchScript archive's page", "[report]") {
+  Archive a = Archive::Open(OpenFileSource(test::TestData("traced_cnn.pt")));
+  const ReportContents r = BuildReport(a);
+  REQUIRE(r.code.size() == r.info.code.size());
+  CHECK(r.code[0].record == "code/__torch__.py");
+  CHECK(r.code[0].text.find("class SmallCNN(Module):") != std::string::npos);
+  const std::string page = RenderReportHtml(r);
+  RequireSections(page);
+  CHECK(page.find("330 params, 1.36 KiB, 6 submodules") != std::string::npos);  // the root's subtree
+  CHECK(page.find("<code>forward(self, x: Tensor) -&gt; Tensor</code>") != std::string::npos);
+  CHECK(page.find("<span class=\"k\">def</span> forward") != std::string::npos);
+  CHECK(Count(page, "<rect class=\"bar\"") == 6);  // six operators, one call each
+}
+
+TEST_CASE("report: a code budget leaves records out, named", "[report]") {
+  Archive a = Archive::Open(OpenFileSource(test::TestData("traced_cnn.pt")));
+  ReportOptions options;
+  options.max_code_record = 100;
+  options.max_code_total = 150;
+  const ReportContents r = BuildReport(a, options);
+  CHECK(r.code[0].truncated);
+  CHECK(r.code[0].text.size() == 100);
+  CHECK(r.code[1].text.size() == 50);
+  CHECK(r.code.back().omitted);
+  CHECK(RenderReportHtml(r).find("not shown: the page&#39;s code budget is spent") != std::string::npos);
+}
+
+TEST_CASE("report: every field of a page is escaped", "[report]") {
+  const std::string evil = "<script>alert('x')</script>\"><img src=x onerror=y>\x1b[31m\xff";
+  report::Page page;
+  page.path = evil;
+  page.summary = {{evil, evil}};
+  page.producer = {{evil, evil}};
+  page.warnings = {evil};
+  page.methods = {{evil, evil, {{evil, evil, evil, evil}}, {{evil, evil, evil, evil}}, evil}};
+  page.signature_note = page.modules_note = page.operators_note = page.sizes_note = evil;
+  report::Module m;
+  m.name = m.type = evil;
+  m.tensors = {{evil, "parameter", evil, evil, 4, 16}};
+  m.children = {m};
+  page.modules = {m};
+  page.operators = {{evil, 3}, {"aten::add", 1}};
+  page.sizes = {{evil, evil, 100}, {"code", evil, 50}};
+  page.code = {{evil, 10, evil + "\n" + evil, evil, evil}};
+  page.extra = {{evil, 10, evil, evil, evil}};
+  page.code_note = page.extra_note = evil;
+  const std::string html = report::RenderPage(page);
+  RequireSections(html);
+  for (const char* raw : {"<script>alert", "<img", "onerror=y>", "\x1b", "\xff"}) {
+    CHECK(html.find(raw) == std::string::npos);
+  }
+  CHECK(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=y&gt;") !=
+        std::string::npos);
+}
+
+TEST_CASE("report: code colouring escapes between its spans", "[report]") {
+  const std::string html = report::ColourCode("def f(x):  # <b>\n  return '<i>' + 10 + in_\xff\n");
+  CHECK(html ==
+        "<span class=\"k\">def</span> f(x):  <span class=\"cm\"># &lt;b&gt;</span>\n  <span class=\"k\">return</span> "
+        "<span class=\"s\">&#39;&lt;i&gt;&#39;</span> + <span class=\"nu\">10</span> + in_\\xff\n");
+  CHECK(report::ColourCode("s = \"\"\"a\n<b>\"\"\" x") ==
+        "s = <span class=\"s\">&quot;&quot;&quot;a\n&lt;b&gt;&quot;&quot;&quot;</span> x");
+}
+
+TEST_CASE("report: a module tree from dotted names, summed", "[report]") {
+  std::vector<report::Module> roots = report::ModulesFromNames(
+      {{"a.b.w", "parameter", "", "", 6, 24}, {"a.c", "buffer", "", "", 2, 8}, {"x", "parameter", "", "", 1, 4}});
+  report::SumModules(roots);
+  REQUIRE(roots.size() == 1);
+  const report::Module& root = roots[0];
+  CHECK(root.tensors.size() == 1);
+  CHECK(root.tensors[0].name == "x");
+  REQUIRE(root.children.size() == 1);
+  CHECK(root.children[0].name == "a");
+  CHECK(root.children[0].tensors[0].name == "c");
+  CHECK(root.children[0].children[0].tensors[0].name == "w");
+  CHECK(root.params == 7);
+  CHECK(root.bytes == 36);
+  CHECK(root.count == 3);
+  CHECK(root.children[0].params == 6);
+}
+
+TEST_CASE("report: deep trees are listed flat below the depth the page nests", "[report]") {
+  report::Module m;
+  report::Module* at = &m;
+  for (int i = 0; i < 60; ++i) {
+    at->children.push_back({});
+    at = &at->children.back();
+    at->name = "m" + std::to_string(i);
+  }
+  std::vector<report::Module> roots = {m};
+  report::CapDepth(roots, 3);
+  const report::Module& third = roots[0].children[0].children[0].children[0];
+  CHECK(third.name == "m2");
+  REQUIRE(third.children.size() == 57);
+  CHECK(third.children[0].name == "m2.m3");
+  CHECK(third.children[56].children.empty());
+}
+
+TEST_CASE("report: the treemap draws each part, the rest of a big group as one", "[report]") {
+  std::vector<report::Block> blocks;
+  for (int i = 0; i < 50; ++i) blocks.push_back({"tensors", "t" + std::to_string(i), 100});
+  blocks.push_back({"code", "code/x.py", 1000});
+  blocks.push_back({"empty", "nothing", 0});
+  const std::string svg = report::TreemapSvg(blocks);
+  CHECK(Count(svg, "<rect class=\"leaf") == 40 + 1);  // 39 tensors and "11 others", code
+  CHECK(svg.find("11 others") != std::string::npos);
+  CHECK(Count(svg, "<rect class=\"frame\"") == 2);
+}
+
+TEST_CASE("report: an ExecuTorch program's page", "[report]") {
+  PteFile f;
+  f.identifier = "ET12";
+  f.file_size = 1000;
+  PteMethod m;
+  m.name = "forward<b>";
+  PteValue in;
+  in.kind = PteValueKind::kTensor;
+  in.tensor.dtype = "Float";
+  in.tensor.sizes = {1, 3};
+  m.inputs = {in};
+  m.operators = {{"aten::add", "out", 3}, {"<svg onload=x>", "", 1}};
+  m.delegates = {{"XnnpackBackend", false, 0, 400, {}, 1}};
+  f.program.methods = {m};
+  PteStoredTensor t;
+  t.method = "forward";
+  t.tensor.fqn = "lin.weight";
+  t.tensor.sizes = {2, 2};
+  t.tensor.nbytes = 16;
+  t.tensor.location = PteDataLocation::kSegment;
+  f.program.tensors = {t};
+  f.sizes = {{PteSizeKind::kHeader, "", false, 40}, {PteSizeKind::kDelegate, "XnnpackBackend", false, 400},
+             {PteSizeKind::kFlatbuffer, "", false, 560}};
+  const std::string page = RenderReportHtml(f, "model.pte");
+  RequireSections(page);
+  CHECK(page.find("<code>forward&lt;b&gt;</code>") != std::string::npos);
+  CHECK(page.find("aten::add.out") != std::string::npos);
+  CHECK(page.find("&lt;svg onload=x&gt;") != std::string::npos);
+  CHECK(page.find("<svg onload") == std::string::npos);
+  CHECK(page.find("Delegated: 1 call(s) to XnnpackBackend.") != std::string::npos);
+  CHECK(page.find(">lin</span>") != std::string::npos);  // the module of lin.weight
+  CHECK(Count(page, "<rect class=\"leaf") == 3);
+}
