@@ -42,30 +42,28 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
     return Report("migrate", f.archives[0], Error(ErrorKind::kUsage, "give -o or --out-dir, not both"), global);
   }
   std::vector<MigrateResult> results;
-  int status = kExitOk;
   for (const std::string& archive : f.archives) {
     MigrateOptions o = f.options;
     o.path = archive;
     o.output = OutputFor(f, archive);
+    // One archive: its error is the command's. A zoo goes on; the archive
+    // counts as not migrated, with the line it got as its blocker.
     int one = Guarded("migrate", archive, global, [&]() -> int {
       ApplyRunFlags(f.run, o);
-      results.push_back(Migrate(o));
+      try {
+        results.push_back(Migrate(o));
+      } catch (const Error& e) {
+        // An unavailable converter stops them all.
+        if (f.archives.size() == 1 || e.kind() == ErrorKind::kUnavailable) throw;
+        results.push_back(MigrateRefused(archive, e));
+        return Report("migrate", archive, e, global);
+      }
       return kExitOk;
     });
-    // One archive: its error is the command's. A zoo goes on; the archive
-    // counts as not migrated, with the line it got.
     if (one != kExitOk && f.archives.size() == 1) return one;
-    if (one != kExitOk) {
-      MigrateResult failed;
-      failed.path = archive;
-      failed.error = "refused before conversion (see the line above)";
-      failed.blockers.push_back({"refused", failed.error, "", ""});
-      results.push_back(failed);
-      if (one == kExitUnavailable) status = one;
-    }
+    if (one == kExitUnavailable) return one;
   }
   std::cout << (f.format == "json" ? RenderMigrateJson(results) + "\n" : RenderMigrateText(results)) << std::flush;
-  if (status != kExitOk) return status;
   for (const MigrateResult& r : results) {
     if (!r.written || !r.verified) return kExitFindings;
   }

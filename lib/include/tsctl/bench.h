@@ -38,6 +38,9 @@ struct ExecutionSettings {
 struct BenchOptions : RunSpec {
   BenchOptions() { timeout_seconds = 600; }
   std::string path;
+  // What LibTorch loads: the archive tsctl checked, as its open descriptor
+  // (/proc/self/fd/N, inherited by the child); set by tsctl. Empty: `path`.
+  std::string load_path;
   std::string input_source;    // where the inputs came from, for the report
   // Warm-up: `warmup` calls when >= 0 (--warmup N), else calls until
   // `warmup_seconds` have passed (--warmup-time; at least one call).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tsctl/error.h"
 #include "tsctl/run_spec.h"
 
 namespace tsctl {
@@ -76,6 +77,11 @@ MigrateResult Migrate(const MigrateOptions& options);
 
 // The provenance record a migrated .pt2 carries (extra/tsctl_migrate.json).
 inline constexpr const char* kMigrateRecord = "tsctl_migrate.json";
+
+// The result of an archive tsctl refused before conversion (many archives
+// go on past it): its error as the result's, and a blocker named by what
+// failed ("not a TorchScript archive", "load", "no tensor inputs", ...).
+MigrateResult MigrateRefused(const std::string& path, const Error& error);
 
 // Text: one paragraph per model, then (for more than one) how many reached
 // each stage and the blockers ranked by how many models they stop.

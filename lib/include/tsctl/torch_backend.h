@@ -47,6 +47,9 @@ struct BuildInfo {
 
 struct GraphOptions {
   std::string path;
+  // What LibTorch loads: the archive tsctl checked, as its open descriptor
+  // (/proc/self/fd/N, inherited by the child); set by tsctl. Empty: `path`.
+  std::string load_path;
   std::string method = "forward";
   bool inlined = false;
   bool frozen = false;  // torch::jit::freeze + optimize_for_inference
@@ -61,6 +64,9 @@ struct GraphOptions {
 // example inputs or --load-inputs, libraries) and what is made of it.
 struct TraceOptions : RunSpec {
   std::string path;  // the archive whose method is traced
+  // What LibTorch loads: the archive tsctl checked, as its open descriptor
+  // (/proc/self/fd/N, inherited by the child); set by tsctl. Empty: `path`.
+  std::string load_path;
   std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
   bool freeze = false;
   double rtol = 1e-5;

@@ -34,6 +34,7 @@ std::string AdviceFor(const std::string& kind) {
     return "the program refuses a shape it claims dynamic: export from Python with torch.export.Dim bounds";
   }
   if (kind == "load") return "the embedded torch cannot load the archive (tsctl validate says why)";
+  if (kind == "no tensor inputs") return "give the sample inputs: --input SHAPE[:DTYPE] per argument, or --load-inputs FILE";
   return "";
 }
 
@@ -96,6 +97,29 @@ const char* MigrateStageKey(MigrateStage stage) {
     case MigrateStage::kPackaged: return "packaged";
   }
   return "none";
+}
+
+MigrateResult MigrateRefused(const std::string& path, const Error& error) {
+  MigrateResult r;
+  r.path = path;
+  r.error = error.what();
+  const std::string& m = r.error;
+  std::string kind;
+  if (m.find("needs example inputs") != std::string::npos || m.find("not all tensors") != std::string::npos) {
+    kind = "no tensor inputs";
+  } else if (m.find("LibTorch cannot load it") != std::string::npos || error.kind() == ErrorKind::kTorch) {
+    kind = "load";
+  } else if (error.kind() == ErrorKind::kFormat) {
+    kind = "not a TorchScript archive";
+  } else if (error.kind() == ErrorKind::kIo) {
+    kind = "unreadable";
+  } else if (error.kind() == ErrorKind::kUnavailable) {
+    kind = "unavailable";
+  } else {
+    kind = "refused";
+  }
+  r.blockers.push_back({kind, "", "", AdviceFor(kind)});
+  return r;
 }
 
 MigrateResult Migrate(const MigrateOptions& o) {

@@ -72,12 +72,25 @@ Archive CheckArchive(const std::string& path) {
   return Archive::OpenSound(path);
 }
 
+// An archive checked by tsctl's reader and held open: LibTorch loads that
+// file (the descriptor, inherited by the child as /proc/self/fd/N), not
+// whatever the path names by the time the child starts. Keep it alive
+// until the child has run.
+struct CheckedArchive {
+  Archive archive;
+  std::string load_path;
+};
+CheckedArchive OpenForLibTorch(const std::string& path) {
+  CheckedArchive c{CheckArchive(path), ""};
+  if (int fd = c.archive.source().Descriptor(); fd >= 0) c.load_path = "/proc/self/fd/" + std::to_string(fd);
+  return c;
+}
+
 // The arguments of a TorchScript benchmark, by ResolveInputs; when none are
 // kept, a child looks (bundled inputs, then inferred candidates). None found
 // is fine for a method without arguments; the backend says what to pass
 // otherwise, with the method's schema. The result owns the files the child reads.
-ResolvedInputs ResolveBenchInputs(BenchOptions& o) {
-  Archive archive = CheckArchive(o.path);  // kFormat before any LibTorch work
+ResolvedInputs ResolveBenchInputs(const Archive& archive, BenchOptions& o) {
   ResolvedInputs in = ResolveInputs(archive, o, {.key = o.method});
   ApplyResolved(in, o);
   if (in.origin == InputOrigin::kInferred) {
@@ -115,8 +128,10 @@ std::string Graph(const GraphOptions& options) {
       return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
     }
   }
-  CheckArchive(options.path);
-  return RunTorchChild(GraphRequest{.options = options}, {}).Take<std::string>("loading the archive and printing its graph");
+  const CheckedArchive checked = OpenForLibTorch(options.path);
+  GraphOptions o = options;
+  o.load_path = checked.load_path;
+  return RunTorchChild(GraphRequest{.options = o}, {}).Take<std::string>("loading the archive and printing its graph");
 }
 
 std::string CompiledCode(const std::string& path, const std::string& method,
@@ -128,7 +143,12 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 
 BenchResult Bench(BenchOptions options) {
   ResolvedInputs inputs;
-  if (!PreparePt2Bench(options, inputs)) inputs = ResolveBenchInputs(options);
+  std::optional<CheckedArchive> checked;  // kFormat before any LibTorch work; held until the child ran
+  if (!PreparePt2Bench(options, inputs)) {
+    checked.emplace(OpenForLibTorch(options.path));
+    options.load_path = checked->load_path;
+    inputs = ResolveBenchInputs(checked->archive, options);
+  }
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -152,13 +172,23 @@ std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
   // An AOTInductor package sweeps its own settings (threads, inference mode).
   ResolvedInputs inputs;
-  if (!PreparePt2Bench(options, inputs)) inputs = ResolveBenchInputs(options);
+  std::optional<CheckedArchive> checked;
+  if (!PreparePt2Bench(options, inputs)) {
+    checked.emplace(OpenForLibTorch(options.path));
+    options.load_path = checked->load_path;
+    inputs = ResolveBenchInputs(checked->archive, options);
+  }
   return RunSweep(options, timeout_seconds, progress);
 }
 
 MakeResult Trace(const TraceOptions& options) {
-  CheckArchive(options.path);
-  return RunTorchChild(TraceRequest{.options = options}, {}).Take<MakeResult>("tracing");
+  std::optional<CheckedArchive> checked;
+  TraceOptions o = options;
+  if (o.load_path.empty()) {  // else the caller holds the checked archive open
+    checked.emplace(OpenForLibTorch(o.path));
+    o.load_path = checked->load_path;
+  }
+  return RunTorchChild(TraceRequest{.options = o}, {}).Take<MakeResult>("tracing");
 }
 
 MakeResult Script(const ScriptOptions& options) {
@@ -174,7 +204,9 @@ namespace {
 MakeResult TraceArchiveOf(const MakeRequest& r) {
   TraceOptions o = MadeOf<TraceOptions>(r);
   o.path = r.path;
-  const ExampleInputs example = FindExampleInputs(CheckArchive(r.path), r.path, r, "tracing");
+  const CheckedArchive checked = OpenForLibTorch(r.path);  // one reading; LibTorch loads the file checked
+  o.load_path = checked.load_path;
+  const ExampleInputs example = FindExampleInputs(checked.archive, r.path, r, "tracing");
   o.inputs = example.inputs;
   o.load_inputs_path = example.load_inputs_path;
   const std::string& note = example.note;

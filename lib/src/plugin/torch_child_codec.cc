@@ -63,7 +63,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2RunSpec, kind, model, input_names, input_t
                                    sample_inputs_path)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExecutionSettings, optimized_execution, inference_mode, jit_profiling, jit_executor,
                                    tensor_fuser, freeze, optimize_for_inference, cache_cleaning)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, method, inlined, frozen, max_nodes, format, load_libraries)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, load_path, method, inlined, frozen, max_nodes, format, load_libraries)
 // RunSpec's fields, once; the options built on it write them beside their own.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
                                    value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
@@ -81,10 +81,10 @@ TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, path, load_path, run, check_determin
                          reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
                          compare_intermediates, input_source, infer_budget_seconds, max_candidates,
                          ranges_for_any_method, skip_candidates, save_outputs_path, pt2)
-TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
+TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
                          interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
                          profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)
-TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
+TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
 TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
 TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
                          strict, keep_unverified)

@@ -28,7 +28,9 @@ std::string SandboxDescription() {
 RequestFiles FilesOf(const ChildRequest& request) {
   using Profile = SandboxPolicy::Profile;
   struct Visitor {
-    RequestFiles operator()(const GraphRequest& r) const { return {{r.options.path}, {}, r.options.load_libraries}; }
+    RequestFiles operator()(const GraphRequest& r) const {
+      return {{r.options.path, r.options.load_path}, {}, r.options.load_libraries};
+    }
     RequestFiles operator()(const CompiledCodeRequest& r) const { return {{r.path}, {}, r.load_libraries}; }
     RequestFiles operator()(const CheckRequest& r) const {
       const ModelCheckOptions& o = r.options;
@@ -41,14 +43,14 @@ RequestFiles FilesOf(const ChildRequest& request) {
     }
     RequestFiles operator()(const BenchRequest& r) const {
       const BenchOptions& o = r.options;
-      RequestFiles f{{o.path, o.load_inputs_path}, {o.save_outputs_path, o.trace_path}, o.load_libraries};
+      RequestFiles f{{o.path, o.load_path, o.load_inputs_path}, {o.save_outputs_path, o.trace_path}, o.load_libraries};
       if (o.pt2.kind != Pt2RunSpec::Kind::kNone) f.profile = Profile::kPackage;
       f.cuda = o.device.rfind("cuda", 0) == 0;
       return f;
     }
     RequestFiles operator()(const TraceRequest& r) const {
       const TraceOptions& o = r.options;
-      return {{o.path, o.load_inputs_path}, {o.output, o.save_outputs_path}, o.load_libraries};
+      return {{o.path, o.load_path, o.load_inputs_path}, {o.output, o.save_outputs_path}, o.load_libraries};
     }
     RequestFiles operator()(const ScriptRequest& r) const { return {{}, {r.options.output}, r.options.load_libraries}; }
     RequestFiles operator()(const BuildInfoRequest&) const {

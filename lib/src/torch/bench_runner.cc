@@ -61,7 +61,7 @@ void ApplySettings(const ExecutionSettings& s) {
 }
 
 torch::jit::Module Load(const BenchOptions& o, const torch::Device& device) {
-  torch::jit::Module m = LoadModule(o.path);
+  torch::jit::Module m = LoadModule(o.load_path.empty() ? o.path : o.load_path);
   try {
     m.to(device);
     m.eval();

@@ -183,7 +183,7 @@ uint64_t InlinedNodes(const torch::jit::Graph& graph) { return InlinedCounter().
 
 std::string RenderGraph(const GraphOptions& options) {
   LoadOperatorLibraries(options.load_libraries);
-  torch::jit::Module module = LoadModule(options.path);
+  torch::jit::Module module = LoadModule(options.load_path.empty() ? options.path : options.load_path);
   try {
     if (options.frozen) {
       FindMethod(module, options.method);  // a missing method is named before freezing

@@ -170,7 +170,7 @@ MakeResult TraceArchive(const TraceOptions& o) {
     loaded = ArgumentList(IsReferenceRecord(value) ? value.toGenericDict().at("inputs") : value);
   }
   LoadOperatorLibraries(o.load_libraries);
-  torch::jit::Module original = LoadModule(o.path);
+  torch::jit::Module original = LoadModule(o.load_path.empty() ? o.path : o.load_path);
   original.eval();
   torch::jit::Method method = FindMethod(original, o.method);
   MakeResult result;
