@@ -62,7 +62,12 @@ struct Kernels {
 };
 
 Kernels ReadKernels(const std::string& path) {
-  const std::string text = ReadInputFile(path);
+  std::string text;
+  try {
+    text = ReadInputFile(path);
+  } catch (const Error& e) {
+    throw Error(e.kind(), "--kernels " + path + ": " + e.what());
+  }
   Kernels k;
   const bool yaml = text.find("operators:") != std::string::npos;
   static const std::regex kYamlKey(R"(^  ([A-Za-z_][\w]*::[\w.]+):\s*$)");

@@ -10,8 +10,6 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 using Values = flatbuffers::Vector<flatbuffers::Offset<bpte_fb::Value>>;
 
 // Tensor bytes among `values`.
@@ -54,10 +52,7 @@ std::vector<PteTestSuite> ReadSuites(const bpte_fb::BundledProgram& root, Budget
 
 void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out) {
   const auto* buf = reinterpret_cast<const uint8_t*>(flatbuffer.data());
-  flatbuffers::Verifier::Options options;
-  options.max_depth = kVerifierMaxDepth;
-  options.max_tables = VerifierMaxTables(flatbuffer.size());
-  flatbuffers::Verifier v(buf, flatbuffer.size(), options);
+  flatbuffers::Verifier v(buf, flatbuffer.size(), VerifierOptions(flatbuffer.size()));
   if (!bpte_fb::VerifyBundledProgramBuffer(v)) {
     Fail(name, "the bundled program's flatbuffer (" + N(flatbuffer.size()) +
                    " bytes) fails the FlatBuffers verifier: an offset, size, alignment or nesting runs out of bounds");

@@ -10,15 +10,6 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
-flatbuffers::Verifier::Options VerifierOptions(size_t bytes) {
-  flatbuffers::Verifier::Options o;
-  o.max_depth = kVerifierMaxDepth;
-  o.max_tables = VerifierMaxTables(bytes);
-  return o;
-}
-
 std::string Str(const flatbuffers::String* s, Budget& budget) {
   if (!s) return {};
   budget.Spend(s->size());

@@ -43,8 +43,6 @@ bool Tagged(std::string_view b, size_t at, const char* prefix) {
          std::isdigit(static_cast<unsigned char>(b[at + 3]));
 }
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 // "it starts with 'NOT_A_PTE\n...'": the first bytes, escaped.
 std::string FirstBytes(std::string_view head) {
   std::string_view shown = head.substr(0, 16);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <flatbuffers/flatbuffers.h>
+
 #include "tsctl/pte.h"
 
 namespace tsctl::pte_internal {
@@ -43,6 +45,16 @@ inline constexpr uint64_t kMaxFlatbufferBytes = (uint64_t{1} << 31) - 1;
 // small file long.
 inline constexpr uint32_t kVerifierMaxDepth = 64;
 inline uint32_t VerifierMaxTables(size_t flatbuffer_bytes) { return static_cast<uint32_t>(flatbuffer_bytes / 4 + 64); }
+// Those bounds as the verifier takes them, for a flatbuffer of `bytes`.
+inline flatbuffers::Verifier::Options VerifierOptions(size_t bytes) {
+  flatbuffers::Verifier::Options o;
+  o.max_depth = kVerifierMaxDepth;
+  o.max_tables = VerifierMaxTables(bytes);
+  return o;
+}
+
+// A count or offset in a message.
+inline std::string N(uint64_t v) { return std::to_string(v); }
 
 // How many first bytes of a file ReadHead looks at (all of them if fewer).
 inline constexpr size_t kHeadBytes = 64;

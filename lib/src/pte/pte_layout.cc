@@ -8,8 +8,6 @@
 namespace tsctl::pte_internal {
 namespace {
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 std::string Range(const PteSegment& s) { return "bytes " + N(s.file_offset) + "-" + N(s.file_offset + s.size); }
 
 // No two non-empty segments share a byte.

@@ -11,8 +11,6 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 // A vector of 4-byte (or smaller) integers, which the verifier found aligned.
 template <typename T>
 std::vector<int64_t> Ints(const flatbuffers::Vector<T>* v, Budget& budget) {

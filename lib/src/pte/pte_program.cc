@@ -8,15 +8,6 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
-flatbuffers::Verifier::Options VerifierOptions(size_t bytes) {
-  flatbuffers::Verifier::Options o;
-  o.max_depth = kVerifierMaxDepth;
-  o.max_tables = VerifierMaxTables(bytes);
-  return o;
-}
-
 const pte_fb::Program& Verify(std::string_view flatbuffer, const std::string& name) {
   const auto* buf = reinterpret_cast<const uint8_t*>(flatbuffer.data());
   flatbuffers::Verifier v(buf, flatbuffer.size(), VerifierOptions(flatbuffer.size()));

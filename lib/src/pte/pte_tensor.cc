@@ -8,8 +8,6 @@
 namespace tsctl::pte_internal {
 namespace {
 
-std::string N(uint64_t v) { return std::to_string(v); }
-
 // The tensor's bytes lie inside its segment.
 void CheckInSegment(const PteTensor& t, const std::string& where, const ProgramContext& ctx) {
   const std::vector<PteSegment>& segments = ctx.read.segments;

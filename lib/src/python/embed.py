@@ -266,18 +266,23 @@ def export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, at
     compared with the eager model on every check set; nothing is written
     when one diverges."""
     file, name, path = os.fsdecode(file), os.fsdecode(name), os.fsdecode(path)
+    return _quietly(lambda: _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, atol, path))
+
+
+def _quietly(work):
+    """_with_warnings(work) with torch's logging and the standard streams
+    kept out of tsctl's output: torch.export, its TorchScript converter and
+    Inductor print graphs and log internals to stderr, and a model may print
+    to stdout, where --format json goes. Python warnings are listed in the
+    result."""
     import contextlib
     import logging
-    # torch.export and Inductor print graphs and log internals to stderr
-    # (and a model may print to stdout, where --format json goes): kept
-    # out of tsctl's output; Python warnings are listed in the result.
     logger = logging.getLogger("torch")
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return _with_warnings(
-                lambda: _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, atol, path))
+            return _with_warnings(work)
     finally:
         logger.setLevel(level)
 
@@ -413,17 +418,7 @@ def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path):
     with `aoti` an AOTInductor package) only when verified or
     `keep_unverified`. Returns how far it got, as data."""
     archive, load_path, path = os.fsdecode(archive), os.fsdecode(load_path), os.fsdecode(path)
-    import contextlib
-    import logging
-    logger = logging.getLogger("torch")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return _with_warnings(
-                lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path))
-    finally:
-        logger.setLevel(level)
+    return _quietly(lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path))
 
 
 _CONVERTER = "torch._export.converter.TS2EPConverter"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../text/json_util.h"
+#include "../text/units.h"
 #include "render_json.h"
 #include "tsctl/escape.h"
 #include "tsctl/text_util.h"
@@ -44,18 +45,6 @@ json Opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
-std::string Shape(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-std::string Grouped(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
 void PrintModule(const ModuleInfo& m, std::ostream& out, const std::string& indent) {
   out << indent << (m.name.empty() ? "(root)" : m.name) << "  " << m.type << '\n';
   std::string inner = indent + "    ";
@@ -63,7 +52,7 @@ void PrintModule(const ModuleInfo& m, std::ostream& out, const std::string& inde
     Table t({"tensor", "role", "dtype", "shape", "device", "size"});
     for (const auto& x : m.tensors) {
       std::string name = x.name.substr(m.path.empty() ? 0 : std::min(x.name.size(), m.path.size() + 1));
-      t.Add({name, x.role, x.dtype + (x.requires_grad ? "" : ""), Shape(x.shape), x.device, HumanBytes(x.bytes)});
+      t.Add({name, x.role, x.dtype + (x.requires_grad ? "" : ""), ShapeText(x.shape), x.device, HumanBytes(x.bytes)});
     }
     t.Print(out, inner, {5});
   }
@@ -230,7 +219,7 @@ void PrintTotals(const ArchiveInfo& info, std::ostream& out) {
 void PrintConstants(const ArchiveInfo& info, std::ostream& out) {
   if (info.constants.empty() && info.other_constants.empty()) return;
   out << "\nConstants\n";
-  for (const auto& c : info.constants) out << "  " << c.name << "  " << c.dtype << Shape(c.shape) << "  " << c.device << "  " << HumanBytes(c.bytes) << '\n';
+  for (const auto& c : info.constants) out << "  " << c.name << "  " << c.dtype << ShapeText(c.shape) << "  " << c.device << "  " << HumanBytes(c.bytes) << '\n';
   for (const auto& c : info.other_constants) out << "  " << c.name << "  " << c.value << '\n';
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "../text/json_util.h"
+#include "../text/units.h"
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
 #include "tsctl/text_util.h"
@@ -13,16 +14,10 @@ namespace {
 
 inline constexpr int kPteSchemaVersion = 1;
 
-std::string Shape(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 std::string ValueText(const PteValue& v) {
   switch (v.kind) {
     case PteValueKind::kTensor: {
-      std::string s = EscapeText(v.tensor.dtype) + Shape(v.tensor.sizes);
+      std::string s = EscapeText(v.tensor.dtype) + ShapeText(v.tensor.sizes);
       if (v.tensor.dynamism != PteShapeDynamism::kStatic) s += std::string(" ") + PteShapeDynamismName(v.tensor.dynamism);
       return s;
     }
@@ -97,7 +92,7 @@ void TensorsText(const PteProgram& p, std::ostream& out) {
       break;
     }
     out << "  " << (t.tensor.fqn.empty() ? "(value " + std::to_string(t.value_index) + ")" : EscapeText(t.tensor.fqn)) << "  "
-        << EscapeText(t.tensor.dtype) << Shape(t.tensor.sizes) << "  " << HumanBytes(t.tensor.nbytes) << "  "
+        << EscapeText(t.tensor.dtype) << ShapeText(t.tensor.sizes) << "  " << HumanBytes(t.tensor.nbytes) << "  "
         << PteDataLocationName(t.tensor.location) << '\n';
   }
 }
@@ -195,7 +190,7 @@ std::string RenderPteText(const PteFile& f, const std::string& path) {
     out << "data     " << t.tensors.size() << " tensors, " << t.named_data.size() << " named blobs, " << t.segments.size()
         << " segments" << (t.first_layout ? " (the first FT01 layout)" : "") << '\n';
     for (const PteDataTensor& d : t.tensors) {
-      out << "  " << EscapeText(d.fqn) << "  " << EscapeText(d.dtype) << Shape(d.sizes) << "  " << HumanBytes(d.nbytes) << '\n';
+      out << "  " << EscapeText(d.fqn) << "  " << EscapeText(d.dtype) << ShapeText(d.sizes) << "  " << HumanBytes(d.nbytes) << '\n';
     }
     for (const PteNamedData& n : t.named_data) out << "  " << EscapeText(n.key) << "  " << HumanBytes(n.bytes) << '\n';
     SizesText(f.sizes, f.file_size, out);

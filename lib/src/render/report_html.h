@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../text/units.h"  // ShapeText, Grouped
 #include "tsctl/inspect.h"
 #include "tsctl/report.h"
 
@@ -122,7 +123,6 @@ void CapDepth(std::vector<Module>& roots, int max_depth);
 // for files that keep names but no module objects (.pt2, .pte): each
 // Tensor's name is its full path on the way in, the last part on the way out.
 std::vector<Module> ModulesFromNames(std::vector<Tensor> tensors);
-std::string ShapeText(const std::vector<int64_t>& shape);
 
 // The treemap's parts of a ZIP archive (report_html_archive.cc): each
 // record's stored bytes where `classify` puts it (`key_module` maps what
@@ -140,7 +140,6 @@ void ExtraTexts(const ArchiveInfo& info, Page& page);
 std::string ModuleLabel(const std::string& path);
 // The page of a .pt2 (report_html_pt2.cc).
 std::string RenderPt2Page(const ReportContents& report);
-std::string Grouped(uint64_t n);  // 1234567 -> "1,234,567"
 // `text` cut to at most `max` bytes on a UTF-8 boundary, with "…" when cut.
 std::string Ellipsis(std::string_view text, size_t max);
 

@@ -237,18 +237,6 @@ std::vector<Module> ModulesFromNames(std::vector<Tensor> tensors) {
   return roots;
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-std::string Grouped(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return s;
-}
-
 std::string Ellipsis(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
   return std::string(text.substr(0, Utf8CutPoint(text, max > 3 ? max - 3 : 0))) + "\xe2\x80\xa6";

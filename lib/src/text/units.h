@@ -1,12 +1,29 @@
-// Small text helpers in human units: on/off, milliseconds. Shared by
-// bench's renderers and its sweep planning. Not a public interface.
+// Small text helpers in human units: on/off, milliseconds, a shape as
+// "[1, 3, 8, 8]", a count with thousands separators. Shared by the
+// renderers and bench's sweep planning. Not a public interface.
 #pragma once
 
 #include <cstdio>
 #include <optional>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tsctl {
+
+// "[1, 3, 8, 8]".
+inline std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// "12,594".
+inline std::string Grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
 
 inline std::string OnOff(bool v) { return v ? "on" : "off"; }
 inline std::string OptOnOff(const std::optional<bool>& v) { return v ? OnOff(*v) : "default"; }
