@@ -1,10 +1,20 @@
-// tsctl graph ARCHIVE: TorchScript IR as Python prints it.
+// tsctl graph ARCHIVE: TorchScript IR as Python prints it; an ExecuTorch
+// program's instruction chains as ExecuTorch prints them.
 #include "cli.h"
 #include "tsctl/escape.h"
+#include "tsctl/pte.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
 namespace {
+
+// An ExecuTorch program, read without LibTorch.
+std::string PteGraph(const GraphOptions& o) {
+  if (o.inlined || o.frozen) {
+    throw Error(ErrorKind::kUsage, "--inlined and --frozen apply to TorchScript archives, not to an ExecuTorch program");
+  }
+  return RenderPteGraph(ReadPte(o.path, {.chains = true}), o.method, o.format == GraphOptions::Format::kDot);
+}
 
 struct GraphFlags {
   GraphOptions options;
@@ -17,7 +27,7 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
-    std::string graph = Graph(f.options);
+    std::string graph = IsPteFile(f.options.path) ? PteGraph(f.options) : Graph(f.options);
     // The graph holds the archive's strings (a .pt2's node names and targets,
     // source file names from the debug records): escaped as code is, its
     // lines and backslashes kept (LibTorch's own escapes stay as they are).
@@ -31,8 +41,11 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
 
 RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<GraphFlags>();
-  sub->add_option("archive", flags->options.path, "TorchScript archive, or a .pt2 exported program (printed as Python's print(ep.graph))")->required();
-  sub->add_option("-m,--method", flags->options.method, "Method to print (a .pt2: the program models/NAME.json; default the first)")->capture_default_str();
+  sub->add_option("archive", flags->options.path,
+                  "TorchScript archive, a .pt2 exported program (printed as Python's print(ep.graph)) or an ExecuTorch "
+                  "program (.pte, .bpte: its instruction chains as ExecuTorch's print_program prints them)")
+      ->required();
+  sub->add_option("-m,--method", flags->options.method, "Method to print (a .pt2: the program models/NAME.json; a .pte: the execution plan; default the first)")->capture_default_str();
   sub->add_flag("--inlined", flags->options.inlined, "Print the inlined graph (Python's m.inlined_graph)");
   sub->add_option("--max-nodes", flags->options.max_nodes,
                   "With --inlined: refuse a graph that inlining would grow past N nodes (default 1000000)")

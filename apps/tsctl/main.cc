@@ -15,7 +15,7 @@ using namespace tsctl::cli;
 // The command table: name, one-line help, what the command needs, binder.
 const Tool kTools[] = {
     {"inspect", "Show everything inside archives without loading them into LibTorch", kNeedsArchive, BindInspect},
-    {"graph", "Print a method's TorchScript IR (loads the archive on the CPU)", kNeedsArchive | kNeedsLibTorch, BindGraph},
+    {"graph", "Print a method's TorchScript IR (loads the archive on the CPU) or an ExecuTorch program's instructions", kNeedsArchive | kNeedsLibTorch, BindGraph},
     {"code", "Print the TorchScript source stored in an archive (--compiled: as LibTorch compiles it)",
      kNeedsArchive | kNeedsLibTorchForCompiled, BindCode},
     {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",

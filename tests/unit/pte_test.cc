@@ -418,6 +418,9 @@ struct Spec {
   int32_t input = 0;                       // the value the method's inputs name
   size_t inputs = 1;                       // how many inputs name it
   size_t shared_values = 0;                // more references to the first value
+  std::vector<int32_t> kernel_args;        // the kernel call's arguments (value indices)
+  std::vector<int32_t> tensor_list;        // when not empty: a TensorList value of these items, after the others
+  int32_t jump_to = -1;                    // when >= 0: a JumpFalseCall on value 0 to this instruction
 };
 
 // A program with an extended header (32 bytes, inserted after the identifier
@@ -432,9 +435,16 @@ std::string Build(const Spec& s) {
     auto c = fb::CreateTensorDirect(b, fb::ScalarType::FLOAT, 0, &two, nullptr, false, s.constant);
     values.push_back(fb::CreateEValue(b, fb::KernelTypes::Tensor, c.Union()));
   }
+  if (!s.tensor_list.empty()) {
+    values.push_back(fb::CreateEValue(b, fb::KernelTypes::TensorList, fb::CreateTensorListDirect(b, &s.tensor_list).Union()));
+  }
   std::vector<int32_t> inputs(s.inputs, s.input), outputs{0};
   std::vector<flatbuffers::Offset<fb::Instruction>> code{fb::CreateInstruction(
-      b, fb::InstructionArguments::KernelCall, fb::CreateKernelCallDirect(b, s.op_index).Union())};
+      b, fb::InstructionArguments::KernelCall, fb::CreateKernelCallDirect(b, s.op_index, &s.kernel_args).Union())};
+  if (s.jump_to >= 0) {
+    code.push_back(fb::CreateInstruction(b, fb::InstructionArguments::JumpFalseCall,
+                                         fb::CreateJumpFalseCall(b, 0, s.jump_to).Union()));
+  }
   if (s.delegate_call >= 0) {
     code.push_back(fb::CreateInstruction(b, fb::InstructionArguments::DelegateCall,
                                          fb::CreateDelegateCallDirect(b, s.delegate_call).Union()));
@@ -539,4 +549,93 @@ TEST_CASE("tables shared again and again are refused, not multiplied", "[pte]") 
   s.input_sizes.assign(100000, 1);
   s.inputs = 20000;
   CHECK_THAT(Refused(Build(s)), Catch::Contains("again and again"));
+}
+
+// ---- tsctl graph: the instruction chains ----
+
+TEST_CASE("graph prints a built program's chain as print_program does", "[pte]") {
+  Spec s;
+  s.segments = {{0, 64}};
+  s.constant_offsets = {0, 0};
+  s.constant = 1;  // value 1: a constant tensor
+  s.tensor_list = {0, 1};  // value 2
+  s.kernel_args = {0, 1, 2, 0};
+  s.jump_to = 0;
+  const std::string bytes = Build(s);
+  // The summary does not read the chains; graph does.
+  CHECK(ReadPteBytes(bytes, "built").program.methods[0].chain_list.empty());
+  PteFile f = ReadPteBytes(bytes, "built", {.chains = true});
+  CHECK(RenderPteGraph(f, "forward", false) ==
+        "method forward, chain 0: 2 instructions\n"
+        "  0: aten::add.out 0I0O0Tm.[2]f,1CT[2]f,2TL[0, 1],0I0O0Tm.[2]f\n"
+        "  1: JF (0I0O0Tm.[2]f) -> 0\n");
+  const std::string dot = RenderPteGraph(f, "forward", true);
+  CHECK_THAT(dot, Catch::StartsWith("digraph \"forward\" {"));
+  CHECK_THAT(dot, Catch::Contains("c0_in0 -> c0_i0;"));  // the input, named first by the method
+  CHECK_THAT(dot, Catch::Contains("c0_in0 -> c0_i1;"));  // then by the jump
+  CHECK_THAT(dot, Catch::Contains("c0_in0 -> c0_out0;"));
+  CHECK_THAT(dot, !Catch::Contains("c0_i0 -> c0_i0"));   // named twice by one call: no loop
+  CHECK_THAT(dot, !Catch::Contains("c0_i0 -> c0_i1"));   // the constant is not an edge
+  try {
+    RenderPteGraph(f, "decode", false);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kUsage);
+    CHECK_THAT(e.what(), Catch::Contains("no method 'decode' in the program (it has forward)"));
+  }
+}
+
+TEST_CASE("graph refuses chains that name values, items or instructions past their tables", "[pte]") {
+  auto refused = [](const Spec& s) {
+    const std::string bytes = Build(s);
+    ReadPteBytes(bytes, "<hostile>");  // the summary does not follow the chains' indices
+    return FormatError([&] { ReadPteBytes(bytes, "<hostile>", {.chains = true}); }, "<hostile>");
+  };
+  Spec s;
+  s.kernel_args = {0, 9};
+  CHECK_THAT(refused(s), Catch::Contains("chain 0, instruction 0 names value 9, not one of the method's 1 values"));
+  s = Spec();
+  s.kernel_args = {-2};
+  CHECK_THAT(refused(s), Catch::Contains("names value -2"));
+  s = Spec();
+  s.tensor_list = {0, 5};
+  CHECK_THAT(refused(s), Catch::Contains("value 1 names value 5, not one of the method's 2 values"));
+  s = Spec();
+  s.jump_to = 3;
+  CHECK_THAT(refused(s), Catch::Contains("instruction 1 jumps to instruction 3, outside its chain of 2"));
+}
+
+TEST_CASE("graph of every corpus program: one line per instruction, DOT edges between calls", "[pte]") {
+  if (!HaveCorpus()) return;
+  size_t programs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(CorpusDir())) {
+    if (!LooksLikePte(test::Slurp(e.path().string()).substr(0, kPteHeadBytes))) continue;
+    PteFile f = ReadPte(e.path().string(), {.chains = true});
+    if (f.kind == PteKind::kFlatTensor) continue;
+    for (const PteMethod& m : f.program.methods) {
+      INFO(e.path().string() << " " << m.name);
+      const std::string text = RenderPteGraph(f, m.name, false);
+      const PteInstructionCounts& c = m.instructions;
+      const uint64_t n = c.kernel_calls + c.delegate_calls + c.moves + c.jump_false + c.frees + c.unknown;
+      CHECK(static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n')) == n + m.chain_list.size());
+      CHECK_THAT(RenderPteGraph(f, m.name, true), Catch::EndsWith("}\n"));
+    }
+    ++programs;
+  }
+  CHECK(programs >= 60);
+  PteFile add = ReadPte(Corpus("executorch__43252ca7_add.pte"), {.chains = true});
+  CHECK(RenderPteGraph(add, "forward", false) ==
+        "method forward, chain 0: 1 instruction\n"
+        "  0: aten::add.out 0I0Tm1.0[1]f,1I1Tm1.16[1]f,3I1,2O0Tm1.32[1]f,2O0Tm1.32[1]f\n");
+  // "forward", the default, is the first method where the program has none of that name.
+  PteFile llama = ReadPte(Corpus("executorch__01e15984_stories260k_hybrid_llama_qnn.pte"), {.chains = true});
+  CHECK_THAT(RenderPteGraph(llama, "forward", false), Catch::StartsWith("method kv_forward, chain 0: 1 instruction\n"));
+  CHECK_THAT(RenderPteGraph(llama, "get_max_seq_len", false), Catch::StartsWith("method get_max_seq_len, chain 0"));
+  PteFile conv = ReadPte(Corpus("executorch__ce8de5c4_CadenceDemoModel.pte"), {.chains = true});
+  const std::string dot = RenderPteGraph(conv, "forward", true);
+  CHECK_THAT(dot, Catch::Contains("c0_in0 -> c0_i0;"));
+  CHECK_THAT(dot, Catch::Contains("c0_i0 -> c0_i1;"));
+  CHECK_THAT(dot, Catch::Contains("c0_i1 -> c0_i2;"));
+  CHECK_THAT(dot, Catch::Contains("c0_i2 -> c0_out0;"));
+  CHECK_THAT(RenderPteGraph(conv, "forward", false), Catch::Contains(",22D1.987867986592948e-05,"));
 }

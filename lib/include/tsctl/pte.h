@@ -89,6 +89,12 @@ struct PteValue {
   PteTensor tensor;        // kTensor
   std::string scalar;      // kInt, kBool, kDouble: the value as text; kString: the (untrusted) string
   uint64_t list_size = 0;  // lists: items
+  // The items of a list: IntList, TensorList: indices of the method's values
+  // (ExecuTorch boxes a list's ints and tensors as values of their own);
+  // OptionalTensorList: the same, -1 for None; BoolList: 0 or 1. DoubleList:
+  // in `doubles`. Filled only when read with PteReadOptions::chains.
+  std::vector<int64_t> items;
+  std::vector<double> doubles;
 };
 
 struct PteOperator {
@@ -109,6 +115,22 @@ struct PteInstructionCounts {
   uint64_t unknown = 0;  // an instruction type this schema does not know, or none
 };
 
+enum class PteInstructionKind { kKernelCall, kDelegateCall, kMove, kJumpFalse, kFree, kUnknown };
+
+// One instruction of a chain, its indices checked against what they index.
+struct PteInstruction {
+  PteInstructionKind kind = PteInstructionKind::kUnknown;
+  int64_t target = -1;  // kernel call: operator index; delegate call: delegate index; jump: destination instruction
+  // Values it names: a call's arguments; a move's from and to; a jump's
+  // condition; a free's value.
+  std::vector<int64_t> args;
+};
+
+struct PteChain {
+  std::vector<int64_t> inputs, outputs;  // value indices
+  std::vector<PteInstruction> instructions;
+};
+
 struct PteDelegate {
   std::string backend_id;  // "XnnpackBackend", "QnnBackend"
   bool inline_data = false;  // the blob is in Program.backend_delegate_data, else in Program.segments
@@ -127,6 +149,12 @@ struct PteMethod {
   std::vector<int64_t> non_const_buffer_sizes;  // the memory plan; [0] is reserved
   uint64_t values = 0;
   uint64_t chains = 0;
+  // Filled only when read with PteReadOptions::chains (tsctl graph): the
+  // method's value table, its inputs and outputs as value indices, and each
+  // chain's instructions; every index in them is checked.
+  std::vector<PteValue> value_table;
+  std::vector<int64_t> input_values, output_values;
+  std::vector<PteChain> chain_list;
 };
 
 // A tensor whose bytes the file carries or names (location != kNone).
@@ -255,16 +283,21 @@ inline constexpr size_t kPteHeadBytes = 8;
 // recognise inputs: such a file is an ExecuTorch file, not a damaged ZIP.
 bool LooksLikePte(std::string_view first_bytes);
 
+// What to read beyond the summary every command needs.
+struct PteReadOptions {
+  bool chains = false;  // each method's values and instructions (PteMethod::value_table, chain_list)
+};
+
 // Reads the ExecuTorch file at `path` (a regular file is read at random:
 // its headers and flatbuffer only; a stream is read whole). Throws
 // tsctl::Error (kIo) if it cannot be read, (kFormat, "<path>: <what>") if
 // it is not an ET12 program, FT01 data file or BP08 bundled program (an
 // older or newer schema version is named in the message), fails the
 // FlatBuffers verifier, or has a header, segment or index that does not fit.
-PteFile ReadPte(const std::string& path);
+PteFile ReadPte(const std::string& path, const PteReadOptions& options = {});
 
 // ReadPte on bytes in memory; `name` stands for the path in messages.
-PteFile ReadPteBytes(std::string_view bytes, const std::string& name);
+PteFile ReadPteBytes(std::string_view bytes, const std::string& name, const PteReadOptions& options = {});
 
 }  // namespace tsctl
 
@@ -281,5 +314,16 @@ bool IsPteFile(const std::string& path);
 std::string RenderPteText(const PteFile& file, const std::string& path);
 // The same as one JSON document (docs/schemas/inspect_pte.schema.json).
 std::string RenderPteJson(const PteFile& file, const std::string& path);
+
+// tsctl graph of an ExecuTorch program (read with PteReadOptions::chains):
+// the instruction chains of the method named `method` as ExecuTorch's
+// print_program prints them (exir/print_program.py: "  0: aten::add.out
+// 0I0T[2, 2]f,..."), every chain of it, or as Graphviz DOT (`dot`): a node
+// per call, an edge from the instruction that first names a tensor to each
+// that names it later. Strings from the file are not escaped here (the
+// caller escapes the text as for any graph). Throws Error (kUsage) naming
+// the methods when there is no such method, (kFormat) for a .ptd, which has
+// no program.
+std::string RenderPteGraph(const PteFile& file, const std::string& method, bool dot);
 
 }  // namespace tsctl

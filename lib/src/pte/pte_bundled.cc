@@ -50,7 +50,8 @@ std::vector<PteTestSuite> ReadSuites(const bpte_fb::BundledProgram& root, Budget
 
 }  // namespace
 
-void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out) {
+void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::string& name,
+                     const PteReadOptions& options, PteFile& out) {
   const auto* buf = reinterpret_cast<const uint8_t*>(flatbuffer.data());
   flatbuffers::Verifier v(buf, flatbuffer.size(), VerifierOptions(flatbuffer.size()));
   if (!bpte_fb::VerifyBundledProgramBuffer(v)) {
@@ -75,7 +76,7 @@ void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::s
     Fail(name, "the bundled program carries a " + std::string(PteKindName(inner_head.kind)) + " (" +
                    inner_head.identifier + "), not a program");
   }
-  PteFile inner = ReadInMemory(bytes, inner_name);
+  PteFile inner = ReadInMemory(bytes, inner_name, options);
   out.program = std::move(inner.program);
   b.program_header = std::move(inner.header);
   b.program_identifier = std::move(inner.identifier);

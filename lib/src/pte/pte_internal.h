@@ -103,12 +103,14 @@ class Budget {
 // Readers of each kind: `flatbuffer` is bytes [0, head.flatbuffer_end) of the
 // file, aligned; they verify it, read it into `out` (out.kind, identifier,
 // file_size, header are set) and fill out.sizes.
-void ReadProgramFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out);
+void ReadProgramFile(std::string_view flatbuffer, const Head& head, const std::string& name,
+                     const PteReadOptions& options, PteFile& out);
 void ReadFlatTensorFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out);
-void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out);
+void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::string& name,
+                     const PteReadOptions& options, PteFile& out);
 
 // ReadPteBytes for a whole file in memory (any alignment).
-PteFile ReadInMemory(std::string_view bytes, const std::string& name);
+PteFile ReadInMemory(std::string_view bytes, const std::string& name, const PteReadOptions& options = {});
 
 // Segments as the file lists them: (offset from the segment base, size).
 using RawSegments = std::vector<std::pair<uint64_t, uint64_t>>;

@@ -59,12 +59,23 @@ PteTensor DescribeTensor(const pte_fb::Tensor& t, Budget& budget) {
   return out;
 }
 
-template <typename L>
-PteValue List(PteValueKind kind, const L* l) {
+PteValue List(PteValueKind kind, std::vector<int64_t> items) {
   PteValue out;
   out.kind = kind;
-  out.list_size = l && l->items() ? l->items()->size() : 0;
+  out.list_size = items.size();
+  out.items = std::move(items);
   return out;
+}
+
+// A list's items; 8-byte ones copied (Wide), as the verifier does not align them.
+template <typename L>
+std::vector<int64_t> Items(const L* l, Budget& budget) {
+  if (!l || !l->items()) return {};
+  if constexpr (sizeof(*l->items()->data()) == 8) {
+    return Wide(l->items(), budget);
+  } else {
+    return Ints(l->items(), budget);
+  }
 }
 
 std::string DoubleText(double d) {
@@ -103,11 +114,18 @@ PteValue DescribeValue(const pte_fb::EValue* v, const std::string& where, const 
         LocateTensor(*t, where, ctx, out.tensor);
       }
       break;
-    case K::IntList: return List(PteValueKind::kIntList, v->val_as_IntList());
-    case K::DoubleList: return List(PteValueKind::kDoubleList, v->val_as_DoubleList());
-    case K::BoolList: return List(PteValueKind::kBoolList, v->val_as_BoolList());
-    case K::TensorList: return List(PteValueKind::kTensorList, v->val_as_TensorList());
-    case K::OptionalTensorList: return List(PteValueKind::kOptionalTensorList, v->val_as_OptionalTensorList());
+    case K::IntList: return List(PteValueKind::kIntList, Items(v->val_as_IntList(), ctx.budget));
+    case K::DoubleList: {
+      const auto* l = v->val_as_DoubleList();
+      out.kind = PteValueKind::kDoubleList;
+      if (l && l->items()) out.doubles = Wide(l->items(), ctx.budget);
+      out.list_size = out.doubles.size();
+      break;
+    }
+    case K::BoolList: return List(PteValueKind::kBoolList, Items(v->val_as_BoolList(), ctx.budget));
+    case K::TensorList: return List(PteValueKind::kTensorList, Items(v->val_as_TensorList(), ctx.budget));
+    case K::OptionalTensorList:
+      return List(PteValueKind::kOptionalTensorList, Items(v->val_as_OptionalTensorList(), ctx.budget));
     default: out.kind = PteValueKind::kUnknown; break;
   }
   return out;
@@ -213,6 +231,111 @@ void CountInstructions(const pte_fb::ExecutionPlan& plan, const std::string& whe
   }
 }
 
+// Checks that `v` names one of the method's `n` values (-1 too where `none`
+// is allowed) and returns it.
+int64_t Named(int64_t v, uint64_t n, bool none, const std::string& what, const ProgramContext& ctx) {
+  if ((v < 0 && !(none && v == -1)) || (v >= 0 && static_cast<uint64_t>(v) >= n)) {
+    Fail(ctx.name, what + " names value " + std::to_string(v) + ", not one of the method's " + N(n) + " values");
+  }
+  return v;
+}
+
+// The method's value table; the items of its index lists are checked.
+void ReadValueTable(const Values* values, const std::string& where, const ProgramContext& ctx, PteMethod& m) {
+  if (!values) return;
+  m.value_table.reserve(values->size());
+  for (uoffset_t i = 0; i < values->size(); ++i) {
+    const std::string what = where + ", value " + N(i);
+    PteValue v = DescribeValue(values->Get(i), what, ctx);
+    const bool index_list = v.kind == PteValueKind::kIntList || v.kind == PteValueKind::kTensorList ||
+                            v.kind == PteValueKind::kOptionalTensorList;
+    if (index_list) {
+      for (int64_t item : v.items) Named(item, m.values, v.kind == PteValueKind::kOptionalTensorList, what, ctx);
+    }
+    m.value_table.push_back(std::move(v));
+  }
+}
+
+std::vector<int64_t> NamedList(const flatbuffers::Vector<int32_t>* v, const std::string& what, const PteMethod& m,
+                               const ProgramContext& ctx) {
+  std::vector<int64_t> out = Ints(v, ctx.budget);
+  for (int64_t x : out) Named(x, m.values, false, what, ctx);
+  return out;
+}
+
+PteInstruction ReadInstruction(const pte_fb::Instruction& in, size_t chain_size, const std::string& what,
+                               const PteMethod& m, const ProgramContext& ctx) {
+  using I = pte_fb::InstructionArguments;
+  PteInstruction out;
+  auto value = [&](int32_t v) { out.args.push_back(Named(v, m.values, false, what, ctx)); };
+  switch (in.instr_args_type()) {
+    case I::KernelCall: {
+      const auto* k = in.instr_args_as_KernelCall();
+      out.kind = PteInstructionKind::kKernelCall;
+      out.target = k ? k->op_index() : -1;  // checked by CountInstructions
+      if (k) out.args = NamedList(k->args(), what, m, ctx);
+      break;
+    }
+    case I::DelegateCall: {
+      const auto* d = in.instr_args_as_DelegateCall();
+      out.kind = PteInstructionKind::kDelegateCall;
+      out.target = d ? d->delegate_index() : -1;  // checked by CountInstructions
+      if (d) out.args = NamedList(d->args(), what, m, ctx);
+      break;
+    }
+    case I::MoveCall: {
+      const auto* mv = in.instr_args_as_MoveCall();
+      out.kind = PteInstructionKind::kMove;
+      value(mv ? mv->move_from() : -1);
+      value(mv ? mv->move_to() : -1);
+      break;
+    }
+    case I::JumpFalseCall: {
+      const auto* j = in.instr_args_as_JumpFalseCall();
+      out.kind = PteInstructionKind::kJumpFalse;
+      value(j ? j->cond_value_index() : -1);
+      out.target = j ? j->destination_instruction() : -1;
+      if (out.target < 0 || static_cast<uint64_t>(out.target) > chain_size) {
+        Fail(ctx.name, what + " jumps to instruction " + std::to_string(out.target) + ", outside its chain of " +
+                           N(chain_size));
+      }
+      break;
+    }
+    case I::FreeCall: {
+      const auto* f = in.instr_args_as_FreeCall();
+      out.kind = PteInstructionKind::kFree;
+      value(f ? f->value_index() : -1);
+      break;
+    }
+    default: break;
+  }
+  return out;
+}
+
+// Each chain's inputs, outputs and instructions, every value index checked.
+void ReadChains(const pte_fb::ExecutionPlan& plan, const std::string& where, const ProgramContext& ctx,
+                PteMethod& m) {
+  ReadValueTable(plan.values(), where, ctx, m);
+  m.input_values = Ints(plan.inputs(), ctx.budget);  // checked by ReadSignature
+  m.output_values = Ints(plan.outputs(), ctx.budget);
+  if (!plan.chains()) return;
+  for (uoffset_t ci = 0; ci < plan.chains()->size(); ++ci) {
+    const pte_fb::Chain* c = plan.chains()->Get(ci);
+    const std::string what = where + ", chain " + N(ci);
+    PteChain chain;
+    chain.inputs = NamedList(c->inputs(), what + " input", m, ctx);
+    chain.outputs = NamedList(c->outputs(), what + " output", m, ctx);
+    if (const auto* instructions = c->instructions()) {
+      chain.instructions.reserve(instructions->size());
+      for (uoffset_t ii = 0; ii < instructions->size(); ++ii) {
+        chain.instructions.push_back(
+            ReadInstruction(*instructions->Get(ii), instructions->size(), what + ", instruction " + N(ii), m, ctx));
+      }
+    }
+    m.chain_list.push_back(std::move(chain));
+  }
+}
+
 // The method's tensors whose bytes are in the file or in a .ptd.
 void CollectStored(const Values* values, const std::string& method, const std::string& where,
                    const ProgramContext& ctx, std::vector<PteStoredTensor>& stored) {
@@ -248,6 +371,7 @@ PteMethod ReadMethod(const pte_fb::ExecutionPlan& plan, size_t index, const Prog
     }
   }
   CountInstructions(plan, where, ctx, m);
+  if (ctx.chains) ReadChains(plan, where, ctx, m);
   m.non_const_buffer_sizes = Wide(plan.non_const_buffer_sizes(), ctx.budget);
   CollectStored(values, m.name, where, ctx, stored);
   return m;

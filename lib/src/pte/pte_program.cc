@@ -117,14 +117,15 @@ SizeParts InlineParts(const PteProgram& p, const std::vector<uint64_t>& blobs) {
 
 }  // namespace
 
-void ReadProgramFile(std::string_view flatbuffer, const Head& head, const std::string& name, PteFile& out) {
+void ReadProgramFile(std::string_view flatbuffer, const Head& head, const std::string& name,
+                     const PteReadOptions& options, PteFile& out) {
   const pte_fb::Program& p = Verify(flatbuffer, name);
   Budget budget(flatbuffer.size(), name);
   PteProgram& program = out.program;
   program.version = p.version();
   const std::vector<uint64_t> blobs = ReadInline(p, program);
   ReadSegments(p, head, out.file_size, name, budget, program);
-  ProgramContext ctx{p, program, name, budget};
+  ProgramContext ctx{p, program, name, budget, options.chains};
   if (const auto* plans = p.execution_plan()) {
     for (uoffset_t i = 0; i < plans->size(); ++i) {
       program.methods.push_back(ReadMethod(*plans->Get(i), i, ctx, program.tensors));

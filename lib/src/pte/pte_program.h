@@ -33,6 +33,7 @@ struct ProgramContext {
   const PteProgram& read;  // the program-level parts read so far: segments, constant and mutable segments
   const std::string& name;
   Budget& budget;
+  bool chains = false;  // also read each method's values and instructions (PteReadOptions::chains)
 };
 
 // Reads the method `plan` (the index-th), adding the tensors whose bytes the

@@ -13,16 +13,17 @@ namespace tsctl {
 namespace pte_internal {
 namespace {
 
-PteFile ReadFlatbuffer(const Head& head, std::string_view flatbuffer, uint64_t file_size, const std::string& name) {
+PteFile ReadFlatbuffer(const Head& head, std::string_view flatbuffer, uint64_t file_size, const std::string& name,
+                       const PteReadOptions& options) {
   PteFile out;
   out.kind = head.kind;
   out.identifier = head.identifier;
   out.file_size = file_size;
   out.header = head.header;
   switch (head.kind) {
-    case PteKind::kProgram: ReadProgramFile(flatbuffer, head, name, out); break;
+    case PteKind::kProgram: ReadProgramFile(flatbuffer, head, name, options, out); break;
     case PteKind::kFlatTensor: ReadFlatTensorFile(flatbuffer, head, name, out); break;
-    case PteKind::kBundled: ReadBundledFile(flatbuffer, head, name, out); break;
+    case PteKind::kBundled: ReadBundledFile(flatbuffer, head, name, options, out); break;
   }
   return out;
 }
@@ -39,20 +40,20 @@ auto Named(const std::string& name, F read) {
 
 }  // namespace
 
-PteFile ReadInMemory(std::string_view bytes, const std::string& name) {
+PteFile ReadInMemory(std::string_view bytes, const std::string& name, const PteReadOptions& options) {
   const Head head = ReadHead(bytes.substr(0, kHeadBytes), bytes.size(), name);
   std::string_view flatbuffer = bytes.substr(0, static_cast<size_t>(head.flatbuffer_end));
   if (reinterpret_cast<uintptr_t>(flatbuffer.data()) % 8 == 0) {
-    return ReadFlatbuffer(head, flatbuffer, bytes.size(), name);
+    return ReadFlatbuffer(head, flatbuffer, bytes.size(), name, options);
   }
   AlignedBytes copy(flatbuffer.size());
   if (!flatbuffer.empty()) std::memcpy(copy.data(), flatbuffer.data(), flatbuffer.size());
-  return ReadFlatbuffer(head, copy.view(), bytes.size(), name);
+  return ReadFlatbuffer(head, copy.view(), bytes.size(), name, options);
 }
 
 }  // namespace pte_internal
 
-PteFile ReadPte(const std::string& path) {
+PteFile ReadPte(const std::string& path, const PteReadOptions& options) {
   using namespace pte_internal;
   std::unique_ptr<ByteSource> src = Named(path, [&] { return OpenFileSource(path); });
   const uint64_t size = src->Size();
@@ -63,9 +64,11 @@ PteFile ReadPte(const std::string& path) {
     src->Read(0, flatbuffer.data(), static_cast<size_t>(h.flatbuffer_end));
     return 0;
   });
-  return ReadFlatbuffer(h, flatbuffer.view(), size, path);
+  return ReadFlatbuffer(h, flatbuffer.view(), size, path, options);
 }
 
-PteFile ReadPteBytes(std::string_view bytes, const std::string& name) { return pte_internal::ReadInMemory(bytes, name); }
+PteFile ReadPteBytes(std::string_view bytes, const std::string& name, const PteReadOptions& options) {
+  return pte_internal::ReadInMemory(bytes, name, options);
+}
 
 }  // namespace tsctl

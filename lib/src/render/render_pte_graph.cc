@@ -1,0 +1,261 @@
+// tsctl graph of an ExecuTorch program: each chain of a method as
+// ExecuTorch's print_program (exir/print_program.py) prints it, or as
+// Graphviz DOT. Strings are left as the file has them; the caller escapes the
+// text as it does any graph's.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "tsctl/pte.h"
+
+namespace tsctl {
+namespace {
+
+// print_program's short dtype names (_scalar_type_str); the full name for
+// the types it does not know.
+std::string ShortDtype(const std::string& name) {
+  static const std::map<std::string, std::string> kShort = {
+      {"Byte", "bt"},         {"Char", "c"},         {"Short", "s"},          {"Int", "i"},
+      {"Long", "l"},          {"Half", "h"},         {"Float", "f"},          {"Double", "d"},
+      {"ComplexHalf", "c32"}, {"ComplexFloat", "c64"}, {"ComplexDouble", "c128"}, {"Bool", "b"},
+      {"QInt8", "qi8"},       {"QUInt8", "qui8"},    {"QInt32", "qi32"},      {"BFloat16", "bf16"},
+      {"QUInt4x2", "qui4x2"}, {"QUInt2x4", "qui2x4"}};
+  auto it = kShort.find(name);
+  return it == kShort.end() ? name : it->second;
+}
+
+// A double as Python's repr writes it: the shortest digits that read back
+// the same, fixed notation for exponents from -4 to 15, ".0" on integers.
+std::string PyFloat(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  char buf[64];
+  int precision = 1;
+  for (; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
+  const std::string sci = buf;
+  const size_t e = sci.find('e');
+  const int exponent = std::atoi(sci.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (sci[i] >= '0' && sci[i] <= '9') digits += sci[i];
+  }
+  const std::string sign = d < 0 || (d == 0 && std::signbit(d)) ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    std::snprintf(buf, sizeof buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + mantissa + buf;
+  }
+  if (exponent < 0) return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  const size_t whole = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= whole) return sign + digits + std::string(whole - digits.size(), '0') + ".0";
+  return sign + digits.substr(0, whole) + "." + digits.substr(whole);
+}
+
+template <typename T, typename F>
+std::string PyList(const std::vector<T>& items, F item) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + item(items[i]);
+  return s + "]";
+}
+
+std::string IntText(int64_t v) { return std::to_string(v); }
+
+// print_program's _format_evalue, without its colours; dynamic tensors are
+// marked (UBT, DUT) and a tensor whose bytes the file holds or names is CT.
+std::string ValueText(const PteValue& v) {
+  switch (v.kind) {
+    case PteValueKind::kTensor: {
+      const PteTensor& t = v.tensor;
+      std::string s;
+      if (t.location != PteDataLocation::kNone && !t.memory_planned) {
+        s = "CT";
+      } else {
+        if (t.dynamism == PteShapeDynamism::kDynamicBound) s += "UB";
+        if (t.dynamism == PteShapeDynamism::kDynamicUnbound) s += "DU";
+        s += "T";
+        s += t.memory_planned ? "m" + std::to_string(t.memory_id) + "." + std::to_string(t.memory_offset) : "m.";
+      }
+      return s + PyList(t.sizes, IntText) + ShortDtype(t.dtype);
+    }
+    case PteValueKind::kTensorList: return "TL" + PyList(v.items, IntText);
+    case PteValueKind::kOptionalTensorList:
+      return "OTL" + PyList(v.items, [](int64_t i) { return i < 0 ? std::string("None") : std::to_string(i); });
+    case PteValueKind::kIntList: return "IL" + PyList(v.items, IntText);
+    case PteValueKind::kDoubleList: return "DL" + PyList(v.doubles, PyFloat);
+    case PteValueKind::kBoolList:
+      return "BL" + PyList(v.items, [](int64_t b) { return std::string(b ? "True" : "False"); });
+    case PteValueKind::kInt: return "I" + v.scalar;
+    case PteValueKind::kDouble: return "D" + PyFloat(std::strtod(v.scalar.c_str(), nullptr));
+    case PteValueKind::kBool: return std::string("B") + (v.scalar == "true" ? "1" : "0");
+    case PteValueKind::kString: return "S" + v.scalar;
+    case PteValueKind::kNone: return "N";
+    case PteValueKind::kUnknown: break;
+  }
+  return "?";
+}
+
+int64_t IndexIn(const std::vector<int64_t>& list, int64_t value) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == value) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// print_program's _format_arg: the value's index, I<n>/O<n> when it is the
+// method's n-th input or output, then the value.
+std::string ArgText(const PteMethod& m, int64_t index) {
+  std::string s = std::to_string(index);
+  if (int64_t i = IndexIn(m.input_values, index); i >= 0) s += "I" + std::to_string(i);
+  if (int64_t o = IndexIn(m.output_values, index); o >= 0) s += "O" + std::to_string(o);
+  return s + ValueText(m.value_table[static_cast<size_t>(index)]);
+}
+
+std::string Args(const PteMethod& m, const std::vector<int64_t>& args) {
+  std::string s;
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? "," : "") + ArgText(m, args[i]);
+  return s;
+}
+
+// What an instruction calls: "aten::add.out", a delegate's backend id, MOVE,
+// JF, FREE.
+std::string Callee(const PteMethod& m, const PteInstruction& in) {
+  switch (in.kind) {
+    case PteInstructionKind::kKernelCall: return PteOperatorKey(m.operators[static_cast<size_t>(in.target)]);
+    case PteInstructionKind::kDelegateCall: return m.delegates[static_cast<size_t>(in.target)].backend_id;
+    case PteInstructionKind::kMove: return "MOVE";
+    case PteInstructionKind::kJumpFalse: return "JF";
+    case PteInstructionKind::kFree: return "FREE";
+    case PteInstructionKind::kUnknown: break;
+  }
+  return "UNKNOWN";
+}
+
+std::string InstructionText(const PteMethod& m, const PteInstruction& in) {
+  switch (in.kind) {
+    case PteInstructionKind::kKernelCall:
+    case PteInstructionKind::kDelegateCall: return Callee(m, in) + " " + Args(m, in.args);
+    case PteInstructionKind::kJumpFalse: return "JF (" + ArgText(m, in.args[0]) + ") -> " + std::to_string(in.target);
+    case PteInstructionKind::kMove: return "MOVE " + ArgText(m, in.args[0]) + " -> " + ArgText(m, in.args[1]);
+    case PteInstructionKind::kFree: return "FREE " + ArgText(m, in.args[0]);
+    case PteInstructionKind::kUnknown: break;
+  }
+  return "UNKNOWN (an instruction type this schema does not know)";
+}
+
+void ChainText(const PteMethod& m, size_t index, std::ostream& out) {
+  const PteChain& c = m.chain_list[index];
+  out << "method " << m.name << ", chain " << index << ": " << c.instructions.size() << " instruction"
+      << (c.instructions.size() == 1 ? "" : "s");
+  if (!c.inputs.empty()) out << ", inputs " << PyList(c.inputs, IntText);
+  if (!c.outputs.empty()) out << ", outputs " << PyList(c.outputs, IntText);
+  out << '\n';
+  for (size_t i = 0; i < c.instructions.size(); ++i) {
+    char num[24];
+    std::snprintf(num, sizeof num, "%3zu: ", i);
+    out << num << InstructionText(m, c.instructions[i]) << '\n';
+  }
+}
+
+std::string DotEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? std::string("\\n") : std::string(1, c);
+  }
+  return out;
+}
+
+// The tensors an instruction names: its arguments, and the items of a
+// tensor list among them.
+std::vector<int64_t> TensorsNamed(const PteMethod& m, const PteInstruction& in) {
+  std::vector<int64_t> out;
+  for (int64_t a : in.args) {
+    const PteValue& v = m.value_table[static_cast<size_t>(a)];
+    if (v.kind == PteValueKind::kTensor) out.push_back(a);
+    if (v.kind == PteValueKind::kTensorList || v.kind == PteValueKind::kOptionalTensorList) {
+      for (int64_t i : v.items) {
+        if (i >= 0 && m.value_table[static_cast<size_t>(i)].kind == PteValueKind::kTensor) out.push_back(i);
+      }
+    }
+  }
+  return out;
+}
+
+bool IsConstant(const PteValue& v) { return v.tensor.location != PteDataLocation::kNone && !v.tensor.memory_planned; }
+
+// A node per instruction that calls something (kernel, delegate, move), the
+// method's inputs and outputs as ellipses; an edge from where a tensor is
+// first named (a method input, or the instruction that writes it: ExecuTorch
+// passes out tensors as arguments, and a planned tensor is written before it
+// is read) to each later instruction naming it. Constants are not drawn.
+void ChainDot(const PteMethod& m, size_t index, std::ostream& out) {
+  const PteChain& c = m.chain_list[index];
+  const std::string prefix = "c" + std::to_string(index) + "_";
+  std::map<int64_t, std::string> first;  // value -> the node that first names it
+  for (size_t i = 0; i < m.input_values.size(); ++i) {
+    const int64_t v = m.input_values[i];
+    const std::string id = prefix + "in" + std::to_string(i);
+    out << "  " << id << " [shape=ellipse, label=\"" << DotEscape("input " + std::to_string(i) + ": " + ArgText(m, v))
+        << "\"];\n";
+    first.emplace(v, id);
+  }
+  for (size_t i = 0; i < c.instructions.size(); ++i) {
+    const PteInstruction& in = c.instructions[i];
+    if (in.kind == PteInstructionKind::kFree) continue;
+    const std::string id = prefix + "i" + std::to_string(i);
+    out << "  " << id << " [label=\"" << DotEscape(std::to_string(i) + ": " + Callee(m, in)) << "\"];\n";
+    for (int64_t v : TensorsNamed(m, in)) {
+      if (IsConstant(m.value_table[static_cast<size_t>(v)])) continue;
+      auto [it, is_first] = first.emplace(v, id);
+      if (!is_first && it->second != id) out << "  " << it->second << " -> " << id << ";\n";
+    }
+  }
+  for (size_t o = 0; o < m.output_values.size(); ++o) {
+    const int64_t v = m.output_values[o];
+    const std::string id = prefix + "out" + std::to_string(o);
+    out << "  " << id << " [shape=ellipse, label=\"" << DotEscape("output " + std::to_string(o) + ": " + ArgText(m, v))
+        << "\"];\n";
+    if (auto it = first.find(v); it != first.end()) out << "  " << it->second << " -> " << id << ";\n";
+  }
+}
+
+const PteMethod& FindMethod(const PteProgram& p, const std::string& name) {
+  for (const PteMethod& m : p.methods) {
+    if (m.name == name) return m;
+  }
+  // Only the default asked for nothing in particular: the first method.
+  if (name == "forward" && !p.methods.empty()) return p.methods.front();
+  std::string names;
+  for (const PteMethod& m : p.methods) names += (names.empty() ? "" : ", ") + m.name;
+  throw Error(ErrorKind::kUsage, "no method '" + EscapeText(name) + "' in the program (it has " +
+                                     (names.empty() ? std::string("none") : EscapeText(names)) + ")");
+}
+
+}  // namespace
+
+std::string RenderPteGraph(const PteFile& file, const std::string& method, bool dot) {
+  if (file.kind == PteKind::kFlatTensor) {
+    throw Error(ErrorKind::kFormat, "an ExecuTorch data file (.ptd) holds tensors, not a program: no graph to print");
+  }
+  const PteMethod& m = FindMethod(file.program, method);
+  std::ostringstream out;
+  if (dot) {
+    out << "digraph \"" << DotEscape(m.name) << "\" {\n";
+    out << "  rankdir=TB;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+    for (size_t c = 0; c < m.chain_list.size(); ++c) ChainDot(m, c, out);
+    out << "}\n";
+  } else {
+    for (size_t c = 0; c < m.chain_list.size(); ++c) ChainText(m, c, out);
+  }
+  return out.str();
+}
+
+}  // namespace tsctl
