@@ -9,6 +9,7 @@
 #include "tsctl/escape.h"
 #include "tsctl/archive.h"
 #include "tsctl/diff.h"
+#include "tsctl/pte.h"
 
 namespace tsctl::cli {
 namespace {
@@ -51,6 +52,35 @@ std::vector<DiffSection> Sections(const std::string& list, const std::string& fl
   return out;
 }
 
+// Prints `result` as asked; exit 0 when the two are equal, 1 when not.
+int Report(const DiffFlags& f, const DiffResult& result) {
+  if (!f.quiet) {
+    if (f.format == "json") {
+      std::cout << RenderJson(result) << '\n';
+    } else {
+      std::ostringstream text;
+      RenderDiffText(result, text);
+      std::cout << text.str();
+      for (const std::string& w : result.warnings) std::cerr << "tsctl: diff: warning: " << EscapeText(w) << '\n';
+    }
+  }
+  std::cout << std::flush;
+  return result.Equal() ? kExitOk : kExitFindings;
+}
+
+// Two ExecuTorch files; one with a file of another kind is refused.
+int RunPteDiff(const DiffFlags& f, const GlobalOptions& global) {
+  const bool pa = IsPteFile(f.a), pb = IsPteFile(f.b);
+  const std::string& other = pa ? f.b : f.a;
+  return Guarded("diff", pa && pb ? "" : other, global, [&] {
+    if (!(pa && pb)) {
+      throw Error(ErrorKind::kFormat, "not an ExecuTorch file, and " + std::string(pa ? "A" : "B") +
+                                          " is one: diff compares ExecuTorch files with ExecuTorch files");
+    }
+    return Report(f, DiffPteFiles(f.a, f.b, f.options, global.max_input_bytes));
+  });
+}
+
 int RunDiff(DiffFlags f, const GlobalOptions& global) {
   int status = Guarded("diff", "", global, [&] {
     if (!f.only.empty()) {
@@ -63,6 +93,7 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
     return kExitOk;
   });
   if (status != kExitOk) return status;
+  if (IsPteFile(f.a) || IsPteFile(f.b)) return RunPteDiff(f, global);
   std::optional<Archive> a, b;
   status = Guarded("diff", f.a, global, [&] {
     a.emplace(Archive::OpenModel(OpenFileSource(f.a, global.max_input_bytes)));
@@ -75,19 +106,7 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
   });
   if (status != kExitOk) return status;
   return Guarded("diff", "", global, [&] {
-    DiffResult result = DiffArchives(*a, *b, f.options);
-    if (!f.quiet) {
-      if (f.format == "json") {
-        std::cout << RenderJson(result) << '\n';
-      } else {
-        std::ostringstream text;
-        RenderDiffText(result, text);
-        std::cout << text.str();
-        for (const std::string& w : result.warnings) std::cerr << "tsctl: diff: warning: " << EscapeText(w) << '\n';
-      }
-    }
-    std::cout << std::flush;
-    return result.Equal() ? kExitOk : kExitFindings;
+    return Report(f, DiffArchives(*a, *b, f.options));
   });
 }
 
@@ -95,7 +114,10 @@ int RunDiff(DiffFlags f, const GlobalOptions& global) {
 
 RunFn BindDiff(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<DiffFlags>();
-  sub->add_option("a", flags->a, "The first archive (e.g. the one in production)")->required();
+  sub->add_option("a", flags->a,
+                  "The first archive (e.g. the one in production): TorchScript, .pt2, or an ExecuTorch file compared "
+                  "with another")
+      ->required();
   sub->add_option("b", flags->b, "The second archive (e.g. the candidate)")->required();
   AddFormatOption(sub, flags->format, {"text", "json"});
   sub->add_flag("-q,--quiet", flags->quiet, "Print nothing; only the exit status tells");

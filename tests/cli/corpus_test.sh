@@ -61,9 +61,9 @@ for f in "$corpus"/_not_torchscript/*; do
   for cmd in inspect code $graph stamp; do check "$f" "4" $cmd; done
   check "$f" "1" "${validate[@]}"
 done
-# ExecuTorch files (corpus/pte, its README): inspect, validate and graph read
-# every one or refuse it in one line (exit 4); code and stamp say in one line
-# what the file is (exit 4).
+# ExecuTorch files (corpus/pte, its README): inspect, validate, graph and
+# diff read every one or refuse it in one line (exit 4); code and stamp say in
+# one line what the file is (exit 4).
 for f in "$corpus"/pte/*; do
   [ -f "$f" ] || continue
   case "$f" in *.md) continue ;; esac
@@ -73,6 +73,7 @@ for f in "$corpus"/pte/*; do
   check "$f" "0 1" validate --no-load --list-ops
   for cmd in code stamp; do check "$f" "4" $cmd; done
   check "$f" "0 4" graph   # without LibTorch: a program's chains; a .ptd has none (4)
+  check "$f" "0 4" diff "$f"   # with itself: the same (0), or the reader's refusal
 done
 echo "$checked checks, $failures failures"
 [ $failures = 0 ]

@@ -170,6 +170,16 @@ void CompareElements(const std::string& dtype, const char* a, const char* b, uin
 // Bytes per element of `dtype` (as CompareElements knows it), 0 if unknown.
 uint64_t DiffElementSize(const std::string& dtype);
 
+// Compares two ExecuTorch files (.pte, .bpte, .ptd; tsctl/pte.h) in the same
+// sections: format (kind, identifier, header, program version), records (the
+// parts of the size breakdown), modules (each method's inputs, outputs,
+// delegates, instruction counts and memory plan), parameters (stored tensors
+// by fully qualified name, values compared from the files' bytes), code
+// (each method's chains as tsctl graph prints them), operators (name.overload);
+// constants and extra are not compared. Throws tsctl::Error as ReadPte does.
+DiffResult DiffPteFiles(const std::string& path_a, const std::string& path_b, const DiffOptions& options = {},
+                        uint64_t max_input_bytes = uint64_t{4} << 30);
+
 // JSON text (schema_version, sections, changes), one line without a newline.
 std::string RenderJson(const DiffResult& result);
 void RenderDiffText(const DiffResult& result, std::ostream& out);

@@ -78,6 +78,9 @@ struct PteTensor {
   uint32_t data_buffer_idx = 0;
   std::optional<uint32_t> segment_index;  // kSegment, kMutable: index into PteProgram::segments
   uint64_t segment_offset = 0;            // kSegment, kMutable: offset into that segment's data
+  // kInline, kSegment, kMutable: where the bytes start, from the start of the
+  // program (the file; a .bpte's embedded program: PteBundled::program_offset).
+  uint64_t data_offset = 0;
   bool memory_planned = false;            // has allocation details
   uint32_t memory_id = 0;
   uint64_t memory_offset = 0;
@@ -258,6 +261,7 @@ struct PteBundled {
   uint32_t version = 0;
   std::vector<PteTestSuite> suites;
   uint64_t program_bytes = 0;  // the embedded program, read into PteFile::program
+  uint64_t program_offset = 0;  // where it starts in the file
   PteHeader program_header;    // its extended header
   std::string program_identifier;
   std::vector<PteSizePart> program_sizes;  // its breakdown; sums to program_bytes

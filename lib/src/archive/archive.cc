@@ -97,7 +97,7 @@ std::string Describe(ArchiveKind kind) {
     case ArchiveKind::kTorchSaveLegacy:
       return "a legacy torch.save pickle (PyTorch < 1.6), not a TorchScript archive";
     case ArchiveKind::kExecuTorch:
-      return "an ExecuTorch file (.pte, .ptd or .bpte), not a TorchScript archive: tsctl inspect and validate read it; it "
+      return "an ExecuTorch file (.pte, .ptd or .bpte), not a TorchScript archive: tsctl inspect, graph, diff, report and validate read it; it "
              "has no extra/ records to stamp (keep producer metadata beside it, or stamp the .pt2 it was made from)";
     case ArchiveKind::kOtherZip: return "a ZIP archive without data.pkl or model.json, not a TorchScript archive";
     case ArchiveKind::kDamagedTorchScript: return "damaged TorchScript archive: its data.pkl record is missing";

@@ -256,13 +256,7 @@ DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, cons
   Side a(archive_a), b(archive_b);
   DiffFormat(ia, ib, r);  // formats_differ is reported even when the section is off
 
-  for (int i = 0; i < kDiffSectionCount; ++i) {
-    SectionResult s;
-    s.section = static_cast<DiffSection>(i);
-    s.compared = options.sections[i];
-    if (!s.compared) s.not_compared_reason = "ignored";
-    r.sections.push_back(s);
-  }
+  diff_internal::StartSections(options, r);
   auto run = [&](DiffSection s, auto&& fn) {
     if (options.Enabled(s)) fn();
   };
@@ -273,8 +267,24 @@ DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, cons
     DiffTorchScriptSections(archive_a, ia, archive_b, ib, options, r);
   }
   run(DiffSection::kExtra, [&] { diff_internal::DiffExtra(a, b, options, r); });
-  if (!options.Enabled(DiffSection::kFormat)) r.format.clear();
+  diff_internal::FinishSections(options, r);
+  return r;
+}
 
+namespace diff_internal {
+
+void StartSections(const DiffOptions& options, DiffResult& r) {
+  for (int i = 0; i < kDiffSectionCount; ++i) {
+    SectionResult s;
+    s.section = static_cast<DiffSection>(i);
+    s.compared = options.sections[i];
+    if (!s.compared) s.not_compared_reason = "ignored";
+    r.sections.push_back(s);
+  }
+}
+
+void FinishSections(const DiffOptions& options, DiffResult& r) {
+  if (!options.Enabled(DiffSection::kFormat)) r.format.clear();
   auto set = [&](DiffSection s, bool equal) {
     SectionResult& sr = r.sections[static_cast<int>(s)];
     if (sr.compared) sr.equal = equal;
@@ -289,7 +299,8 @@ DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, cons
   set(DiffSection::kCode, r.code.empty());
   set(DiffSection::kOperators, r.operators_added.empty() && r.operators_removed.empty());
   set(DiffSection::kExtra, r.extra.empty());
-  return r;
 }
+
+}  // namespace diff_internal
 
 }  // namespace tsctl

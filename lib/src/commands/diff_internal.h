@@ -57,6 +57,12 @@ bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntr
 // A record's CRC-32 as the reports print it: eight hex digits.
 std::string Crc32Hex(uint32_t v);
 
+// r.sections: one per section, compared when `options` enables it.
+void StartSections(const DiffOptions& options, DiffResult& r);
+// Each compared section's `equal` from the changes found; the format changes
+// dropped when that section is off.
+void FinishSections(const DiffOptions& options, DiffResult& r);
+
 // .pt2 archives (diff_pt2.cc): the sections filled from their programs.
 // modules: each program's user inputs/outputs and symbols.
 void DiffPt2Signature(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);

@@ -67,6 +67,7 @@ void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::s
   const auto* program = root.program();
   if (!program || program->size() == 0) Fail(name, "the bundled program carries no program");
   b.program_bytes = program->size();
+  b.program_offset = static_cast<uint64_t>(program->data() - buf);
   std::string_view bytes(reinterpret_cast<const char*>(program->data()), program->size());
   const std::string inner_name = name + ": its program";
   // Checked before reading it: a bundled program inside a bundled program

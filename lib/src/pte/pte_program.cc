@@ -125,7 +125,8 @@ void ReadProgramFile(std::string_view flatbuffer, const Head& head, const std::s
   program.version = p.version();
   const std::vector<uint64_t> blobs = ReadInline(p, program);
   ReadSegments(p, head, out.file_size, name, budget, program);
-  ProgramContext ctx{p, program, name, budget, options.chains};
+  ProgramContext ctx{p, program, name, budget, options.chains,
+                     reinterpret_cast<const uint8_t*>(flatbuffer.data())};
   if (const auto* plans = p.execution_plan()) {
     for (uoffset_t i = 0; i < plans->size(); ++i) {
       program.methods.push_back(ReadMethod(*plans->Get(i), i, ctx, program.tensors));

@@ -34,6 +34,7 @@ struct ProgramContext {
   const std::string& name;
   Budget& budget;
   bool chains = false;  // also read each method's values and instructions (PteReadOptions::chains)
+  const uint8_t* base = nullptr;  // the flatbuffer's first byte: the program's offset 0
 };
 
 // Reads the method `plan` (the index-th), adding the tensors whose bytes the

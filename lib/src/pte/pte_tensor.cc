@@ -22,6 +22,12 @@ void CheckInSegment(const PteTensor& t, const std::string& where, const ProgramC
   }
 }
 
+// CheckInSegment, then where the bytes start in the program.
+void PlaceInSegment(PteTensor& t, const std::string& where, const ProgramContext& ctx) {
+  CheckInSegment(t, where, ctx);
+  t.data_offset = ctx.read.segments[*t.segment_index].file_offset + t.segment_offset;
+}
+
 void LocateMutable(const pte_fb::Tensor& t, const std::string& where, const ProgramContext& ctx, PteTensor& out) {
   const auto* extra = t.extra_tensor_info();
   const uint64_t list = extra ? extra->mutable_data_segments_idx() : 0;
@@ -38,7 +44,7 @@ void LocateMutable(const pte_fb::Tensor& t, const std::string& where, const Prog
   out.location = PteDataLocation::kMutable;
   out.segment_index = sub.segment_index;
   out.segment_offset = sub.offsets[out.data_buffer_idx];
-  CheckInSegment(out, where, ctx);
+  PlaceInSegment(out, where, ctx);
 }
 
 void LocateConstant(const std::string& where, const ProgramContext& ctx, PteTensor& out) {
@@ -54,6 +60,7 @@ void LocateConstant(const std::string& where, const ProgramContext& ctx, PteTens
       Fail(ctx.name, where + ": " + N(out.nbytes) + " bytes in constant buffer " + N(idx) + " of " + N(have) + " bytes");
     }
     out.location = PteDataLocation::kInline;
+    if (have > 0) out.data_offset = static_cast<uint64_t>(b->storage()->data() - ctx.base);
     return;
   }
   const std::optional<PteSubsegments>& cs = ctx.read.constant_segment;
@@ -64,7 +71,7 @@ void LocateConstant(const std::string& where, const ProgramContext& ctx, PteTens
   out.location = PteDataLocation::kSegment;
   out.segment_index = cs->segment_index;
   out.segment_offset = cs->offsets[idx];
-  CheckInSegment(out, where, ctx);
+  PlaceInSegment(out, where, ctx);
 }
 
 }  // namespace
