@@ -1,6 +1,7 @@
 // Pieces of `tsctl diff` shared by diff*.cc; not a public interface.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "tsctl/archive.h"
 #include "tsctl/diff.h"
 #include "tsctl/inspect.h"
+#include "tsctl/pte.h"
+#include "tsctl/source.h"
 
 namespace tsctl::diff_internal {
 
@@ -75,4 +78,19 @@ void DiffPt2Graphs(const Archive& a, const Archive& b, const DiffOptions& option
 void DiffPt2Operators(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);
 // format: layout, archive_version, schema and torch versions per program.
 void DiffPt2Format(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& r);
+
+// ExecuTorch files (diff_pte.cc). One side: the file read with its chains,
+// and its bytes, for the values.
+struct PteSide {
+  std::unique_ptr<ByteSource> source;
+  PteFile file;
+  uint64_t program_offset = 0;  // of the program in the file (a .bpte's embedded one)
+};
+// records: each named data blob by key: added, removed, or of another size
+// or CRC-32 (diff_pte_tensors.cc).
+void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r);
+// parameters: stored tensors by fully qualified name, values compared from
+// the files' bytes.
+void DiffStored(const PteSide& a, const PteSide& b, const DiffOptions& o, DiffResult& r);
+
 }  // namespace tsctl::diff_internal

@@ -7,7 +7,8 @@
 // tensors) by fully qualified name, their bytes compared in place; code: each
 // method's instruction chains as tsctl graph prints them; operators: the
 // name.overload keys the methods call. constants and extra are not compared:
-// the format has no such parts.
+// the format has no such parts. What is compared by value (named data,
+// stored tensors) is in diff_pte_tensors.cc.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -18,20 +19,15 @@
 #include "tsctl/pte.h"
 #include "tsctl/source.h"
 #include "tsctl/text_diff.h"
-#include "tsctl/zip.h"
 
 namespace tsctl {
 namespace {
 
+using diff_internal::DiffNamedData;
+using diff_internal::DiffStored;
 using diff_internal::FinishSections;
+using diff_internal::PteSide;
 using diff_internal::StartSections;
-
-// One side: the file read with its chains, and its bytes for the values.
-struct PteSide {
-  std::unique_ptr<ByteSource> source;
-  PteFile file;
-  uint64_t program_offset = 0;  // of the program in the file (a .bpte's embedded one)
-};
 
 PteSide ReadSide(const std::string& path, uint64_t max_input_bytes) {
   PteSide s;
@@ -88,64 +84,6 @@ void DiffSizes(const PteFile& a, const PteFile& b, DiffResult& r) {
   }
   for (const auto& [name, bytes] : pb) {
     if (!pa.count(name)) r.records.push_back({name, ChangeKind::kAdded, {{"size", "", std::to_string(bytes)}}, "", true});
-  }
-}
-
-// Named data (blobs a runtime finds by key, e.g. XNNPACK's weights): where
-// each key's bytes are in the file, and how many.
-struct Blob {
-  uint64_t offset = 0, size = 0;
-};
-
-std::map<std::string, Blob> NamedBlobs(const PteSide& s) {
-  const PteFile& f = s.file;
-  const bool data = f.kind == PteKind::kFlatTensor;
-  const std::vector<PteNamedData>& named = data ? f.flat_tensor.named_data : f.program.named_data;
-  const std::vector<PteSegment>& segments = data ? f.flat_tensor.segments : f.program.segments;
-  std::map<std::string, Blob> out;
-  for (const PteNamedData& d : named) {
-    if (d.segment_index >= segments.size()) continue;
-    const PteSegment& seg = segments[d.segment_index];
-    out.emplace(d.key, Blob{s.program_offset + seg.file_offset, seg.size});
-  }
-  return out;
-}
-
-// The CRC-32 of `n` bytes at `offset`, read in chunks.
-uint32_t BlobCrc(const ByteSource& src, uint64_t offset, uint64_t n) {
-  constexpr uint64_t kChunk = uint64_t{1} << 20;
-  uint32_t crc = 0;
-  for (uint64_t done = 0; done < n; done += kChunk) {
-    const std::string bytes = src.ReadString(offset + done, static_cast<size_t>(std::min(kChunk, n - done)));
-    crc = Crc32(bytes.data(), bytes.size(), crc);
-  }
-  return crc;
-}
-
-// Each named blob by key: added, removed, or of another size or CRC-32.
-void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r) {
-  const auto na = NamedBlobs(a), nb = NamedBlobs(b);
-  for (const auto& [key, x] : na) {
-    const std::string name = "named data " + key;
-    auto it = nb.find(key);
-    if (it == nb.end()) {
-      r.records.push_back({name, ChangeKind::kRemoved, {{"size", std::to_string(x.size), ""}}, "", true});
-      continue;
-    }
-    const Blob& y = it->second;
-    if (x.size != y.size) {
-      r.records.push_back({name, ChangeKind::kChanged, {{"size", std::to_string(x.size), std::to_string(y.size)}}, "", true});
-      continue;
-    }
-    const uint32_t ca = BlobCrc(*a.source, x.offset, x.size), cb = BlobCrc(*b.source, y.offset, y.size);
-    if (ca != cb) {
-      r.records.push_back({name, ChangeKind::kChanged, {{"crc32", diff_internal::Crc32Hex(ca), diff_internal::Crc32Hex(cb)}}, "", true});
-    }
-  }
-  for (const auto& [key, y] : nb) {
-    if (!na.count(key)) {
-      r.records.push_back({"named data " + key, ChangeKind::kAdded, {{"size", "", std::to_string(y.size)}}, "", true});
-    }
   }
 }
 
@@ -229,123 +167,6 @@ void DiffMethods(const PteFile& a, const PteFile& b, DiffResult& r) {
     if (!ma.count(name)) {
       r.modules.push_back({name, "method", ChangeKind::kAdded, {{"signature", "", std::to_string(m->inputs.size()) + " inputs, " + std::to_string(m->outputs.size()) + " outputs"}}});
     }
-  }
-}
-
-// A tensor whose bytes a file holds or names.
-struct Stored {
-  std::string role;  // constant, mutable, external, data (a .ptd's)
-  std::string dtype;
-  std::vector<int64_t> sizes;
-  uint64_t nbytes = 0;
-  std::optional<uint64_t> offset;  // in the file, when the bytes are there
-};
-
-// By fully qualified name ("<method>.value<N>" for a tensor without one);
-// a tensor several methods share counts once.
-std::map<std::string, Stored> StoredTensors(const PteSide& s) {
-  std::map<std::string, Stored> out;
-  const PteFile& f = s.file;
-  if (f.kind == PteKind::kFlatTensor) {
-    for (const PteDataTensor& t : f.flat_tensor.tensors) {
-      std::optional<uint64_t> at;
-      if (t.segment_index < f.flat_tensor.segments.size()) at = f.flat_tensor.segments[t.segment_index].file_offset + t.offset;
-      out.emplace(t.fqn, Stored{"data", t.dtype, t.sizes, t.nbytes, at});
-    }
-    return out;
-  }
-  for (const PteStoredTensor& st : f.program.tensors) {
-    const PteTensor& t = st.tensor;
-    const std::string name = t.fqn.empty() ? st.method + ".value" + std::to_string(st.value_index) : t.fqn;
-    Stored x{PteDataLocationName(t.location), t.dtype, t.sizes, t.nbytes, std::nullopt};
-    if (t.location == PteDataLocation::kMutable) x.role = "mutable";
-    if (t.location == PteDataLocation::kInline || t.location == PteDataLocation::kSegment) x.role = "constant";
-    if (t.location != PteDataLocation::kExternal) x.offset = s.program_offset + t.data_offset;
-    out.emplace(name, std::move(x));
-  }
-  return out;
-}
-
-// tsctl's dtype names (CompareElements) for ExecuTorch's ScalarType names.
-std::string TorchDtype(const std::string& et) {
-  static const std::map<std::string, std::string> kNames = {
-      {"Byte", "uint8"},          {"Char", "int8"},        {"Short", "int16"},        {"Int", "int32"},
-      {"Long", "int64"},          {"Half", "float16"},     {"Float", "float32"},      {"Double", "float64"},
-      {"ComplexHalf", "complex32"}, {"ComplexFloat", "complex64"}, {"ComplexDouble", "complex128"},
-      {"Bool", "bool"},           {"QInt8", "qint8"},      {"QUInt8", "quint8"},      {"QInt32", "qint32"},
-      {"BFloat16", "bfloat16"},   {"QUInt4x2", "quint4x2"}, {"QUInt2x4", "quint2x4"}};
-  auto it = kNames.find(et);
-  return it == kNames.end() ? "" : it->second;
-}
-
-// The values of two tensors of one dtype and shape, read side by side in
-// chunks from the two files.
-void CompareValues(const PteSide& a, const Stored& x, const PteSide& b, const Stored& y, const DiffOptions& o,
-                   TensorChange& c) {
-  const std::string dtype = TorchDtype(x.dtype);
-  const uint64_t element = DiffElementSize(dtype);
-  if (element == 0 || x.nbytes % element != 0) {
-    c.note = "values not compared: no element comparison for " + x.dtype;
-    return;
-  }
-  constexpr uint64_t kChunk = uint64_t{1} << 20;  // a multiple of every element size
-  std::string ba, bb;
-  for (uint64_t done = 0; done < x.nbytes; done += kChunk) {
-    const size_t n = static_cast<size_t>(std::min(kChunk, x.nbytes - done));
-    ba = a.source->ReadString(*x.offset + done, n);
-    bb = b.source->ReadString(*y.offset + done, n);
-    CompareElements(dtype, ba.data(), bb.data(), n / element, o.rtol, o.atol, c.values);
-  }
-  c.values_compared = true;
-}
-
-void DiffStored(const PteSide& a, const PteSide& b, const DiffOptions& o, DiffResult& r) {
-  const auto ta = StoredTensors(a), tb = StoredTensors(b);
-  uint64_t external = 0;
-  for (const auto& [name, x] : ta) {
-    auto it = tb.find(name);
-    TensorChange c;
-    c.name = name;
-    c.role = x.role;
-    c.dtype_a = x.dtype;
-    c.shape_a = x.sizes;
-    if (it == tb.end()) {
-      c.kind = ChangeKind::kRemoved;
-      r.parameters.push_back(std::move(c));
-      continue;
-    }
-    const Stored& y = it->second;
-    c.dtype_b = y.dtype;
-    c.shape_b = y.sizes;
-    if (x.dtype != y.dtype || x.sizes != y.sizes || x.role != y.role) {
-      std::vector<std::string> notes;
-      if (x.sizes != y.sizes) notes.push_back("shape " + Sizes(x.sizes) + " -> " + Sizes(y.sizes));
-      if (x.dtype != y.dtype) notes.push_back("dtype " + x.dtype + " -> " + y.dtype);
-      if (x.role != y.role) notes.push_back("role " + x.role + " -> " + y.role);
-      for (const std::string& n : notes) c.note += (c.note.empty() ? "" : "; ") + n;
-      r.parameters.push_back(std::move(c));
-      continue;
-    }
-    if (!x.offset || !y.offset) {  // both external: the bytes are in .ptd files diff does not read
-      ++external;
-      continue;
-    }
-    CompareValues(a, x, b, y, o, c);
-    if (!c.values_compared || c.values.differing > 0 || c.values.nan_mismatch) r.parameters.push_back(std::move(c));
-  }
-  for (const auto& [name, y] : tb) {
-    if (ta.count(name)) continue;
-    TensorChange c;
-    c.name = name;
-    c.role = y.role;
-    c.kind = ChangeKind::kAdded;
-    c.dtype_b = y.dtype;
-    c.shape_b = y.sizes;
-    r.parameters.push_back(std::move(c));
-  }
-  if (external) {
-    r.warnings.push_back(std::to_string(external) + " external tensors of the same name, dtype and shape: values not "
-                         "compared (their bytes are in .ptd files; diff those)");
   }
 }
 
