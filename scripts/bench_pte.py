@@ -79,7 +79,7 @@ def main():
     ap.add_argument("tsctl")
     ap.add_argument("file", nargs="?")
     ap.add_argument("--repeat", type=int, default=21)
-    ap.add_argument("--corpus", default=os.path.join(here, "..", "..", "shared", "corpus", "pte"))
+    ap.add_argument("--corpus", default=os.path.normpath(os.path.join(here, "..", "..", "shared", "corpus", "pte")))
     a = ap.parse_args()
     path = a.file or largest_program(a.corpus)
 

@@ -343,7 +343,7 @@ def main():
         sys.exit("usage: pte_compare.py TSCTL [CORPUS_DIR]")
     tsctl = sys.argv[1]
     here = os.path.dirname(os.path.abspath(__file__))
-    corpus = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "..", "shared", "corpus", "pte")
+    corpus = sys.argv[2] if len(sys.argv) > 2 else os.path.normpath(os.path.join(here, "..", "..", "shared", "corpus", "pte"))
     files = sorted(f for f in os.listdir(corpus) if os.path.splitext(f)[1] in EXT_KIND)
     agree = refused_both = differ = 0
     for name in files:
