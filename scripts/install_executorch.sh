@@ -11,16 +11,23 @@
 #   EXECUTORCH_VENV     where the venv goes (default .venv-executorch in the repository)
 #   PYTHON              the interpreter that creates the venv (default python3)
 #
-# Why executorch 1.5.1: the newest on PyPI (Sept 2026); its deserializer reads
-# the program with the Python FlatBuffers classes it ships
-# (executorch/exir/_serialize/generated), so no flatc runs, and its wheel
-# carries the runtime (executorch.runtime, the portable and optimized kernels,
-# XNNPACK) for running a .bpte's test cases.
-# Why torch is named here: since 1.0 the wheel declares no torch at all ("does
-# not bundle PyTorch, install a compatible torch separately"; before 1.0 it
-# pinned torch==X exactly), yet `import executorch.exir` imports torch and the
-# runtime's pybindings link libtorch.so, libc10.so and libtorch_python.so.
-# 2.14.1 is the torch release of 1.5's cycle (1.1 was released against 2.10).
+# Why executorch 1.5.1: the newest on PyPI (Sept 2026), so it knows the newest
+# layouts; its deserializer reads a .pte with the Python FlatBuffers classes
+# it ships (executorch/exir/_serialize/generated; 1.0 to 1.3 ran flatc and
+# parsed JSON), while .ptd and .bpte still go through the flatc in its wheel
+# (executorch/data/bin/flatc); and its wheel carries the runtime
+# (executorch.runtime: portable and optimized kernels, XNNPACK) for running a
+# .bpte's test cases. The full dependency set is installed (pandas,
+# coremltools, scikit-learn, hydra-core ... come with it): the deserializer
+# alone needs torch and flatbuffers, but executorch.exir's imports pull more.
+# Why torch is named here: executorch 0.x pinned torch==X exactly (0.6.0:
+# torch==2.7.0), 1.0.1 a range (>=2.9.0,<2.10.0), 1.2 to 1.4 a lower bound
+# (1.4.1: torch>=2.13.0a0), and 1.5.1 declares none ("does not bundle
+# PyTorch, install a compatible torch separately"), yet `import
+# executorch.exir` imports torch and the runtime's pybindings link
+# libtorch.so, libc10.so and libtorch_python.so. 2.14.1 is the torch release
+# of 1.5's cycle, above 1.4's bound; with it the deserializer and the
+# runtime both work (scripts/pte_bundled_run.py).
 # PyPI's Linux torch wheel is the CUDA build (about 2.7 GB to download, with
 # its nvidia-* wheels); PyTorch's CPU-only index is not reachable here.
 #
@@ -61,9 +68,9 @@ else
   log=$(mktemp)
   if ! "$venv/bin/python" -m pip install --progress-bar off --quiet \
       "executorch==$et_version" "torch==$torch_version" >"$log" 2>&1; then
-    cat "$log" >&2
+    tail -n 5 "$log" | sed 's/^/  pip: /' >&2
     rm -f "$log"
-    fail "pip install executorch==$et_version torch==$torch_version failed (output above)"
+    fail "pip install executorch==$et_version torch==$torch_version failed (pip's last lines above)"
   fi
   rm -f "$log"
   say "pip install took $((SECONDS - start)) s; venv is $(du -sh "$venv" | cut -f1)"
