@@ -18,8 +18,9 @@
 # (executorch/data/bin/flatc); and its wheel carries the runtime
 # (executorch.runtime: portable and optimized kernels, XNNPACK) for running a
 # .bpte's test cases. The full dependency set is installed (pandas,
-# coremltools, scikit-learn, hydra-core ... come with it): the deserializer
-# alone needs torch and flatbuffers, but executorch.exir's imports pull more.
+# coremltools, scikit-learn, hydra-core ... come with it); a smaller set with
+# --no-deps was not tried: executorch.exir, which the deserializer's module
+# imports, imports torch and much of executorch.
 # Why torch is named here: executorch 0.x pinned torch==X exactly (0.6.0:
 # torch==2.7.0), 1.0.1 a range (>=2.9.0,<2.10.0), 1.2 to 1.4 a lower bound
 # (1.4.1: torch>=2.13.0a0), and 1.5.1 declares none ("does not bundle
