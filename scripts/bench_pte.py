@@ -26,6 +26,12 @@ after it, for each stage:
              _json_to_dataclass; 1.5.1's flatc and functions
 The ratio is tsctl's median over each stage's median; the target is <= 0.05
 against deserialize_pte_binary.
+
+Without process start-up on either side: tsctl_bench_pte_read (built beside
+tsctl, from tests/bench/pte_read.cc) times in one process what inspect does,
+ReadPte alone ("read") and ReadPte then RenderPteJson ("inspect"), median of
+101 each; those medians over deserialize_pte_binary's are printed too, the
+like-for-like ratio.
 """
 import argparse
 import os
@@ -122,7 +128,23 @@ def main():
     ratio = ts / results["deserialize_pte_binary"]
     verdict = "met" if ratio <= 0.05 else "NOT met"
     print(f"ratio tsctl / deserialize_pte_binary = {ratio:.3f} (1/{1 / ratio:.1f}); target <= 0.05 (1/20): {verdict}")
+    in_process(a.tsctl, path, results["deserialize_pte_binary"])
     return 0
+
+
+def in_process(tsctl, path, deserialize_s):
+    bench = os.path.join(os.path.dirname(os.path.abspath(tsctl)), "tsctl_bench_pte_read")
+    if not os.path.exists(bench):
+        print(f"in one process: {bench} not built (cmake --build BUILD --target tsctl_bench_pte_read)")
+        return
+    out = subprocess.run([bench, path], stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    fields = dict(line.split() for line in out.splitlines())
+    for name in ("read", "inspect"):
+        s = float(fields[name + "_median_us"]) * 1e-6
+        r = s / deserialize_s
+        verdict = "met" if r <= 0.05 else "NOT met"
+        print(f"in one process: tsctl {name:8} {ms(s)}  / deserialize_pte_binary = {r:.3f} (1/{1 / r:.0f}); "
+              f"target <= 0.05: {verdict}")
 
 
 if __name__ == "__main__":

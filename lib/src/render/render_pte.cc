@@ -235,8 +235,7 @@ std::string RenderPteJson(const PteFile& f, const std::string& path) {
     j["bundled"] = {{"version", f.bundled.version}, {"program_bytes", f.bundled.program_bytes}, {"test_suites", suites}};
   }
   j["sizes"] = SizesJson(f.sizes);
-  MakeJsonUtf8(j);
-  return DumpJson(j);
+  return DumpJson(std::move(j));
 }
 
 }  // namespace tsctl

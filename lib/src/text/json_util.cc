@@ -57,8 +57,12 @@ int JsonTextDepth(std::string_view text, int limit) {
 
 std::string DumpJson(const nlohmann::json& j, int indent) {
   nlohmann::json copy = j;
-  MakeJsonUtf8(copy);
-  return copy.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  return DumpJson(std::move(copy), indent);
+}
+
+std::string DumpJson(nlohmann::json&& j, int indent) {
+  MakeJsonUtf8(j);
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 struct JsonValue::Impl {

@@ -26,6 +26,9 @@ int JsonTextDepth(std::string_view text, int limit);
 // j.dump(indent) after MakeJsonUtf8, with nlohmann's error handler set to
 // replace as a last guard: never throws on strings.
 std::string DumpJson(const nlohmann::json& j, int indent = -1);
+// The same for a document the caller no longer needs: made valid UTF-8 in
+// place, not copied (a large inspect document costs its copy otherwise).
+std::string DumpJson(nlohmann::json&& j, int indent = -1);
 
 
 // The value behind `v`; the non-const overload makes a null one to fill.
