@@ -16,8 +16,11 @@ int Report(const std::string& command, const std::string& subject, const Error& 
            const GlobalOptions& global) {
   // Names and causes come from archives: escaped, so the line stays one line.
   std::cerr << "tsctl: " << command << ": ";
-  if (!subject.empty()) std::cerr << EscapeText(subject) << ": ";
-  std::cerr << EscapeText(error.what()) << '\n';
+  // A message that names the file itself (the ExecuTorch reader's) is not
+  // prefixed with it again.
+  const std::string_view what = error.what();
+  if (!subject.empty() && what.rfind(subject + ": ", 0) != 0) std::cerr << EscapeText(subject) << ": ";
+  std::cerr << EscapeText(what) << '\n';
   if (global.verbose && !error.detail().empty()) {
     std::cerr << EscapeText(error.detail(), {.keep_newlines = true, .escape_backslash = false}) << '\n';
   }

@@ -307,8 +307,10 @@ PteFile ReadPteBytes(std::string_view bytes, const std::string& name, const PteR
 
 namespace tsctl {
 
-// True when the file at `path` starts like an ExecuTorch file (LooksLikePte);
-// false for anything else, a stream, or a file that cannot be read.
+// True when the file at `path` starts like an ExecuTorch file (LooksLikePte),
+// or is named .pte, .ptd or .bpte and does not start like a ZIP (ReadPte then
+// says what it starts with); false for anything else, a stream, or a file
+// that cannot be read.
 bool IsPteFile(const std::string& path);
 
 // tsctl inspect of an ExecuTorch file (render/render_pte.cc): the header,

@@ -180,9 +180,14 @@ bool IsPteFile(const std::string& path) {
   std::error_code ec;
   if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;  // a FIFO is never opened here
   std::ifstream in(path, std::ios::binary);
-  char head[kPteHeadBytes];
-  if (!in.read(head, sizeof head)) return false;
-  return LooksLikePte(std::string_view(head, sizeof head));
+  char head[kPteHeadBytes] = {};
+  in.read(head, sizeof head);
+  const std::string_view first(head, static_cast<size_t>(in.gcount()));
+  if (first.size() == sizeof head && LooksLikePte(first)) return true;
+  // Named as ExecuTorch names its files and no ZIP (a TorchScript archive
+  // renamed stays one): the reader says what it starts with instead.
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return (ext == ".pte" || ext == ".ptd" || ext == ".bpte") && first.substr(0, 2) != "PK";
 }
 
 }  // namespace tsctl
