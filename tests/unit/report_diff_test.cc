@@ -114,10 +114,10 @@ TEST_CASE("report A B: every string of a diff is escaped", "[report]") {
 }
 
 TEST_CASE("report A B: the escape archives' strings reach the page escaped", "[report]") {
-  for (const auto& [a, b] : {std::pair<const char*, const char*>{"escape/debug_file_name.pt", "escape/string_constant.pt"},
-                             {"escape/prints.pt", "escape/returns_bytes.pt"},
-                             {"escape/op_names.pt2", "pt2/cnn.pt2"},
-                             {"escape/op_names.ptl", "mobile.ptl"}}) {
+  using Pair = std::pair<const char*, const char*>;
+  for (const auto& [a, b] : {Pair{"escape/debug_file_name.pt", "escape/string_constant.pt"},
+                             Pair{"escape/prints.pt", "escape/returns_bytes.pt"},
+                             Pair{"escape/op_names.pt2", "pt2/cnn.pt2"}, Pair{"escape/op_names.ptl", "mobile.ptl"}}) {
     INFO(a << " " << b);
     const std::string page = PageOf(a, b);
     RequireDiffSections(page);

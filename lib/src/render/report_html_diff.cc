@@ -30,6 +30,8 @@ std::string OptBytes(const uint64_t* v) { return v ? HumanBytes(*v) : ""; }
 // as a .pt2's "note", by its occurrence); rows whose values differ marked.
 std::string SideBySideRows(const Rows& a, const Rows& b) {
   std::vector<bool> used(b.size());
+  std::map<std::string, std::vector<size_t>> in_b;  // label -> B's rows with it, last first
+  for (size_t j = b.size(); j-- > 0;) in_b[b[j].first].push_back(j);
   std::string out = "<table class=\"kv\"><thead><tr><th></th><th>A</th><th>B</th></tr></thead><tbody>";
   auto row = [&](const std::string& k, const std::string* va, const std::string* vb) {
     const bool same = va && vb && *va == *vb;
@@ -37,10 +39,14 @@ std::string SideBySideRows(const Rows& a, const Rows& b) {
            "</td><td>" + (vb ? E(*vb) : "") + "</td></tr>";
   };
   for (const auto& [k, v] : a) {
-    size_t j = 0;
-    while (j < b.size() && (used[j] || b[j].first != k)) ++j;
-    if (j < b.size()) used[j] = true;
-    row(k, &v, j < b.size() ? &b[j].second : nullptr);
+    auto it = in_b.find(k);
+    if (it == in_b.end() || it->second.empty()) {
+      row(k, &v, nullptr);
+      continue;
+    }
+    used[it->second.back()] = true;
+    row(k, &v, &b[it->second.back()].second);
+    it->second.pop_back();
   }
   for (size_t j = 0; j < b.size(); ++j) {
     if (!used[j]) row(b[j].first, nullptr, &b[j].second);
@@ -67,7 +73,8 @@ std::string Sections(const DiffResult& r) {
   std::string different, rows;
   for (const SectionResult& s : r.sections) {
     const char* name = DiffSectionName(s.section);
-    std::string found = !s.compared ? "not compared (" + E(s.not_compared_reason) + ")" : s.equal ? "same" : "different";
+    const std::string found =
+        !s.compared ? "not compared (" + E(s.not_compared_reason) + ")" : s.equal ? "same" : "different";
     if (!s.compared || s.equal) {
       rows += "<tr class=\"f\">";
     } else {
@@ -119,9 +126,8 @@ std::string RecordRow(const RecordChange& c, const std::map<std::string, uint64_
     if (f.field == "size") continue;
     fields += (fields.empty() ? "" : "; ") + f.field + " " + f.a + (f.a.empty() || f.b.empty() ? "" : " \u2192 ") + f.b;
   }
-  const char* cls = c.kind == ChangeKind::kAdded ? " class=\"add\"" : c.kind == ChangeKind::kRemoved ? " class=\"del\"" : "";
-  return "<tr class=\"f\"><td class=\"mono\">" + E(c.name) + "</td><td" + cls + ">" + ChangeKindName(c.kind) +
-         "</td><td class=\"n\">" + OptBytes(a) + "</td><td class=\"n\">" + OptBytes(b) + "</td><td class=\"n\">" +
+  return "<tr class=\"f\"><td class=\"mono\">" + E(c.name) + "</td>" + ChangeCell(c.kind) + "<td class=\"n\">" +
+         OptBytes(a) + "</td><td class=\"n\">" + OptBytes(b) + "</td><td class=\"n\">" +
          Delta(a ? *a : 0, b ? *b : 0) + "</td><td class=\"mono\">" + E(fields) + "</td><td>" +
          (c.counts ? "" : "compared in " + E(c.covered_by)) + "</td></tr>";
 }
@@ -176,7 +182,8 @@ std::string ChangedParts(const std::string& group, const std::map<std::string, S
   std::stable_sort(changed.begin(), changed.end(),
                    [&](const auto& x, const auto& y) { return gap(x.second) > gap(y.second); });
   std::string out = "<details><summary>" + E(group) + ": " + Grouped(changed.size()) +
-                    (changed.size() == 1 ? " part" : " parts") + " changed in size</summary><table><thead><tr><th>part</th><th class=\"n\">A</th>"
+                    (changed.size() == 1 ? " part" : " parts") +
+                    " changed in size</summary><table><thead><tr><th>part</th><th class=\"n\">A</th>"
                     "<th class=\"n\">B</th><th class=\"n\">delta</th></tr></thead><tbody>";
   for (size_t i = 0; i < changed.size() && i < kMaxSizeRows; ++i) {
     out += SizeRowHtml(changed[i].first, changed[i].second, " class=\"mono\"");

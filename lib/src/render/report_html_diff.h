@@ -30,6 +30,9 @@ std::string DiffSectionStart(const char* id, const char* title, const SectionRes
 // the lines it writes against `budget` and stops with a note when spent.
 std::string SideBySide(std::string_view unified_diff, bool code, size_t& budget);
 
+// The cell of a change: "added" / "removed" on green / red, "changed" plain.
+std::string ChangeCell(ChangeKind k);
+
 // Fields that differ as a table of field, A's value and B's.
 std::string FieldTable(const std::vector<FieldChange>& fields);
 

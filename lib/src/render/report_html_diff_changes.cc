@@ -16,12 +16,6 @@ constexpr size_t kOpenHunkLines = 2000;  // hunks are shown open until the page 
 
 std::string E(std::string_view s) { return HtmlEscape(s); }
 
-// The cell of a change: "added" / "removed" on green / red, "changed" plain.
-std::string ChangeCell(ChangeKind k) {
-  const char* cls = k == ChangeKind::kAdded ? " class=\"add\"" : k == ChangeKind::kRemoved ? " class=\"del\"" : "";
-  return std::string("<td") + cls + ">" + ChangeKindName(k) + "</td>";
-}
-
 std::string ValueCell(const std::string& v) { return "<td class=\"mono\">" + E(Ellipsis(v, kMaxValue)) + "</td>"; }
 
 std::string Capped(size_t rows) {
@@ -64,6 +58,11 @@ std::string TensorRow(const TensorChange& t) {
 }
 
 }  // namespace
+
+std::string ChangeCell(ChangeKind k) {
+  const char* cls = k == ChangeKind::kAdded ? " class=\"add\"" : k == ChangeKind::kRemoved ? " class=\"del\"" : "";
+  return std::string("<td") + cls + ">" + ChangeKindName(k) + "</td>";
+}
 
 std::string SideBySide(std::string_view unified_diff, bool code, size_t& budget) {
   std::string out = "<table class=\"sbs\"><tbody>";
@@ -126,7 +125,9 @@ std::string ModulesChanges(const DiffResult& r) {
     const std::string head = "<tr class=\"f\"><td class=\"mono\">" + (c.path.empty() ? "(root)" : E(c.path)) +
                              "</td><td>" + E(c.what) + "</td>" + ChangeCell(c.kind);
     if (c.fields.empty()) out += head + "<td></td><td></td><td></td></tr>";
-    for (const FieldChange& f : c.fields) out += head + "<td>" + E(f.field) + "</td>" + ValueCell(f.a) + ValueCell(f.b) + "</tr>";
+    for (const FieldChange& f : c.fields) {
+      out += head + "<td>" + E(f.field) + "</td>" + ValueCell(f.a) + ValueCell(f.b) + "</tr>";
+    }
   }
   return out + "</tbody></table>" + Capped(r.modules.size()) + "</section>";
 }
