@@ -4,8 +4,10 @@
 // tsctl diff compares), for the archive kinds diff takes.
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "cli.h"
+#include "diff_flags.h"
 #include "tsctl/archive.h"
 #include "tsctl/pte.h"
 #include "tsctl/report.h"
@@ -17,9 +19,11 @@ struct ReportFlags {
   std::string archive;
   std::string b;       // "" unless a second archive is given: report A B
   std::string output;  // "" or "-": standard output
+  DiffFlags diff;      // report A B: how to compare
+  std::vector<CLI::Option*> diff_options;
 };
 
-int RunOne(const ReportFlags& f, const GlobalOptions& global) {
+int RunPage(const ReportFlags& f, const GlobalOptions& global) {
   const std::string& path = f.archive;
   return Guarded("report", path, global, [&] {
     std::string html;
@@ -33,28 +37,31 @@ int RunOne(const ReportFlags& f, const GlobalOptions& global) {
   });
 }
 
-// Opens one side of `report A B` as tsctl diff does; an ExecuTorch file,
-// which diff cannot compare, is refused by name.
-int OpenSide(const std::string& path, const GlobalOptions& global, std::optional<Archive>& out) {
-  return Guarded("report", path, global, [&] {
-    if (IsPteFile(path)) {
-      throw Error(ErrorKind::kFormat,
-                  "an ExecuTorch file: report A B (like tsctl diff) compares TorchScript and .pt2 archives");
-    }
-    out.emplace(Archive::OpenModel(OpenFileSource(path, global.max_input_bytes)));
+int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
+  DiffOptions options;
+  int status = Guarded("report", "", global, [&] {
+    options = ResolveDiffFlags(f.diff);
     return kExitOk;
+  });
+  std::optional<Archive> a, b;
+  if (status == kExitOk) status = OpenDiffSide("report", f.archive, global, a);
+  if (status == kExitOk) status = OpenDiffSide("report", f.b, global, b);
+  if (status != kExitOk) return status;
+  return Guarded("report", "", global, [&] {
+    WriteOutput(f.output, RenderReportDiffHtml(BuildDiffReport(*a, *b, options)));
+    return kExitOk;  // a page was written, whether the archives differ or not
   });
 }
 
-int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
-  std::optional<Archive> a, b;
-  int status = OpenSide(f.archive, global, a);
-  if (status == kExitOk) status = OpenSide(f.b, global, b);
-  if (status != kExitOk) return status;
-  return Guarded("report", "", global, [&] {
-    WriteOutput(f.output, RenderReportDiffHtml(BuildDiffReport(*a, *b)));
-    return kExitOk;  // a page was written, whether the archives differ or not
-  });
+// A diff flag given with one archive is a usage error.
+int RunOne(const ReportFlags& f, const GlobalOptions& global) {
+  for (const CLI::Option* o : f.diff_options) {
+    if (o->count() > 0) {
+      return Report("report", "", Error(ErrorKind::kUsage, o->get_name() + " applies to report A B (two archives)"),
+                    global);
+    }
+  }
+  return RunPage(f, global);
 }
 
 }  // namespace
@@ -68,6 +75,7 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
                   "A second archive: a page of what changed from ARCHIVE to B, as tsctl diff compares them "
                   "(TorchScript and .pt2 archives)");
   sub->add_option("-o,--output", flags->output, "Write the page to FILE (atomically) instead of stdout ('-': stdout)");
+  flags->diff_options = AddDiffFlags(sub, flags->diff);
   return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };
 }
 

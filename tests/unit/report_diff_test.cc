@@ -30,10 +30,10 @@ void RequireDiffSections(const std::string& page) {
   CHECK(Count(page, "<script>") == 1);
 }
 
-std::string PageOf(const std::string& a, const std::string& b) {
+std::string PageOf(const std::string& a, const std::string& b, const DiffOptions& options = {}) {
   Archive x = Archive::OpenModel(OpenFileSource(test::TestData(a)));
   Archive y = Archive::OpenModel(OpenFileSource(test::TestData(b)));
-  return RenderReportDiffHtml(BuildDiffReport(x, y));
+  return RenderReportDiffHtml(BuildDiffReport(x, y, options));
 }
 
 }  // namespace
@@ -46,6 +46,17 @@ TEST_CASE("report A B: one weight changed, with its value statistics", "[report]
   CHECK(Has(page, "<td class=\"n\">1 of 24</td><td class=\"n\">0.5</td><td class=\"n\">2.79195</td>"));
   CHECK(Has(page, "compared in parameters"));  // data/4's CRC changed: the parameters section compares it
   CHECK(Count(page, "<svg") == 2);             // A's treemap and B's
+}
+
+TEST_CASE("report A B: diff's options: a tolerance, sections left out", "[report]") {
+  DiffOptions options;
+  options.atol = 0.5;
+  options.sections[static_cast<int>(DiffSection::kCode)] = false;
+  const std::string page = PageOf("diff/base.pt", "diff/weight.pt", options);
+  RequireDiffSections(page);
+  CHECK(Has(page, "<p>Result: the same in every section compared.</p>"));
+  CHECK(Count(page, "<p class=\"muted\">Not compared: ignored.</p>") == 1);
+  CHECK(Has(page, "<td><a href=\"#code\">code</a></td><td>not compared (ignored)</td>"));
 }
 
 TEST_CASE("report A B: code hunks side by side, operators added", "[report]") {
