@@ -129,7 +129,7 @@ std::string RecordRow(const RecordChange& c, const std::map<std::string, uint64_
   return "<tr class=\"f\"><td class=\"mono\">" + E(c.name) + "</td>" + ChangeCell(c.kind) + "<td class=\"n\">" +
          OptBytes(a) + "</td><td class=\"n\">" + OptBytes(b) + "</td><td class=\"n\">" +
          Delta(a ? *a : 0, b ? *b : 0) + "</td><td class=\"mono\">" + E(fields) + "</td><td>" +
-         (c.counts ? "" : "compared in " + E(c.covered_by)) + "</td></tr>";
+         (c.counts ? "" : E(c.covered_by)) + "</td></tr>";
 }
 
 std::string RecordsSection(const ReportDiffContents& report) {
@@ -140,7 +140,7 @@ std::string RecordsSection(const ReportDiffContents& report) {
   if (s.equal) out += "<p class=\"note\">The records below differ only in what another section compares.</p>";
   const auto sa = RecordSizes(report.a.info), sb = RecordSizes(report.b.info);
   out += "<table><thead><tr><th>record</th><th>change</th><th class=\"n\">A size</th><th class=\"n\">B size</th>"
-         "<th class=\"n\">delta</th><th>other fields</th><th>contents</th></tr></thead><tbody>";
+         "<th class=\"n\">delta</th><th>other fields</th><th>contents compared in</th></tr></thead><tbody>";
   for (size_t i = 0; i < r.records.size() && i < kMaxChangeRows; ++i) out += RecordRow(r.records[i], sa, sb);
   out += "</tbody></table>";
   if (r.records.size() > kMaxChangeRows) out += More(r.records.size() - kMaxChangeRows, "changes", kDiffTool);
