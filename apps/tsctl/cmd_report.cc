@@ -1,8 +1,13 @@
 // tsctl report ARCHIVE [-o FILE]: one self-contained offline HTML page about
 // a TorchScript archive, a .pt2 or an ExecuTorch file, without LibTorch.
+// tsctl report A B [-o FILE]: the page of what changed from A to B (what
+// tsctl diff compares), for the archive kinds diff takes.
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "cli.h"
+#include "diff_flags.h"
 #include "tsctl/archive.h"
 #include "tsctl/pte.h"
 #include "tsctl/report.h"
@@ -12,20 +17,51 @@ namespace {
 
 struct ReportFlags {
   std::string archive;
+  std::string b;       // "" unless a second archive is given: report A B
   std::string output;  // "" or "-": standard output
+  DiffFlags diff;      // report A B: how to compare
+  std::vector<CLI::Option*> diff_options;
 };
 
-int RunReport(const ReportFlags& f, const GlobalOptions& global) {
-  return Guarded("report", f.archive, global, [&] {
+int RunPage(const ReportFlags& f, const GlobalOptions& global) {
+  const std::string& path = f.archive;
+  return Guarded("report", path, global, [&] {
     std::string html;
-    if (IsPteFile(f.archive)) {  // ExecuTorch: .pte, .ptd, .bpte
-      html = RenderReportHtml(ReadPte(f.archive), f.archive);
+    if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
+      html = RenderReportHtml(ReadPte(path), path);
     } else {
-      html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(f.archive, global.max_input_bytes)));
+      html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes)));
     }
     WriteOutput(f.output, html);
     return kExitOk;
   });
+}
+
+int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
+  DiffOptions options;
+  int status = Guarded("report", "", global, [&] {
+    options = ResolveDiffFlags(f.diff);
+    return kExitOk;
+  });
+  std::optional<Archive> a, b;
+  if (status == kExitOk) status = OpenDiffSide("report", f.archive, global, a);
+  if (status == kExitOk) status = OpenDiffSide("report", f.b, global, b);
+  if (status != kExitOk) return status;
+  return Guarded("report", "", global, [&] {
+    WriteOutput(f.output, RenderReportDiffHtml(BuildDiffReport(*a, *b, options)));
+    return kExitOk;  // a page was written, whether the archives differ or not
+  });
+}
+
+// A diff flag given with one archive is a usage error.
+int RunOne(const ReportFlags& f, const GlobalOptions& global) {
+  for (const CLI::Option* o : f.diff_options) {
+    if (o->count() > 0) {
+      return Report("report", "", Error(ErrorKind::kUsage, o->get_name() + " applies to report A B (two archives)"),
+                    global);
+    }
+  }
+  return RunPage(f, global);
 }
 
 }  // namespace
@@ -35,8 +71,12 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("archive", flags->archive,
                   "A TorchScript archive (.pt, .ptl, ...), a .pt2 archive or an ExecuTorch file (.pte, .ptd, .bpte)")
       ->required();
+  sub->add_option("b", flags->b,
+                  "A second archive: a page of what changed from ARCHIVE to B, as tsctl diff compares them "
+                  "(TorchScript and .pt2 archives)");
   sub->add_option("-o,--output", flags->output, "Write the page to FILE (atomically) instead of stdout ('-': stdout)");
-  return [flags, &global] { return RunReport(*flags, global); };
+  flags->diff_options = AddDiffFlags(sub, flags->diff);
+  return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };
 }
 
 }  // namespace tsctl::cli

@@ -20,7 +20,7 @@ const Tool kTools[] = {
      kNeedsArchive | kNeedsLibTorchForCompiled, BindCode},
     {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",
      kNeedsArchive, BindDiff},
-    {"report", "Write one self-contained offline HTML page about an archive (.pt, .pt2, .pte), without LibTorch",
+    {"report", "Write one self-contained offline HTML page about an archive (.pt, .pt2, .pte) or the diff of two, without LibTorch",
      kNeedsArchive, BindReport},
     {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
     {"validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata",

@@ -9,13 +9,15 @@ the inline script ran (it shows the search tools), Chromium logged no
 console message (no error, no CSP violation), and the page made no request
 (NetLog's URL requests from the page, whose initiator is the file's origin;
 Chromium's own show "not an origin"). With scripts disabled the sections are
-there and the tools stay hidden (the page less its script). A screenshot is a PNG. A control page that
+there and the tools stay hidden (the page less its script). A screenshot is a PNG.
+The pages of `report A B` (DIFFS) are checked the same way, by their sections. A control page that
 fetches a URL and throws shows that requests and console errors are seen.
 
 Usage: report_browser_test.py TSCTL SHARED_DIR [--screenshots DIR]
 (run from the repository root). Exits 77 when chromium is not installed.
---screenshots writes DIR/report-torchscript.png and DIR/report-pte.png
-(docs/manual/images) from testdata/traced_cnn.pt and a corpus .pte.
+--screenshots writes DIR/report-torchscript.png, DIR/report-pte.png and
+DIR/report-diff.png (docs/manual/images) from testdata/traced_cnn.pt, a
+corpus .pte and testdata/diff/base.pt against op_added.pt.
 """
 import glob
 import json
@@ -28,6 +30,10 @@ import tempfile
 import time
 
 SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "extra"]
+# The page of `report A B`.
+DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
+                 "extra"]
+DIFFS = [("testdata/diff/base.pt", "testdata/diff/op_added.pt"), ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2")]
 OFFLINE = ["--headless=new", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
            "--proxy-server=http://127.0.0.1:9", "--disable-background-networking", "--disable-component-update",
            "--disable-sync", "--disable-extensions", "--disable-default-apps", "--no-first-run",
@@ -89,14 +95,15 @@ def main():
         if not requests or not any("Uncaught" in l for l in console):
             failures.append("control page: requests %s, console %s: the checks would not see a fault" %
                             (requests, console))
-        for archive in archives:
+        for files in [(a,) for a in archives] + DIFFS:
+            archive, sections = " ".join(files), SECTIONS if len(files) == 1 else DIFF_SECTIONS
             page = os.path.join(tmp, "page.html")
-            r = subprocess.run([tsctl, "report", "-o", page, archive], capture_output=True, timeout=300)
+            r = subprocess.run([tsctl, "report", "-o", page, *files], capture_output=True, timeout=300)
             if r.returncode != 0:
                 failures.append("%s: tsctl report exit %d: %s" % (archive, r.returncode, r.stderr[:300]))
                 continue
             dom, console, requests, seconds = chromium(browser, tmp, page, "--dump-dom")
-            problems = ["no section id=%s" % s for s in SECTIONS if 'id="%s"' % s not in dom]
+            problems = ["no section id=%s" % s for s in sections if 'id="%s"' % s not in dom]
             svg_nodes = len(re.findall(r"<(?:rect|text)\b", "".join(re.findall(r"<svg\b.*?</svg>", dom, re.S))))
             if svg_nodes == 0:
                 problems.append("the SVG charts have no nodes")
@@ -109,13 +116,14 @@ def main():
             html = open(page, encoding="utf-8").read()
             open(noscript, "w", encoding="utf-8").write(re.sub(r"<script>.*?</script>", "", html, flags=re.S))
             dom_off, console_off, requests_off, _ = chromium(browser, tmp, noscript, "--dump-dom")
-            if any('id="%s"' % s not in dom_off for s in SECTIONS) or '<div id="tools" hidden' not in dom_off:
+            if any('id="%s"' % s not in dom_off for s in sections) or '<div id="tools" hidden' not in dom_off:
                 problems.append("without script: sections missing or the tools shown")
             problems += ["without script: " + l[:200] for l in console_off + requests_off]
             failures += ["%s: %s" % (archive, p) for p in problems]
             print("%s: %d bytes, %d SVG nodes, opened in %.2f s, %d console messages, %d requests" %
                   (archive, os.path.getsize(page), svg_nodes, seconds, len(console), len(requests)))
-            name = {"testdata/traced_cnn.pt": "report-torchscript.png", pte: "report-pte.png"}.get(archive)
+            name = {"testdata/traced_cnn.pt": "report-torchscript.png", pte: "report-pte.png",
+                    " ".join(DIFFS[0]): "report-diff.png"}.get(archive)
             if name:
                 shot = os.path.join(shots or tmp, name)
                 chromium(browser, tmp, page, "--screenshot=" + shot, "--window-size=1200,2000", "--hide-scrollbars")
@@ -123,7 +131,7 @@ def main():
                     failures.append("%s: no PNG screenshot" % archive)
     for f in failures:
         print("FAIL:", f)
-    print("report_browser: %d pages in %s, %d problems" % (len(archives), browser, len(failures)))
+    print("report_browser: %d pages in %s, %d problems" % (len(archives) + len(DIFFS), browser, len(failures)))
     return 1 if failures else 0
 
 

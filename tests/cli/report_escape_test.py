@@ -13,7 +13,10 @@ attributes, classes and ids the renderer writes, balanced, no comment, no
 self-closing tag, one style and one script (the same on every page), no
 src= and no href= but to its own sections, the CSP meta, and the sections'
 ids; its bytes are valid UTF-8 without raw control characters. The crafted
-archives' markup must show on their pages as text (escaped).
+archives' markup must show on their pages as text (escaped). The same for
+`report A B` (the diff page): each crafted archive against the one it was
+made from, both ways, pairs of testdata/escape/, and every file above against
+testdata/traced_cnn.pt; an ExecuTorch file is refused in one line.
 
 Usage: report_escape_test.py TSCTL SHARED_DIR   (run from the repository root)
 """
@@ -26,15 +29,18 @@ import zipfile
 from html.parser import HTMLParser
 
 SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "extra"]
-IDS = set(SECTIONS) | {"tools", "filter", "expand", "collapse"}
+# The page of `report A B`.
+DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
+                 "extra"]
+IDS = set(SECTIONS) | set(DIFF_SECTIONS) | {"tools", "filter", "expand", "collapse"}
 TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "nav", "a", "div", "input", "button",
         "main", "section", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul",
         "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text"}
 VOID = {"meta", "input"}
 ATTRS = {"lang", "charset", "http-equiv", "content", "name", "id", "class", "href", "hidden", "type", "placeholder",
-         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor"}
+         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan"}
 CLASSES = {"f", "kv", "n", "muted", "note", "warn", "mono", "t", "c", "tree", "chart", "bar", "leaf", "frame", "k", "s",
-           "cm", "nu"} | {"g%d" % i for i in range(8)}
+           "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols"} | {"g%d" % i for i in range(8)}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
@@ -52,7 +58,7 @@ class Page(HTMLParser):
                 self.problems.append("foreign attribute %s= on <%s>" % (k, tag))
             elif k == "href" and not (v or "").startswith("#"):
                 self.problems.append("href outside the page: %r" % v)
-            elif k == "href" and v[1:] not in SECTIONS:
+            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS:
                 self.problems.append("href to no section: %r" % v)
             elif k == "class" and not set((v or "").split()) <= CLASSES:
                 self.problems.append("foreign class %r on <%s>" % (v, tag))
@@ -98,8 +104,8 @@ class Page(HTMLParser):
         self.problems.append("unknown declaration %r" % data[:40])
 
 
-def check_page(data, first_script):
-    """The problems of one page (bytes), and its script."""
+def check_page(data, first_script, sections=SECTIONS):
+    """The problems of one page (bytes) with `sections`, and its script."""
     try:
         html = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -117,7 +123,7 @@ def check_page(data, first_script):
         problems.append("%d doctypes, %d scripts, %d styles" % (p.doctypes, len(p.scripts), len(p.styles)))
     if first_script is not None and p.scripts and p.scripts[0] != first_script:
         problems.append("a script that is not tsctl's")
-    missing = [s for s in SECTIONS if s not in p.ids]
+    missing = [s for s in sections if s not in p.ids]
     if missing:
         problems.append("sections missing: %s" % missing)
     return problems, (p.scripts[0] if p.scripts else None), "".join(p.text)
@@ -169,6 +175,51 @@ def make_hostile(tmp):
     return made
 
 
+def check_diff_pages(tsctl, made, files, script):
+    """`report A B` over the crafted archives against their originals (both
+    ways), testdata/escape/ pairs, and every other file against
+    testdata/traced_cnn.pt: a page (checked as above, the crafted markup shown
+    as text) or one line. Returns (failures, pages, refused)."""
+    expect = dict(made)
+    pairs = []
+    for path, _ in made:
+        original = {".pt": "testdata/traced_cnn.pt", ".pt2": "testdata/pt2/cnn.pt2"}.get(os.path.splitext(path)[1])
+        if original:
+            pairs += [(path, original), (original, path)]
+    pairs += [("testdata/escape/debug_file_name.pt", "testdata/escape/string_constant.pt"),
+              ("testdata/escape/prints.pt", "testdata/escape/returns_bytes.pt"),
+              ("testdata/escape/op_names.pt2", "testdata/pt2/cnn.pt2"), ("testdata/mobile.ptl", "testdata/escape/op_names.ptl")]
+    pairs += [(f, "testdata/traced_cnn.pt") for f in files]
+    failures, pages, refused = [], 0, 0
+    for a, b in pairs:
+        r = subprocess.run([tsctl, "report", a, b], capture_output=True, timeout=300)
+        err = r.stderr.decode("utf-8", "replace")
+        if r.returncode != 0:
+            if r.returncode in (3, 4) and err.count("\n") == 1 and err.startswith("tsctl: report: ") and not r.stdout:
+                refused += 1
+            else:
+                failures.append("%s %s: exit %d, stderr %r" % (a, b, r.returncode, err[:300]))
+            continue
+        problems, _, text = check_page(r.stdout, script, DIFF_SECTIONS)
+        if err:
+            problems.append("exit 0 with stderr %r" % err[:200])
+        crafted = a if a in expect else b if b in expect else None
+        # Code outside a class or function is not compared by diff (alert(2)).
+        for want in [w for w in expect.get(crafted, []) if w != "<script>alert(2)</script>"]:
+            if want not in text:
+                problems.append("the archive's %r is not shown as text" % want)
+        failures += ["%s %s: %s" % (a, b, p) for p in problems[:5]]
+        pages += 1
+    # An ExecuTorch file, which report A B does not compare: one line that says so.
+    pte = os.path.join(SHARED, "corpus", "pte", "djl-executorch-engine__3022a8a3_stress_mlp.pte")
+    if os.path.exists(pte):
+        r = subprocess.run([tsctl, "report", "testdata/traced_cnn.pt", pte], capture_output=True, timeout=60)
+        want = "tsctl: report: %s: an ExecuTorch file: " % pte
+        if r.returncode != 4 or not r.stderr.decode().startswith(want) or r.stdout:
+            failures.append("report A B.pte: exit %d, stderr %r" % (r.returncode, r.stderr[:200]))
+    return failures, pages, refused
+
+
 def main():
     global SHARED
     tsctl, SHARED = sys.argv[1], sys.argv[2]
@@ -205,10 +256,13 @@ def main():
         same = subprocess.run([tsctl, "report", "testdata/traced_cnn.pt"], capture_output=True, timeout=60).stdout
         if r.returncode != 0 or r.stdout or open(out, "rb").read() != same:
             failures.append("report -o: exit %d, or a page other than standard output's" % r.returncode)
+        diff_failures, diff_pages, diff_refused = check_diff_pages(tsctl, made, files, script)
+        failures += diff_failures
     for f in failures:
         print("FAIL:", f)
-    print("report_escape: %d pages checked, %d files refused in one line, %d problems (foreign elements, "
-          "attributes, URLs, unescaped markup)" % (pages, refused, len(failures)))
+    print("report_escape: %d pages checked, %d files refused in one line; report A B: %d pages, %d pairs refused; "
+          "%d problems (foreign elements, attributes, URLs, unescaped markup)" %
+          (pages, refused, diff_pages, diff_refused, len(failures)))
     return 1 if failures or pages == 0 else 0
 
 

@@ -11,14 +11,9 @@
 #include "tsctl/report.h"
 
 using namespace tsctl;
+using tsctl::test::Count;
 
 namespace {
-
-size_t Count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
 
 void RequireSections(const std::string& page) {
   for (const char* id : {"summary", "signature", "modules", "operators", "sizes", "code", "extra"}) {

@@ -25,6 +25,13 @@ inline void RemoveTree(const std::string& dir) {
       FTW_DEPTH | FTW_PHYS);
 }
 
+// How many times `what` occurs in `s` (overlapping ones too).
+inline size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
 inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tsctl/archive.h"
+#include "tsctl/inspect.h"
 
 namespace tsctl {
 
@@ -155,6 +156,10 @@ struct DiffResult {
 // note on the affected entry; throws tsctl::Error (message starting with the
 // archive's name) only if one cannot be inspected at all.
 DiffResult DiffArchives(const Archive& a, const Archive& b, const DiffOptions& options = {});
+// The same over what Inspect returned for each (`ia` of `a`, `ib` of `b`),
+// for a caller that has inspected them already (tsctl report A B).
+DiffResult DiffArchives(const Archive& a, const ArchiveInfo& ia, const Archive& b, const ArchiveInfo& ib,
+                        const DiffOptions& options = {});
 
 // The "operators" section: fills operators_added/removed and returns true,
 // or returns false with `reason` when neither archive has code or bytecode

@@ -5,6 +5,7 @@
 // Content-Security-Policy that forbids fetching anything. Tensors are
 // summarised, never embedded, and code is bounded, so a page stays small.
 // Every string from the archive is HTML-escaped (HtmlEscape, escape.h).
+// `tsctl report A B` writes such a page about the diff of two archives.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tsctl/archive.h"
+#include "tsctl/diff.h"
 #include "tsctl/inputs.h"
 #include "tsctl/inspect.h"
 #include "tsctl/pte.h"
@@ -52,6 +54,19 @@ struct ReportOptions {
 // producer record that cannot be read becomes a warning.
 ReportContents BuildReport(const Archive& archive, const ReportOptions& options = {});
 
+// What the page of two archives shows (tsctl report A B): DiffArchives's
+// result, and each archive as BuildReport reads it without its code's text
+// (the summary, the producer record and the sizes of each side).
+struct ReportDiffContents {
+  ReportContents a, b;
+  DiffResult diff;
+};
+
+// Reads `a` and `b` (TorchScript or .pt2 each, as DiffArchives takes them)
+// and compares them with `options`. Throws tsctl::Error, its message starting
+// with the archive's name, only if one cannot be inspected at all.
+ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const DiffOptions& options = {});
+
 // ---- Rendering (lib/src/render/report_*.cc) ----
 
 // The page, with the sections (by id) summary, signature, modules,
@@ -61,5 +76,11 @@ std::string RenderReportHtml(const ReportContents& report);
 // The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte;
 // `path` names it.
 std::string RenderReportHtml(const PteFile& file, const std::string& path);
+
+// The page of two archives, with the sections (by id) summary, format,
+// records, sizes, modules, parameters, constants, code (each changed
+// method's hunks side by side, A left, B right), operators and extra, each
+// present even when empty or not compared.
+std::string RenderReportDiffHtml(const ReportDiffContents& report);
 
 }  // namespace tsctl

@@ -244,13 +244,18 @@ bool DiffOperators(const Archive& archive_a, const Archive& archive_b, DiffResul
 }
 
 DiffResult DiffArchives(const Archive& archive_a, const Archive& archive_b, const DiffOptions& options) {
+  const ArchiveInfo ia = InspectSide(archive_a);
+  const ArchiveInfo ib = InspectSide(archive_b);
+  return DiffArchives(archive_a, ia, archive_b, ib, options);
+}
+
+DiffResult DiffArchives(const Archive& archive_a, const ArchiveInfo& ia, const Archive& archive_b,
+                        const ArchiveInfo& ib, const DiffOptions& options) {
   DiffResult r;
   r.path_a = archive_a.source().Name();
   r.path_b = archive_b.source().Name();
   r.kind_a = ArchiveKindName(archive_a.kind());
   r.kind_b = ArchiveKindName(archive_b.kind());
-  ArchiveInfo ia = InspectSide(archive_a);
-  ArchiveInfo ib = InspectSide(archive_b);
   for (const std::string& w : ia.warnings) r.warnings.push_back("A: " + w);
   for (const std::string& w : ib.warnings) r.warnings.push_back("B: " + w);
   Side a(archive_a), b(archive_b);

@@ -88,4 +88,19 @@ ReportContents BuildReport(const Archive& archive, const ReportOptions& options)
   return report;
 }
 
+ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const DiffOptions& options) {
+  // The page shows each side's summary and sizes, not its code: no code is read.
+  const ReportOptions no_code{.max_code_record = 0, .max_code_total = 0};
+  auto side = [&](const Archive& archive) {
+    try {
+      return BuildReport(archive, no_code);
+    } catch (const Error& e) {
+      throw Error(e.kind(), archive.source().Name() + ": " + e.what(), e.detail());
+    }
+  };
+  ReportDiffContents r{side(a), side(b), {}};
+  r.diff = DiffArchives(a, r.a.info, b, r.b.info, options);
+  return r;
+}
+
 }  // namespace tsctl

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "../text/json_util.h"
+#include "../text/units.h"
 #include "render_json.h"
 #include "tsctl/diff.h"
 #include "tsctl/escape.h"
@@ -13,20 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Number(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-std::string Shape(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 char Mark(ChangeKind k) { return k == ChangeKind::kAdded ? '+' : k == ChangeKind::kRemoved ? '-' : '~'; }
 
@@ -67,12 +55,12 @@ json TensorJson(const TensorChange& t) {
 
 std::string TensorText(const TensorChange& t) {
   std::string s = std::string(1, Mark(t.kind)) + " " + EscapeText(t.name) + " (" + t.role + ")";
-  if (t.kind == ChangeKind::kAdded) return s + " " + EscapeText(t.dtype_b) + " " + Shape(t.shape_b) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
-  if (t.kind == ChangeKind::kRemoved) return s + " " + EscapeText(t.dtype_a) + " " + Shape(t.shape_a) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
-  s += " " + EscapeText(t.dtype_a) + " " + Shape(t.shape_a) + ":";
+  if (t.kind == ChangeKind::kAdded) return s + " " + EscapeText(t.dtype_b) + " " + ShapeText(t.shape_b) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
+  if (t.kind == ChangeKind::kRemoved) return s + " " + EscapeText(t.dtype_a) + " " + ShapeText(t.shape_a) + (t.note.empty() ? "" : ": " + EscapeText(t.note));
+  s += " " + EscapeText(t.dtype_a) + " " + ShapeText(t.shape_a) + ":";
   if (t.values_compared && (t.values.differing > 0 || t.values.nan_mismatch)) {
     s += " " + std::to_string(t.values.differing) + " of " + std::to_string(t.values.numel) +
-         " elements differ, max abs " + Number(t.values.max_abs) + ", max rel " + Number(t.values.max_rel);
+         " elements differ, max abs " + ShortNumber(t.values.max_abs) + ", max rel " + ShortNumber(t.values.max_rel);
     if (t.values.nan_mismatch) s += ", NaN on one side";
     if (!t.note.empty()) s += ";";
   }

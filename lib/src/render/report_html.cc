@@ -49,6 +49,11 @@ svg .g4{fill:#76b7b2}svg .g5{fill:#edc948}svg .g6{fill:#b07aa1}svg .g7{fill:#9c7
 svg rect.leaf{stroke:#fff;stroke-width:1}
 svg rect.frame{fill:none;stroke:#1d2330;stroke-width:1}
 .k{color:#8a2be2;font-weight:600}.s{color:#a31515}.cm{color:#6a737d;font-style:italic}.nu{color:#098658}
+td.add{background:#e6ffec}td.del{background:#ffebe9}td.e{background:var(--soft)}tr.d td,tr.d th{background:#fff6d6}
+table.sbs{width:100%}table.sbs td{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;white-space:pre-wrap;word-break:break-all;padding:0 6px;width:49%}
+table.sbs td.ln{width:1%;color:var(--muted);text-align:right;white-space:nowrap}
+tr.hunk td{color:var(--muted);background:#eef3fb}
+.cols{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 #tools{margin-top:4px}
 #tools input{width:280px;padding:2px 6px}
 footer{padding:0 20px}
@@ -74,30 +79,10 @@ constexpr size_t kMaxMethods = 200;
 
 std::string E(std::string_view s) { return HtmlEscape(s); }
 
-std::string More(size_t n, const char* what) {
-  return "<p class=\"note\">" + Grouped(n) + " more " + what + " not listed (tsctl inspect --json lists them all).</p>";
-}
-
-std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
-  std::string out = "<table class=\"kv\"><tbody>";
-  for (const auto& [k, v] : rows) out += "<tr class=\"f\"><th>" + E(k) + "</th><td>" + E(v) + "</td></tr>";
-  return out + "</tbody></table>";
-}
-
 std::string Summary(const Page& page) {
   std::string out = "<section id=\"summary\"><h2>Summary</h2>" + KeyValues(page.summary);
   if (!page.producer.empty()) out += "<h3>Producer</h3>" + KeyValues(page.producer);
-  if (!page.warnings.empty()) {
-    out += "<details open><summary class=\"warn\">" + std::to_string(page.warnings.size()) +
-           " warning(s)</summary><ul>";
-    for (size_t i = 0; i < page.warnings.size() && i < kMaxWarnings; ++i) {
-      out += "<li class=\"warn f\">" + E(page.warnings[i]) + "</li>";
-    }
-    out += "</ul>";
-    if (page.warnings.size() > kMaxWarnings) out += More(page.warnings.size() - kMaxWarnings, "warnings");
-    out += "</details>";
-  }
-  return out + "</section>";
+  return out + Warnings(page.warnings) + "</section>";
 }
 
 std::string Values(const char* what, const std::vector<Value>& values) {
@@ -127,21 +112,17 @@ std::string Signature(const Page& page) {
   return out + "</section>";
 }
 
-std::string Head(const Page& page) {
+std::string Head(const std::string& title) {
   return std::string("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">") +
          "<meta http-equiv=\"Content-Security-Policy\" content=\"" + kCsp + "\">" +
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">" +
          "<meta name=\"generator\" content=\"tsctl " + TSCTL_VERSION + "\">" + "<title>tsctl report: " +
-         E(page.path) + "</title><style>" + kCss + "</style></head>\n";
+         E(title) + "</title><style>" + kCss + "</style></head>\n";
 }
 
-std::string Header(const Page& page) {
-  static const char* const kSections[][2] = {{"summary", "Summary"},   {"signature", "Signature"},
-                                             {"modules", "Modules"},   {"operators", "Operators"},
-                                             {"sizes", "Sizes"},       {"code", "Code"},
-                                             {"extra", "Extra files"}};
-  std::string out = "<header><h1>" + E(page.path) + "</h1><nav>";
-  for (const auto& s : kSections) out += std::string("<a href=\"#") + s[0] + "\">" + s[1] + "</a>";
+std::string Header(const std::string& title, const std::vector<NavLink>& nav) {
+  std::string out = "<header><h1>" + E(title) + "</h1><nav>";
+  for (const NavLink& s : nav) out += std::string("<a href=\"#") + s.id + "\">" + s.title + "</a>";
   out += "</nav><div id=\"tools\" hidden><input id=\"filter\" type=\"search\" placeholder=\"Filter\" "
          "aria-label=\"Filter rows, modules and records\"> <button id=\"expand\" type=\"button\">Expand all</button> "
          "<button id=\"collapse\" type=\"button\">Collapse all</button></div></header>\n";
@@ -150,18 +131,50 @@ std::string Header(const Page& page) {
 
 }  // namespace
 
+std::string More(size_t n, const char* what, const char* tool) {
+  return "<p class=\"note\">" + Grouped(n) + " more " + what + " not listed (" + tool + " lists them all).</p>";
+}
+
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::string out = "<table class=\"kv\"><tbody>";
+  for (const auto& [k, v] : rows) out += "<tr class=\"f\"><th>" + E(k) + "</th><td>" + E(v) + "</td></tr>";
+  return out + "</tbody></table>";
+}
+
+std::string Warnings(const std::vector<std::string>& warnings, const char* tool) {
+  if (warnings.empty()) return "";
+  std::string out = "<details open><summary class=\"warn\">" + std::to_string(warnings.size()) +
+                    " warning(s)</summary><ul>";
+  for (size_t i = 0; i < warnings.size() && i < kMaxWarnings; ++i) {
+    out += "<li class=\"warn f\">" + E(warnings[i]) + "</li>";
+  }
+  out += "</ul>";
+  if (warnings.size() > kMaxWarnings) out += More(warnings.size() - kMaxWarnings, "warnings", tool);
+  return out + "</details>";
+}
+
+std::string PageStart(const std::string& title, const std::vector<NavLink>& nav) {
+  return Head(title) + "<body>" + Header(title, nav) + "<main>\n";
+}
+
+std::string PageEnd() {
+  return std::string("</main><footer class=\"muted\"><p>Written by tsctl ") + TSCTL_VERSION +
+         ". Offline page: nothing is fetched.</p></footer><script>" + kScript + "</script></body></html>\n";
+}
+
 std::string RenderPage(Page page) {
+  static const std::vector<NavLink> kNav = {{"summary", "Summary"}, {"signature", "Signature"},
+                                            {"modules", "Modules"}, {"operators", "Operators"},
+                                            {"sizes", "Sizes"},     {"code", "Code"},
+                                            {"extra", "Extra files"}};
   CapDepth(page.modules, kMaxTreeDepth);
   SumModules(page.modules);
-  std::string out = Head(page);
-  out += "<body>" + Header(page) + "<main>\n";
+  std::string out = PageStart(page.path, kNav);
   out += Summary(page) + "\n" + Signature(page) + "\n" + ModulesSection(page) + "\n" + OperatorsSection(page) + "\n" +
          SizesSection(page) + "\n";
   out += TextSection("code", "Code", page.code, page.code_note, true) + "\n";
   out += TextSection("extra", "Extra files", page.extra, page.extra_note, false) + "\n";
-  out += std::string("</main><footer class=\"muted\"><p>Written by tsctl ") + TSCTL_VERSION +
-         ". Offline page: nothing is fetched.</p></footer><script>" + kScript + "</script></body></html>\n";
-  return out;
+  return out + PageEnd();
 }
 
 }  // namespace tsctl::report

@@ -97,6 +97,24 @@ struct Page {
 // The whole page (report_html.cc).
 std::string RenderPage(Page page);
 
+// The frame every page shares (report_html.cc): a page is PageStart, its
+// sections, PageEnd. PageStart writes the head (the CSP, the CSS) and the
+// header: `title` (raw: escaped here), links to the sections in `nav`, the
+// filter tools; PageEnd the footer and the script.
+struct NavLink {
+  const char* id;
+  const char* title;
+};
+std::string PageStart(const std::string& title, const std::vector<NavLink>& nav);
+std::string PageEnd();
+// A table of label and value rows (raw: escaped here).
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows);
+// The note under a list cut at `n` fewer entries than it has: "N more
+// `what` not listed (`tool` lists them all)."
+std::string More(size_t n, const char* what, const char* tool = "tsctl inspect --json");
+// The warnings, folded open, the first 200 listed ("" when none).
+std::string Warnings(const std::vector<std::string>& warnings, const char* tool = "tsctl inspect --json");
+
 // The sections (report_html_sections.cc), each a <section> with its id.
 std::string ModulesSection(const Page& page);
 std::string OperatorsSection(const Page& page);
@@ -138,8 +156,10 @@ std::vector<Block> RecordBlocks(const ArchiveInfo& info, const std::map<std::str
 void ExtraTexts(const ArchiveInfo& info, Page& page);
 // "layer1.0.conv1" -> "layer1.0", "" -> "(root)": tensors by module in the treemap.
 std::string ModuleLabel(const std::string& path);
-// The page of a .pt2 (report_html_pt2.cc).
-std::string RenderPt2Page(const ReportContents& report);
+// The page of a TorchScript archive or a .pt2, gathered (report_html_archive.cc).
+Page ArchivePage(const ReportContents& report);
+// The page of a .pt2, gathered (report_html_pt2.cc).
+Page Pt2Page(const ReportContents& report);
 // `text` cut to at most `max` bytes on a UTF-8 boundary, with "…" when cut.
 std::string Ellipsis(std::string_view text, size_t max);
 

@@ -192,7 +192,7 @@ void ExtraTexts(const ArchiveInfo& info, Page& page) {
 
 namespace {
 
-std::string RenderTorchScriptPage(const ReportContents& r) {
+Page TorchScriptPage(const ReportContents& r) {
   const ArchiveInfo& info = r.info;
   Page page;
   page.path = info.path;
@@ -216,16 +216,19 @@ std::string RenderTorchScriptPage(const ReportContents& r) {
   ExtraTexts(info, page);
   page.warnings = info.warnings;
   page.warnings.insert(page.warnings.end(), r.warnings.begin(), r.warnings.end());
-  return RenderPage(std::move(page));
+  return page;
 }
 
 }  // namespace
+
+Page ArchivePage(const ReportContents& report) {
+  return report.info.pt2 ? Pt2Page(report) : TorchScriptPage(report);
+}
+
 }  // namespace tsctl::report
 
 namespace tsctl {
 
-std::string RenderReportHtml(const ReportContents& report) {
-  return report.info.pt2 ? report::RenderPt2Page(report) : report::RenderTorchScriptPage(report);
-}
+std::string RenderReportHtml(const ReportContents& report) { return report::RenderPage(report::ArchivePage(report)); }
 
 }  // namespace tsctl

@@ -98,7 +98,7 @@ void Programs(const Pt2Info& pt2, Page& page, std::map<std::string, std::string>
 
 }  // namespace
 
-std::string RenderPt2Page(const ReportContents& r) {
+Page Pt2Page(const ReportContents& r) {
   const ArchiveInfo& info = r.info;
   const Pt2Info& pt2 = *info.pt2;
   Page page;
@@ -114,7 +114,7 @@ std::string RenderPt2Page(const ReportContents& r) {
   page.warnings = info.warnings;
   page.warnings.insert(page.warnings.end(), pt2.warnings.begin(), pt2.warnings.end());
   page.warnings.insert(page.warnings.end(), r.warnings.begin(), r.warnings.end());
-  return RenderPage(std::move(page));
+  return page;
 }
 
 }  // namespace tsctl::report

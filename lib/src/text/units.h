@@ -1,8 +1,9 @@
 // Small text helpers in human units: on/off, milliseconds, a shape as
-// "[1, 3, 8, 8]", a count with thousands separators. Shared by the
+// "[1, 3, 8, 8]", a count with thousands separators, a short number. Shared by the
 // renderers and bench's sweep planning. Not a public interface.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <cstdint>
@@ -23,6 +24,14 @@ inline std::string Grouped(uint64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
   return s;
+}
+
+// "0.5", "2.79195", "1e-07", "inf": six significant digits.
+inline std::string ShortNumber(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 inline std::string OnOff(bool v) { return v ? "on" : "off"; }

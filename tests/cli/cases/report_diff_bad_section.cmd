@@ -1,0 +1,1 @@
+report testdata/diff/base.pt testdata/diff/weight.pt --only params

@@ -1,0 +1,1 @@
+report testdata/traced_cnn.pt --rtol 0.1

@@ -1,0 +1,1 @@
+report testdata/diff/base.pt testdata/bad/not_zip.pt
