@@ -44,6 +44,21 @@ has ': packaged'
 has 'inputs    1x3x8x8:float32 (extra/tsctl_inputs.json)'
 has 'checks    sample (1x3x8x8): matched'
 has 'shape\[2\]=9'
+# tsctl diff across the formats: the same parameters by name, dtype, shape
+# and values; one weight changed in the TorchScript archive is found.
+expect 0 diff --only parameters "$z/cnn.pt" "$tmp/cnn.pt2"
+has 'parameters: same'
+"$py" - "$z/cnn.pt" "$tmp/cnn_changed.pt" <<'PY' 2>/dev/null || bad "cannot change a weight of cnn.pt"
+import sys, torch
+m = torch.jit.load(sys.argv[1])
+name, p = next(iter(m.named_parameters()))
+with torch.no_grad():
+    p.view(-1)[0] += 1.0
+m.save(sys.argv[2])
+print(name)
+PY
+expect 1 diff --only parameters "$tmp/cnn_changed.pt" "$tmp/cnn.pt2"
+has '1 of .* elements differ'
 # Data-dependent control flow, inputs given.
 expect 0 migrate "$z/branchy.pt" -i 4x6 -o "$tmp/branchy.pt2"
 has ': packaged'

@@ -102,11 +102,6 @@ void DiffModules(const ArchiveInfo& a, const ArchiveInfo& b, DiffResult& r) {
   }
 }
 
-void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
-  for (const TensorInfo& t : m.tensors) out.push_back(&t);
-  for (const ModuleInfo& c : m.children) Flatten(c, out);
-}
-
 void DiffConstants(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib,
                    const DiffOptions& options, DiffResult& r) {
   std::vector<const TensorInfo*> ta, tb;
@@ -158,8 +153,8 @@ void DiffTorchScriptSections(const Archive& archive_a, const ArchiveInfo& ia, co
   run(DiffSection::kModules, [&] { DiffModules(ia, ib, r); });
   run(DiffSection::kParameters, [&] {
     std::vector<const TensorInfo*> ta, tb;
-    if (ia.module) Flatten(*ia.module, ta);
-    if (ib.module) Flatten(*ib.module, tb);
+    if (ia.module) diff_internal::Flatten(*ia.module, ta);
+    if (ib.module) diff_internal::Flatten(*ib.module, tb);
     diff_internal::DiffTensorLists(a, ta, b, tb, options, r.parameters);
   });
   run(DiffSection::kConstants, [&] { DiffConstants(a, ia, b, ib, options, r); });
@@ -184,8 +179,21 @@ void DiffPt2Sections(const Archive& archive_a, const ArchiveInfo& ia, const Arch
   };
   diff_internal::DiffPt2Format(ia, ib, r);
   run(DiffSection::kModules, [&] { diff_internal::DiffPt2Signature(ia, ib, r); });
-  run(DiffSection::kParameters, [&] { diff_internal::DiffPt2Tensors(a, ia, b, ib, false, options, r.parameters); });
-  run(DiffSection::kConstants, [&] { diff_internal::DiffPt2Tensors(a, ia, b, ib, true, options, r.constants); });
+  const bool across = !ia.pt2 || !ib.pt2;  // a TorchScript archive on one side
+  run(DiffSection::kParameters, [&] {
+    if (across) {
+      diff_internal::DiffTensorsAcrossFormats(a, ia, b, ib, options, r.parameters);
+    } else {
+      diff_internal::DiffPt2Tensors(a, ia, b, ib, false, options, r.parameters);
+    }
+  });
+  run(DiffSection::kConstants, [&] {
+    if (!across) return diff_internal::DiffPt2Tensors(a, ia, b, ib, true, options, r.constants);
+    SectionResult& s = r.sections[static_cast<int>(DiffSection::kConstants)];
+    s.compared = false;
+    s.not_compared_reason = "a TorchScript archive's constants (constants.pkl, c0, c1, ...) and a .pt2's lifted "
+                            "constants share no names";
+  });
   run(DiffSection::kCode, [&] { diff_internal::DiffPt2Graphs(archive_a, archive_b, options, r); });
   run(DiffSection::kOperators, [&] { diff_internal::DiffPt2Operators(ia, ib, r); });
 }
@@ -277,6 +285,11 @@ DiffResult DiffArchives(const Archive& archive_a, const ArchiveInfo& ia, const A
 }
 
 namespace diff_internal {
+
+void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
+  for (const TensorInfo& t : m.tensors) out.push_back(&t);
+  for (const ModuleInfo& c : m.children) Flatten(c, out);
+}
 
 void StartSections(const DiffOptions& options, DiffResult& r) {
   for (int i = 0; i < kDiffSectionCount; ++i) {

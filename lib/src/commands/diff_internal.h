@@ -60,6 +60,9 @@ bool RecordsEqual(const Side& a, const ZipEntry& x, const Side& b, const ZipEntr
 // A record's CRC-32 as the reports print it: eight hex digits.
 std::string Crc32Hex(uint32_t v);
 
+// The tensors of a module tree, depth first.
+void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out);
+
 // r.sections: one per section, compared when `options` enables it.
 void StartSections(const DiffOptions& options, DiffResult& r);
 // Each compared section's `equal` from the changes found; the format changes
@@ -72,6 +75,12 @@ void DiffPt2Signature(const ArchiveInfo& ia, const ArchiveInfo& ib, DiffResult& 
 // parameters and buffers (constants == false) or tensor constants, by value.
 void DiffPt2Tensors(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib, bool constants,
                     const DiffOptions& options, std::vector<TensorChange>& out);
+// parameters of a TorchScript archive against a .pt2's (either side A): by
+// name, dtype, shape and values (tsctl migrate's check); a parameter on one
+// side and a buffer on the other, or requires_grad, is no difference there
+// (torch.export lifts both kinds; the converter lifts all as buffers).
+void DiffTensorsAcrossFormats(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib,
+                              const DiffOptions& options, std::vector<TensorChange>& out);
 // code: each program's printed graph (Pt2GraphText), as a unified diff.
 void DiffPt2Graphs(const Archive& a, const Archive& b, const DiffOptions& options, DiffResult& r);
 // operators: the graph targets of every program.

@@ -156,6 +156,41 @@ void DiffPt2Tensors(const Side& a, const ArchiveInfo& ia, const Side& b, const A
   DiffTensorLists(a, ta, b, tb, options, out);
 }
 
+void DiffTensorsAcrossFormats(const Side& a, const ArchiveInfo& ia, const Side& b, const ArchiveInfo& ib,
+                              const DiffOptions& options, std::vector<TensorChange>& out) {
+  auto collect = [](const ArchiveInfo& info, std::vector<TensorInfo>& store) {
+    if (!info.pt2) {
+      std::vector<const TensorInfo*> tree;
+      if (info.module) Flatten(*info.module, tree);
+      for (const TensorInfo* t : tree) store.push_back(*t);
+      return;
+    }
+    std::set<std::string> seen;
+    for (const Pt2Model& m : Models(info)) {
+      for (const Pt2Tensor& t : m.tensors) {
+        if (t.role == "constant" || t.role == "custom_obj" || !seen.insert(t.name).second) continue;
+        store.push_back(AsTensorInfo(t));
+      }
+    }
+  };
+  std::vector<TensorInfo> sa, sb;
+  collect(ia, sa);
+  collect(ib, sb);
+  std::map<std::string, const TensorInfo*> by_name;
+  for (const TensorInfo& t : sa) by_name.emplace(t.name, &t);
+  auto state = [](const std::string& role) { return role == "parameter" || role == "buffer"; };
+  for (TensorInfo& y : sb) {
+    auto it = by_name.find(y.name);
+    if (it == by_name.end() || !state(it->second->role) || !state(y.role)) continue;
+    y.role = it->second->role;
+    y.requires_grad = it->second->requires_grad;
+  }
+  std::vector<const TensorInfo*> ta, tb;
+  for (const TensorInfo& t : sa) ta.push_back(&t);
+  for (const TensorInfo& t : sb) tb.push_back(&t);
+  DiffTensorLists(a, ta, b, tb, options, out);
+}
+
 void DiffPt2Graphs(const Archive& a, const Archive& b, const DiffOptions& options, DiffResult& r) {
   auto graphs = [&](const Archive& x, const char* side) {
     std::map<std::string, std::string> out;
