@@ -1,9 +1,12 @@
 // tsctl migrate: TorchScript archives to .pt2, verified. Parses flags,
 // names the outputs, prints; the work is Migrate (lib).
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli.h"
+#include "progress.h"
 #include "run_flags.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
@@ -17,6 +20,7 @@ struct MigrateFlags {
   std::vector<std::string> archives;
   std::string out_dir;
   std::string format;
+  std::string shard;  // "K/N"
   MigrateFlags() {
     run.given_flags = "--input";
     run.help = {
@@ -33,7 +37,77 @@ std::string OutputFor(const MigrateFlags& f, const std::string& archive) {
   return (std::filesystem::path(f.out_dir) / std::filesystem::path(archive).stem()).string() + ".pt2";
 }
 
+// The archives a folder holds: its regular files that start as a ZIP does
+// (every TorchScript archive is one), by name; not its subfolders.
+std::vector<std::string> ZipsIn(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::error_code ec;
+    if (!e.is_regular_file(ec)) continue;
+    char head[4] = {};
+    std::ifstream in(e.path(), std::ios::binary);
+    if (in.read(head, 4) && std::string_view(head, 4) == std::string_view("PK\x03\x04", 4)) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw Error(ErrorKind::kUsage, dir + ": no ZIP archive in this folder");
+  return out;
+}
+
+// The archives given, folders expanded, then this shard's: with --shard K/N
+// the K-th of every N (1-based), so N jobs over one list split it.
+std::vector<std::string> ArchivesOf(const MigrateFlags& f) {
+  std::vector<std::string> all;
+  for (const std::string& a : f.archives) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(a, ec)) {
+      std::vector<std::string> in = ZipsIn(a);
+      all.insert(all.end(), in.begin(), in.end());
+    } else {
+      all.push_back(a);
+    }
+  }
+  if (f.shard.empty()) return all;
+  const size_t slash = f.shard.find('/');
+  const size_t k = std::stoul(f.shard.substr(0, slash)), n = std::stoul(f.shard.substr(slash + 1));
+  std::vector<std::string> mine;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i % n == k - 1) mine.push_back(all[i]);
+  }
+  return mine;
+}
+
+// --shard K/N with 1 <= K <= N.
+const CLI::Validator kShard(
+    [](std::string& text) -> std::string {
+      const size_t slash = text.find('/');
+      const bool digits = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
+                          text.find_first_not_of("0123456789/") == std::string::npos &&
+                          text.find('/', slash + 1) == std::string::npos && slash < 9 && text.size() - slash < 10;
+      if (digits) {
+        const unsigned long k = std::stoul(text.substr(0, slash)), n = std::stoul(text.substr(slash + 1));
+        if (k >= 1 && k <= n) return {};
+      }
+      return "'" + text + "' is not K/N with 1 <= K <= N (e.g. 2/4)";
+    },
+    "K/N");
+
+std::string Render(const std::string& format, const std::vector<MigrateResult>& results) {
+  if (format == "json") return RenderMigrateJson(results) + "\n";
+  if (format == "junit") return RenderMigrateJUnit(results);
+  return RenderMigrateText(results);
+}
+
 int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
+  int listed = Guarded("migrate", "", global, [&] {
+    f.archives = ArchivesOf(f);
+    return kExitOk;
+  });
+  if (listed != kExitOk) return listed;
+  if (f.archives.empty()) {  // a shard of a short list: nothing to do, and said so
+    std::cerr << "tsctl: migrate: shard " << f.shard << " holds none of the archives given\n";
+    std::cout << Render(f.format, {}) << std::flush;
+    return kExitOk;
+  }
   if (f.archives.size() > 1 && f.out_dir.empty()) {
     return Report("migrate", f.archives[0], Error(ErrorKind::kUsage, "more than one archive: give --out-dir DIR, not -o"),
                   global);
@@ -42,7 +116,10 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
     return Report("migrate", f.archives[0], Error(ErrorKind::kUsage, "give -o or --out-dir, not both"), global);
   }
   std::vector<MigrateResult> results;
+  ProgressLine progress("migrate", f.archives.size() > 1 && StderrIsTerminal());
   for (const std::string& archive : f.archives) {
+    progress.Show(std::to_string(results.size() + 1) + " of " + std::to_string(f.archives.size()) + ": " +
+                  EscapeText(std::filesystem::path(archive).filename().string()));
     MigrateOptions o = f.options;
     o.path = archive;
     o.output = OutputFor(f, archive);
@@ -56,6 +133,7 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
         // An unavailable converter stops them all.
         if (f.archives.size() == 1 || e.kind() == ErrorKind::kUnavailable) throw;
         results.push_back(MigrateRefused(archive, e));
+        progress.Clear();
         return Report("migrate", archive, e, global);
       }
       return kExitOk;
@@ -63,7 +141,8 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
     if (one != kExitOk && f.archives.size() == 1) return one;
     if (one == kExitUnavailable) return one;
   }
-  std::cout << (f.format == "json" ? RenderMigrateJson(results) + "\n" : RenderMigrateText(results)) << std::flush;
+  progress.Clear();
+  std::cout << Render(f.format, results) << std::flush;
   for (const MigrateResult& r : results) {
     if (!r.written || !r.verified) return kExitFindings;
   }
@@ -74,7 +153,9 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
 
 RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
   auto f = std::make_shared<MigrateFlags>();
-  sub->add_option("archives", f->archives, "TorchScript archives (.pt) to convert")->required();
+  sub->add_option("archives", f->archives,
+                  "TorchScript archives (.pt) to convert; a folder stands for the ZIP archives in it (not its subfolders)")
+      ->required();
   sub->add_option("-o,--output", f->options.output, "The .pt2 to write (atomically), for one archive");
   sub->add_option("--out-dir", f->out_dir, "Folder for many archives' programs (ARCHIVE's stem + .pt2)");
   AddRunFlags(sub, f->options, f->run, kInputFlag | kLoadInputsFlag | kNoInferFlag);
@@ -83,7 +164,11 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                 "Write the program even when verification fails (its extra/tsctl_migrate.json says verified: false)");
   sub->add_option("--rtol", f->options.rtol, "Relative tolerance of the comparison with the archive")->capture_default_str();
   sub->add_option("--atol", f->options.atol, "Absolute tolerance of the comparison with the archive")->capture_default_str();
-  AddFormatOption(sub, f->format, {"text", "json"});
+  sub->add_option("--shard", f->shard,
+                  "Migrate only the K-th of every N archives (1-based, in the order given, folders by name): N jobs "
+                  "with 1/N ... N/N split a zoo")
+      ->check(kShard);
+  AddFormatOption(sub, f->format, {"text", "json", "junit"});
   AddRunFlags(sub, f->options, f->run, kTimeoutFlag | kLoadLibraryFlag);
   return [f, &global] { return RunMigrate(*f, global); };
 }

@@ -130,5 +130,22 @@ PY
 expect 1 migrate "$z/cnn.pt" "$z/loop.pt" --out-dir "$tmp/programs2"
 has 'stage reached'
 has 'prim::Loop'
+# Shards of a folder: 1/2 and 2/2 split its archives between them, each a
+# JUnit report with a testcase per archive, failed unless packaged.
+mkdir "$tmp/shards" "$tmp/shard_zoo"
+cp "$z/cnn.pt" "$z/loop.pt" "$z/noisy.pt" "$tmp/shard_zoo/"
+"$tsctl" migrate "$tmp/shard_zoo" --shard 1/2 --out-dir "$tmp/shards" --format junit >"$tmp/s1.xml" 2>/dev/null
+"$tsctl" migrate "$tmp/shard_zoo" --shard 2/2 --out-dir "$tmp/shards" --format junit >"$tmp/s2.xml" 2>/dev/null
+/usr/bin/python3 - "$tmp/s1.xml" "$tmp/s2.xml" <<'PY' || bad "the shards' JUnit reports are not as expected"
+import sys, xml.etree.ElementTree as ET
+cases = {}
+for f in sys.argv[1:]:
+    for tc in ET.parse(f).getroot().iter("testcase"):
+        cases[tc.get("name").rsplit("/", 1)[1]] = tc.find("failure") is not None
+assert sorted(cases) == ["cnn.pt", "loop.pt", "noisy.pt"], cases   # each once, across the two shards
+assert cases == {"cnn.pt": False, "loop.pt": True, "noisy.pt": True}, cases
+print("shards:", cases)
+PY
+expect 2 migrate "$tmp/shard_zoo" --shard 3/2 --out-dir "$tmp/shards"
 [ "$fail" = 0 ] && echo "migrate: all passed"
 exit "$fail"

@@ -88,5 +88,9 @@ MigrateResult MigrateRefused(const std::string& path, const Error& error);
 std::string RenderMigrateText(const std::vector<MigrateResult>& results);
 // JSON (docs/schemas/migrate.schema.json).
 std::string RenderMigrateJson(const std::vector<MigrateResult>& results);
+// JUnit XML for CI: one testcase per archive, failed unless verified and
+// written (the message names the stage it stopped at and its first blocker;
+// the text paragraph is the failure's body or the case's system-out).
+std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results);
 
 }  // namespace tsctl

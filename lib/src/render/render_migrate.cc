@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include <pugixml.hpp>
+
 #include "../text/json_util.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
@@ -146,6 +148,56 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results) {
   for (const auto& [kind, n] : RankedBlockers(results)) j["summary"]["blockers"].push_back({{"kind", kind}, {"models", n}});
   MakeJsonUtf8(j);
   return DumpJson(j, 2);
+}
+
+std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = "tsctl migrate";
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = "tsctl migrate";
+  int failures = 0;
+  double seconds = 0;
+  // EscapeText leaves only characters XML 1.0 allows; pugixml escapes markup.
+  for (const MigrateResult& r : results) {
+    const std::string path = EscapeText(r.path);
+    auto tc = suite.append_child("testcase");
+    tc.append_attribute("classname") = "migrate";
+    tc.append_attribute("name") = path.c_str();
+    char time[32];
+    std::snprintf(time, sizeof time, "%.3f", r.seconds < 0 ? 0.0 : r.seconds);
+    tc.append_attribute("time") = time;
+    seconds += r.seconds;
+    std::ostringstream text;
+    RenderOne(r, text);
+    if (!(r.written && r.verified)) {
+      std::string message = std::string("stopped at ") + MigrateStageName(r.stage);
+      if (r.written) message = "written unverified (--keep-unverified)";
+      if (!r.blockers.empty()) message += ": " + EscapeText(r.blockers.front().kind);
+      if (!r.error.empty()) message += ": " + EscapeText(r.error);
+      auto f = tc.append_child("failure");
+      f.append_attribute("message") = message.c_str();
+      f.append_attribute("type") = MigrateStageKey(r.stage);
+      f.text() = text.str().c_str();
+      ++failures;
+    } else {
+      tc.append_child("system-out").text() = text.str().c_str();
+    }
+  }
+  for (auto node : {suites, suite}) {
+    node.append_attribute("tests") = static_cast<int>(results.size());
+    node.append_attribute("failures") = failures;
+    node.append_attribute("errors") = 0;
+    char time[32];
+    std::snprintf(time, sizeof time, "%.3f", seconds);
+    node.append_attribute("time") = time;
+  }
+  std::ostringstream out;
+  doc.save(out, "  ");
+  return out.str();
 }
 
 }  // namespace tsctl
