@@ -1,4 +1,5 @@
 // Text and JSON renderings of a DiffResult.
+#include <map>
 #include <cmath>
 #include <cstdio>
 
@@ -139,6 +140,35 @@ nlohmann::json ToJson(const DiffResult& r) {
   return j;
 }
 
+// Records that make a difference by themselves, all; those whose contents
+// another section compares (a weight's storage: parameters), the first
+// kMaxCoveredRecords, then how many more per section: a re-saved model
+// changes hundreds, and "records: same" is not to be followed by a page.
+void RecordsText(const std::vector<RecordChange>& records, std::ostream& out) {
+  constexpr size_t kMaxCoveredRecords = 10;
+  size_t covered = 0;
+  std::map<std::string, size_t> more;
+  for (const RecordChange& c : records) {
+    if (!c.counts && covered++ >= kMaxCoveredRecords) {
+      ++more[c.covered_by];
+      continue;
+    }
+    out << "  " << Mark(c.kind) << ' ' << EscapeText(c.name);
+    if (!c.fields.empty()) out << ": " << Fields(c.fields);
+    if (!c.counts) out << " (contents: see " << c.covered_by << ")";
+    out << '\n';
+  }
+  if (more.empty()) return;
+  size_t n = 0;
+  std::string by;
+  for (const auto& [section, count] : more) {
+    n += count;
+    by += (by.empty() ? "" : ", ") + section + " " + std::to_string(count);
+  }
+  out << "  ... and " << n << " more records whose contents other sections compare (" << by
+      << "); --format json lists every one\n";
+}
+
 void RenderDiffText(const DiffResult& r, std::ostream& out) {
   out << "A: " << EscapeText(r.path_a) << " (" << r.kind_a << ")\n";
   out << "B: " << EscapeText(r.path_b) << " (" << r.kind_b << ")\n";
@@ -157,12 +187,7 @@ void RenderDiffText(const DiffResult& r, std::ostream& out) {
         for (const FieldChange& f : r.format) out << "  ~ " << f.field << ": " << EscapeText(f.a) << " -> " << EscapeText(f.b) << '\n';
         break;
       case DiffSection::kRecords:
-        for (const RecordChange& c : r.records) {
-          out << "  " << Mark(c.kind) << ' ' << EscapeText(c.name);
-          if (!c.fields.empty()) out << ": " << Fields(c.fields);
-          if (!c.counts) out << " (contents: see " << c.covered_by << ")";
-          out << '\n';
-        }
+        RecordsText(r.records, out);
         break;
       case DiffSection::kModules:
         for (const ModuleChange& c : r.modules) {
