@@ -49,6 +49,8 @@ void ShowPhase(ProgressLine& line, const ProgressEvent& e) {
     std::snprintf(buf, sizeof buf, "trying inferred inputs: candidate %lld", static_cast<long long>(e.done));
   } else if (e.kind != ProgressEvent::Kind::kWarmup && e.kind != ProgressEvent::Kind::kTiming) {
     return;
+  } else if (e.seconds && e.done > e.total) {  // a call longer than the budget: it ends with that call
+    std::snprintf(buf, sizeof buf, "%s %.1f s (past its %g s: finishing the call)", phase, e.done / 10.0, e.total / 10.0);
   } else if (e.seconds) {
     std::snprintf(buf, sizeof buf, "%s %.1f of %g s", phase, e.done / 10.0, e.total / 10.0);
   } else {
