@@ -1,5 +1,6 @@
 // tsctl validate ARCHIVE...: a CI gate with machine-readable reports.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -138,9 +139,23 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   // checked: 3 of 8, about 12 s left", or for one archive what its LibTorch
   // child is doing ("trying inferred inputs: candidate 3").
   ProgressLine line("validate", StderrIsTerminal() && (f.format == "text" || !f.output.empty()));
+  // Several: "archives checked: 60 of 83, about 42 s left; on model.pt for 35 s".
+  size_t done_so_far = 0;
+  std::string on;
   if (line.enabled() && archives.size() > 1) {
     line.Steps("archives checked:", 0, archives.size());
-    batch.progress = [&line](size_t done, size_t total) { line.Steps("archives checked:", done, total); };
+    batch.progress = [&](size_t done, size_t total) {
+      done_so_far = done;
+      line.Steps("archives checked:", done, total, on);
+    };
+    batch.waiting = [&](const std::string& path, double seconds) {
+      on.clear();
+      if (!path.empty()) {
+        on = "on " + EscapeText(std::filesystem::path(path).filename().string());
+        if (seconds >= 2) on += " for " + std::to_string(static_cast<int>(seconds)) + " s";
+      }
+      line.Steps("archives checked:", done_so_far, archives.size(), on);
+    };
   } else if (line.enabled() && o.load) {
     o.progress = [&line, path = EscapeText(archives[0])](const std::string& doing) { line.Show(path + ": " + doing); };
   }

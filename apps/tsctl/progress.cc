@@ -39,11 +39,12 @@ void ProgressLine::Show(const std::string& text) {
   shown_ = true;
 }
 
-void ProgressLine::Steps(const std::string& what, size_t done, size_t total) {
+void ProgressLine::Steps(const std::string& what, size_t done, size_t total, const std::string& also) {
   if (!enabled_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string text = what + (what.empty() ? "" : " ") + std::to_string(done) + " of " + std::to_string(total);
   if (std::string left = elapsed >= 1 ? TimeLeft(done, total, elapsed) : ""; !left.empty()) text += ", " + left;
+  if (!also.empty()) text += "; " + also;
   Show(text);
 }
 

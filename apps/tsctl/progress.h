@@ -27,7 +27,8 @@ class ProgressLine {
   // "K of N" and, once a step is done and the steps took over a second, the
   // time left at the pace so far ("3 of 8, about 12 s left"). Time counts
   // from construction, or from the last Restart().
-  void Steps(const std::string& what, size_t done, size_t total);
+  // `also`, when given, follows after "; " (what is being waited on).
+  void Steps(const std::string& what, size_t done, size_t total, const std::string& also = "");
   void Restart();
   // Erases the line (before the report is printed, or at the end).
   void Clear();

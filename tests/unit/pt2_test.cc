@@ -60,6 +60,28 @@ TEST_CASE("pt2: each layout is recognised, and told from damage", "[pt2]") {
   CHECK(OpenPt2("cnn.pt2").root() == "cnn");
 }
 
+TEST_CASE("pt2: no top folder is a note that torch.export.load accepts, not an ambiguity", "[pt2]") {
+  // The flat layout (torch.export.load reads it with Python's zipfile after
+  // its archive reader refuses it) and a package whose first entry is in no
+  // folder: a layout note each; validate warns, never fails.
+  for (const Archive& a :
+       {Archive::OpenAny(Zip({{"serialized_exported_program.json", kTinyProgram}, {"version", "1"}})),
+        Archive::OpenAny(Zip({{"version", "1"}, {"data/aotinductor/model/a.wrapper.so", "ELF"}}))}) {
+    INFO(ArchiveKindName(a.kind()));
+    CHECK(IsPt2(a.kind()));
+    CHECK(a.Ambiguities().empty());
+    REQUIRE(a.LayoutNotes().size() == 1);
+    CHECK_THAT(a.LayoutNotes()[0], Catch::StartsWith("no top folder: torch.export.load's archive reader refuses it"));
+  }
+  // A TorchScript archive without a top folder: LibTorch refuses it, an ambiguity.
+  Archive ts = Archive::OpenAny(Zip({{"data.pkl", "x"}, {"code/a.py", "x"}}));
+  CHECK(ts.LayoutNotes().empty());
+  REQUIRE_FALSE(ts.Ambiguities().empty());
+  CHECK_THAT(ts.Ambiguities()[0], Catch::Contains("is in no folder: LibTorch refuses the archive"));
+  // With a top folder: neither.
+  CHECK(OpenPt2("cnn.pt2").LayoutNotes().empty());
+}
+
 TEST_CASE("pt2: commands that run archives say a .pt2 needs the LibTorch 2.x build", "[pt2]") {
   try {
     Archive::Open(OpenFileSource(test::TestData("pt2/cnn.pt2")));

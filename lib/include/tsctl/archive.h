@@ -85,6 +85,13 @@ class Archive {
   // tsctl write. validate fails zip.ambiguous, inspect and diff warn, stamp
   // refuses.
   const std::vector<std::string>& Ambiguities() const { return ambiguities_; }
+  // What the loaders accept with a warning, one line each: a .pt2 without a
+  // top folder (the flat layout of torch.export.save before the PT2 archive
+  // format, or an AOTInductor package written without one), which
+  // torch.export.load reads with Python's zipfile after its archive reader
+  // refuses it, and AOTIModelPackageLoader by name. validate warns
+  // (zip.ambiguous), stamp refuses (it writes into the top folder).
+  const std::vector<std::string>& LayoutNotes() const { return layout_notes_; }
 
   // Record name without the root folder.
   std::string RecordName(const ZipEntry& e) const;
@@ -121,6 +128,7 @@ class Archive {
   std::vector<std::string> names_;  // RecordName of each entry
   std::string root_;
   std::vector<std::string> ambiguities_;
+  std::vector<std::string> layout_notes_;
   ArchiveKind kind_ = ArchiveKind::kUnknown;
 };
 

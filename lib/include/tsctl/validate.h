@@ -111,6 +111,10 @@ struct ValidateBatchOptions {
   int jobs = 1;
   // Called after each archive is done (done of total), in this process.
   std::function<void(size_t done, size_t total)> progress;
+  // The archive being checked that started first, and for how long it has
+  // been (seconds): when it starts (one after another), and about once a
+  // second while workers run; "" when none is.
+  std::function<void(const std::string& path, double seconds)> waiting;
 };
 
 // One archive's outcome: its report, or the tsctl::Error that kept it from

@@ -228,6 +228,17 @@ Archive Archive::OpenAny(std::unique_ptr<ByteSource> src) {
   } else {
     a.kind_ = ArchiveKind::kOtherZip;
   }
+  if (IsPt2(a.kind_) && a.root_.empty()) {
+    // torch.export.load: PyTorchFileReader refuses an archive without a top
+    // folder, and it falls back to Python's zipfile for the flat layout,
+    // with a deprecation warning; AOTIModelPackageLoader reads its files by
+    // name with miniz. Accepted, so a note, not an ambiguity.
+    a.ambiguities_ = miniz::Ambiguities(a.layout_, a.root_, a.sorted_, /*rootless_ok=*/true);
+    a.layout_notes_.push_back(
+        "no top folder: torch.export.load's archive reader refuses it and reads it with Python's zipfile as the "
+        "older flat layout, with a deprecation warning (AOTIModelPackageLoader finds a package's files by name); "
+        "save it again with a current torch.export.save");
+  }
   return a;
 }
 

@@ -29,6 +29,7 @@ ArchiveInfo Inspect(const Archive& a, const InspectOptions& options) {
   // Where another reader could see another archive than the one LibTorch
   // loads (and inspect shows): said first.
   for (const std::string& w : a.Ambiguities()) info.warnings.push_back("ambiguous archive: " + w);
+  for (const std::string& w : a.LayoutNotes()) info.warnings.push_back(w);
   if (std::optional<std::string> journal = DescribeStampJournal(a)) info.warnings.push_back(*journal);
 
   inspect_internal::ReadRecords(a, options, info);

@@ -142,6 +142,9 @@ std::optional<Archive> OpenRecovering(const std::string& path, const StampOption
     if (!view && !archive->Ambiguities().empty()) view = stamp::FindTornView(archive->source());
     if (!view) {
       const std::vector<std::string>& found = archive->Ambiguities();
+      if (found.empty() && !archive->LayoutNotes().empty()) {
+        throw Error(ErrorKind::kFormat, "not stamped: " + archive->LayoutNotes().front());
+      }
       if (found.empty()) return archive;
       throw Error(ErrorKind::kFormat, "ambiguous archive, not stamped: " + found.front() +
                                           (found.size() > 1 ? " (and " + std::to_string(found.size() - 1) + " more)" : "") +

@@ -186,7 +186,10 @@ ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, 
                                std::shared_ptr<TempFile>& inputs_file) {
   ModelCheckOptions m = ModelCheckBase(archive, path, options);
   m.reference_from_archive = options.reference_path.empty() && archive.Has(kReferenceRecordPath);
-  m.check_mobile = LooksMobile(archive, path);
+  // The lite interpreter is tried on what has bytecode; a .ptl without it has
+  // its one WARN from ts.mobile already (the child would only add "file not
+  // found" for the same cause).
+  m.check_mobile = archive.Has("bytecode.pkl");
   m.ranges_for_any_method = options.method == "all";
   if (!options.run) return m;
   // The reference (given, or the archive's record) holds the inputs it was made on.

@@ -6,6 +6,7 @@
 // whole (the LibTorch door's CBOR codec: names that are not UTF-8 and
 // non-finite numbers kept), so reports come out in input order and the same
 // as with --jobs 1.
+#include <chrono>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,7 +72,21 @@ struct Worker {
   int fd = -1;
   std::string buffer;
   bool answered = false;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
+
+// batch.waiting with the worker that started first.
+void ReportWaiting(const std::map<pid_t, Worker>& running, const std::vector<std::string>& paths,
+                   const ValidateBatchOptions& batch) {
+  if (!batch.waiting) return;
+  const Worker* oldest = nullptr;
+  for (const auto& [pid, w] : running) {
+    if (!oldest || w.started < oldest->started) oldest = &w;
+  }
+  if (!oldest) return batch.waiting("", 0);
+  batch.waiting(paths[oldest->index],
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - oldest->started).count());
+}
 
 // Turns what a worker sent (or how it died) into its entry.
 void Finish(Worker& w, pid_t pid, BatchEntry& e) {
@@ -205,6 +220,7 @@ void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions op
       fds.push_back({w.fd, POLLIN, 0});
       pids.push_back(pid);
     }
+    ReportWaiting(running, paths, batch);
     if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
     if (fds[0].revents & POLLIN) {
       if (int sig = signals.Caught()) {
@@ -251,6 +267,7 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
   if (jobs <= 1) {
     for (size_t i = 0; i < paths.size(); ++i) {
+      if (batch.waiting) batch.waiting(paths[i], 0);
       entries[i] = CheckOne(paths[i], options);
       if (batch.progress) batch.progress(i + 1, paths.size());
     }

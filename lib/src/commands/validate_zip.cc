@@ -49,6 +49,7 @@ CheckResult AmbiguityCheck(const Archive& a) {
     return {check::kZipAmbiguous, CheckStatus::kFail,
             "readers can see another archive than the one LibTorch loads: " + s};
   }
+  if (!a.LayoutNotes().empty()) return {check::kZipAmbiguous, CheckStatus::kWarn, a.LayoutNotes().front()};
   const std::optional<std::string> tail = DescribeStampJournal(a);
   if (tail) return {check::kZipAmbiguous, CheckStatus::kWarn, *tail};
   return {check::kZipAmbiguous, CheckStatus::kPass, "every ZIP reader sees the records LibTorch loads"};

@@ -126,10 +126,10 @@ void LongNames(const ZipLayout& layout, std::vector<std::string>& out) {
 }  // namespace
 
 std::vector<std::string> Ambiguities(const ZipLayout& layout, const std::string& root,
-                                     const std::vector<uint32_t>& sorted) {
+                                     const std::vector<uint32_t>& sorted, bool rootless_ok) {
   std::vector<std::string> out;
   CaseGroups(layout, sorted, out);
-  OutsideRoot(layout, root, out);
+  if (!(rootless_ok && root.empty())) OutsideRoot(layout, root, out);
   EndRecords(layout, out);
   LocalHeaders(layout, out);
   LongNames(layout, out);

@@ -35,7 +35,8 @@ std::optional<uint32_t> Locate(const std::vector<ZipEntry>& entries, const std::
 
 // Where ZIP readers could read `layout` differently from LibTorch, which
 // reads it with root folder `root` through `sorted` (see Archive::Ambiguities).
+// `rootless_ok`: no top folder is no ambiguity (a .pt2's loaders take it).
 std::vector<std::string> Ambiguities(const ZipLayout& layout, const std::string& root,
-                                     const std::vector<uint32_t>& sorted);
+                                     const std::vector<uint32_t>& sorted, bool rootless_ok = false);
 
 }  // namespace tsctl::miniz
