@@ -28,7 +28,7 @@ int RunPage(const ReportFlags& f, const GlobalOptions& global) {
   return Guarded("report", path, global, [&] {
     std::string html;
     if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
-      html = RenderReportHtml(ReadPte(path), path);
+      html = RenderReportHtml(ReadPte(path, {.chains = true}), path);
     } else {
       html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes)));
     }

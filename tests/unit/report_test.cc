@@ -152,6 +152,10 @@ TEST_CASE("report: an ExecuTorch program's page", "[report]") {
   m.inputs = {in};
   m.operators = {{"aten::add", "out", 3}, {"<svg onload=x>", "", 1}};
   m.delegates = {{"XnnpackBackend", false, 0, 400, {}, 1}};
+  // Its chain, as read with PteReadOptions::chains: the code section shows it.
+  m.value_table = {in};
+  m.input_values = {0};
+  m.chain_list = {PteChain{{}, {}, {PteInstruction{PteInstructionKind::kKernelCall, 1, {0}}}}};
   f.program.methods = {m};
   PteStoredTensor t;
   t.method = "forward";
@@ -171,4 +175,8 @@ TEST_CASE("report: an ExecuTorch program's page", "[report]") {
   CHECK(page.find("Delegated: 1 call(s) to XnnpackBackend.") != std::string::npos);
   CHECK(page.find(">lin</span>") != std::string::npos);  // the module of lin.weight
   CHECK(Count(page, "<rect class=\"leaf") == 3);
+  // The chain, escaped (numbers coloured in spans).
+  const size_t chain = page.find("method forward&lt;b&gt;, chain ");
+  REQUIRE(chain != std::string::npos);
+  CHECK(page.find("&lt;svg onload=x&gt; ", chain) != std::string::npos);
 }

@@ -73,8 +73,9 @@ ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const Dif
 // operators, sizes, code and extra, each present even when empty.
 std::string RenderReportHtml(const ReportContents& report);
 
-// The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte;
-// `path` names it.
+// The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte (with
+// PteReadOptions::chains, its code section holds each method's instruction
+// chains as tsctl graph prints them); `path` names it.
 std::string RenderReportHtml(const PteFile& file, const std::string& path);
 
 // The page of two archives, with the sections (by id) summary, format,

@@ -167,6 +167,29 @@ void Summary(const PteFile& file, const std::string& path, Page& page) {
   add("named data", Grouped(p.named_data.size()) + " keys");
 }
 
+// Each method's instruction chains as tsctl graph prints them, in the code
+// section (a program has no source); none where the file was read without
+// its chains.
+void Chains(const PteFile& file, Page& page) {
+  constexpr size_t kMaxChainText = 256 * 1024;  // per method; tsctl graph prints all of it
+  for (const PteMethod& m : file.program.methods) {
+    if (m.chain_list.empty() && m.chains > 0) continue;
+    Text t;
+    t.name = m.name;
+    t.text = RenderPteGraph(file, m.name, false);
+    t.size = t.text.size();
+    t.type = "instructions";
+    if (t.text.size() > kMaxChainText) {
+      t.text.resize(kMaxChainText);
+      t.note = "cut at 256 KiB: tsctl graph prints it all";
+    }
+    page.code.push_back(std::move(t));
+  }
+  page.code_note = page.code.empty() ? "ExecuTorch files carry no source code."
+                                     : "ExecuTorch files carry no source code: each method's instruction chains, as "
+                                       "tsctl graph prints them (ExecuTorch's print_program).";
+}
+
 }  // namespace
 }  // namespace tsctl::report
 
@@ -185,6 +208,7 @@ std::string RenderReportHtml(const PteFile& file, const std::string& path) {
   }
   Sizes(file, page);
   page.code_note = "ExecuTorch files carry no source code.";
+  if (file.kind != PteKind::kFlatTensor) Chains(file, page);
   page.extra_note = "ExecuTorch files have no extra/ records.";
   return RenderPage(std::move(page));
 }
