@@ -32,6 +32,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 table.kv th{width:190px}
 .muted,.note{color:var(--muted)}
 .warn{color:#9a3b00}
+.pass{color:#1a7f37}.fail{color:#b42318;font-weight:600}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:var(--soft);padding:8px;overflow:auto;max-height:640px;margin:4px 0}
 details{margin:2px 0}
