@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../text/json_util.h"
+#include "render_json.h"
 #include "report_html.h"
 #include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
@@ -175,7 +176,8 @@ std::string ArchiveSection(const ArchiveReport& a, size_t index, bool strict) {
                           {"operators from", "operators_source"}});
   if (!rows.empty()) out += KeyValues(rows);
   if (d.is_object() && d.contains("model")) {
-    const json& model = d["model"];
+    json model = d["model"];
+    AddTensorTypes(model);  // dtypes and shapes as the JSON report has them
     if (model.is_array()) {
       for (const json& m : model) out += Model(m, m.is_object() && m.contains("method") ? Field(m, "method") : Field(m, "schema"));
     } else {
