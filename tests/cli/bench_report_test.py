@@ -9,10 +9,13 @@ attributes, classes and ids, balanced, the CSP, one script) with its
 sections; its call counts are the JSON's; 30 histogram bars; a warm-up line
 and a timed line; one operator bar per profiled operator (at most 40), the
 slowest self time first; a sweep's page has one table row and one bar per
-combination. Exits 77 when tsctl was built without LibTorch.
+combination. The archives of testdata/escape/ (escape sequences and bytes
+that are not UTF-8 in outputs, printed text, names) each give a page that
+passes the same checker. Exits 77 when tsctl was built without LibTorch.
 
 Usage: bench_report_test.py TSCTL   (run from the repository root)
 """
+import glob
 import json
 import os
 import re
@@ -78,9 +81,18 @@ def main():
             if table.count('<rect class="bar"') != sum(1 for x in rows if x["ok"]):
                 problems.append("not one bar per combination that ran")
             failures += ["bench --sweep --report: " + p for p in problems]
+
+        for archive in sorted(glob.glob("testdata/escape/*.pt")):
+            page = os.path.join(tmp, "escape.html")
+            r = run([tsctl, "bench", archive, "--warmup", "1", "--iters", "3", "--profile", "--report", page])
+            if r.returncode != 0:
+                failures.append("%s: exit %d: %s" % (archive, r.returncode, r.stderr[:300]))
+                continue
+            problems, _, _ = escape.check_page(open(page, "rb").read(), None, escape.BENCH_SECTIONS)
+            failures += ["%s: %s" % (archive, p) for p in problems[:5]]
     for f in failures:
         print("FAIL:", f)
-    print("bench_report: 2 pages, %d problems" % len(failures))
+    print("bench_report: 2 pages and those of testdata/escape/*.pt, %d problems" % len(failures))
     return 1 if failures else 0
 
 

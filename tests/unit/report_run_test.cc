@@ -160,6 +160,9 @@ TEST_CASE("bench page: percentiles, a histogram, every call in order, the profil
   CHECK(Count(page, "<polyline class=\"l0\"") == 1);    // the timed calls
   // Sorted by self time: conv2d first.
   CHECK(page.find("aten::conv2d [1, 3]: 80.00 ms</title>") < page.find("aten::relu: 1.000 ms</title>"));
+  CHECK(Count(page, "<th>input shapes</th>") == 1);  // --profile-shapes
+  r.ops[1].shapes.clear();
+  CHECK(Count(RenderHtml(r, {50}), "<th>input shapes</th>") == 0);
 }
 
 TEST_CASE("bench page: every string escaped, no profile, many calls averaged", "[report]") {

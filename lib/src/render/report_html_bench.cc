@@ -157,11 +157,13 @@ std::string OperatorsSection(const BenchResult& r) {
   }
   out += "<p class=\"note\">Self time of each operator over the profiled calls (" + NsText(r.profiled_ns) +
          " in all, sample " + ShortNumber(r.profile_sample) + ").</p>" + report::HistogramSvg(bars, "Operator self time", NsText);
-  out += "<table><thead><tr><th>operator</th><th>input shapes</th><th class=\"n\">calls</th><th class=\"n\">total</th><th "
-         "class=\"n\">self</th></tr></thead><tbody>";
+  // The input shapes' column only with --profile-shapes.
+  const bool shapes = std::any_of(ops.begin(), ops.end(), [](const OpStat& o) { return !o.shapes.empty(); });
+  out += std::string("<table><thead><tr><th>operator</th>") + (shapes ? "<th>input shapes</th>" : "") +
+         "<th class=\"n\">calls</th><th class=\"n\">total</th><th class=\"n\">self</th></tr></thead><tbody>";
   for (size_t i = 0; i < ops.size() && i < kMaxOpRows; ++i) {
-    out += "<tr class=\"f\"><td class=\"mono\">" + E(ops[i].name) + "</td><td class=\"mono\">" + E(ops[i].shapes) +
-           "</td><td class=\"n\">" + Thousands(ops[i].calls) + "</td><td class=\"n\">" + NsText(ops[i].total_ns) +
+    out += "<tr class=\"f\"><td class=\"mono\">" + E(ops[i].name) +
+           (shapes ? "</td><td class=\"mono\">" + E(ops[i].shapes) : std::string()) + "</td><td class=\"n\">" + Thousands(ops[i].calls) + "</td><td class=\"n\">" + NsText(ops[i].total_ns) +
            "</td><td class=\"n\">" + NsText(ops[i].self_ns) + "</td></tr>";
   }
   out += "</tbody></table>";
