@@ -23,6 +23,7 @@ struct BenchFlags {
   BenchOptions o;
   RunFlags run;
   std::string triton_config;  // --triton-config FILE
+  std::string report;         // --report FILE.html
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
   std::string format;
@@ -79,6 +80,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (!f.shapes.empty()) {
       if (f.sweep) throw Error(ErrorKind::kUsage, "--shapes cannot be combined with --sweep");
       if (!f.triton_config.empty()) throw Error(ErrorKind::kUsage, "--triton-config applies to one benchmark or --sweep, not --shapes");
+      if (!f.report.empty()) throw Error(ErrorKind::kUsage, "--report applies to one benchmark or --sweep, not --shapes");
       std::vector<ShapeRange> ranges;
       for (const std::string& s : f.shapes) ranges.push_back(ParseShapeRange(s));
       auto points = BenchShapes(o, ranges, [&](size_t done, size_t total) { line.Steps("shapes: timed", done, total); });
@@ -105,6 +107,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       bool any = false;
       for (const auto& r : rows) any |= r.ok;
       if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
+      if (!f.report.empty()) WriteFileAtomically(f.report, RenderSweepHtml(rows));
       if (!f.triton_config.empty()) {
         const SweepRow& chosen = *ChooseSweep(rows).recommended;
         WriteTritonConfig(f.triton_config, TritonConfig(chosen.run, TritonParameters(chosen)), json);
@@ -122,6 +125,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     } else {
       RenderText(r, percentiles, std::cout);
     }
+    if (!f.report.empty()) WriteFileAtomically(f.report, RenderHtml(r, percentiles));
     if (!f.triton_config.empty()) {
       SweepRow ran;
       ran.settings = o.settings;
@@ -205,6 +209,9 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--log-api-usage", f->o.log_api_usage, "Report PyTorch API usage events (c10::SetAPIUsageLogger)");
   sub->add_option("--model-id", f->o.model_id, "Id the operator callbacks see for this model (default: the path)");
   AddFormatOption(sub, f->format, {"text", "json"});  // json: raw nanoseconds
+  sub->add_option("--report", f->report,
+                  "Also write an offline HTML page to FILE.html: latency histogram, percentiles, every call's latency "
+                  "(warm-up first), the --profile operators as bars; with --sweep, its table and chart");
   return [f, &global] { return RunBench(*f, global); };
 }
 

@@ -8,6 +8,7 @@
 #include "progress.h"
 #include "run_flags.h"
 #include "tsctl/archive.h"
+#include "tsctl/atomic_file.h"
 #include "tsctl/escape.h"
 #include "tsctl/source.h"
 #include "tsctl/validate.h"
@@ -27,6 +28,7 @@ struct ValidateFlags {
   CLI::Option* require_meta_option = nullptr;
   std::string format = "text";
   std::string output;
+  std::string report;  // --report FILE.html
   bool strict = false;
   bool list_ops = false;
   bool no_load = false;
@@ -180,12 +182,10 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     if (status == kExitOk) status = code;
   }
   try {
-    if (f.list_ops) {
-      WriteOutput(f.output, ListOpsText(report, f.archives.size() > 1, status));
-      return status;
-    }
     std::string rendered;
-    if (f.format == "json") {
+    if (f.list_ops) {
+      rendered = ListOpsText(report, f.archives.size() > 1, status);
+    } else if (f.format == "json") {
       rendered = RenderJson(report) + "\n";
     } else if (f.format == "junit") {
       rendered = RenderJUnit(report);
@@ -198,7 +198,13 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   } catch (const Error& e) {
     return Report("validate", f.output, e, global);
   }
-  if (status != kExitOk) return status;
+  // The page, besides the report on stdout (or -o).
+  try {
+    if (!f.report.empty()) WriteFileAtomically(f.report, RenderHtml(report));
+  } catch (const Error& e) {
+    return Report("validate", f.report, e, global);
+  }
+  if (status != kExitOk || f.list_ops) return status;
   return report.Passed() ? kExitOk : kExitFindings;
 }
 
@@ -247,6 +253,9 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--strict", f->strict, "Warnings fail too");
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
+  sub->add_option("--report", f->report,
+                  "Also write one offline HTML page for the whole run to FILE.html: a summary, then per archive its "
+                  "checks, inputs, outputs and the reference's error figures");
   sub->add_option("-j,--jobs", f->jobs,
                   "Archives checked at once, each in its own worker process (default: the number of cores; 1: one after "
                   "another); reports are the same and in the same order whatever N is")

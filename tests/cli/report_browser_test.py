@@ -10,7 +10,7 @@ console message (no error, no CSP violation), and the page made no request
 (NetLog's URL requests from the page, whose initiator is the file's origin;
 Chromium's own show "not an origin"). With scripts disabled the sections are
 there and the tools stay hidden (the page less its script). A screenshot is a PNG.
-The pages of `report A B` (DIFFS) are checked the same way, by their sections. A control page that
+The pages of `report A B` (DIFFS) and of validate --report and bench --report are checked the same way, by their sections. A control page that
 fetches a URL and throws shows that requests and console errors are seen.
 
 Usage: report_browser_test.py TSCTL SHARED_DIR [--screenshots DIR]
@@ -33,6 +33,9 @@ SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "ex
 # The page of `report A B`.
 DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
                  "extra"]
+# The pages of validate --report and bench --report.
+RUN_SECTIONS = ["summary", "archives"]
+BENCH_SECTIONS = ["summary", "latency", "operators"]
 DIFFS = [("testdata/diff/base.pt", "testdata/diff/op_added.pt"), ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2")]
 OFFLINE = ["--headless=new", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
            "--proxy-server=http://127.0.0.1:9", "--disable-background-networking", "--disable-component-update",
@@ -95,12 +98,22 @@ def main():
         if not requests or not any("Uncaught" in l for l in console):
             failures.append("control page: requests %s, console %s: the checks would not see a fault" %
                             (requests, console))
-        for files in [(a,) for a in archives] + DIFFS:
-            archive, sections = " ".join(files), SECTIONS if len(files) == 1 else DIFF_SECTIONS
-            page = os.path.join(tmp, "page.html")
-            r = subprocess.run([tsctl, "report", "-o", page, *files], capture_output=True, timeout=300)
-            if r.returncode != 0:
-                failures.append("%s: tsctl report exit %d: %s" % (archive, r.returncode, r.stderr[:300]))
+        page = os.path.join(tmp, "page.html")
+        runs = [(" ".join(f), [tsctl, "report", "-o", page, *f], SECTIONS if len(f) == 1 else DIFF_SECTIONS, (0,))
+                for f in [(a,) for a in archives] + DIFFS]
+        # The pages of whole runs: validate --report (exit 1: an archive of testdata/bad fails).
+        runs.append(("validate --report", [tsctl, "validate", "--no-load", "--report", page, "testdata/traced_cnn.pt",
+                                           "testdata/pt2/cnn.pt2", "testdata/bad/crc_mismatch.pt"], RUN_SECTIONS, (0, 1)))
+        # bench --report (LibTorch builds only; skipped in a build without it).
+        runs.append(("bench --report", [tsctl, "bench", "testdata/traced_cnn.pt", "--warmup", "3", "--iters", "20",
+                                        "--profile", "--report", page], BENCH_SECTIONS, (0,)))
+        for archive, argv, sections, exits in runs:
+            r = subprocess.run(argv, capture_output=True, timeout=300)
+            if r.returncode != 0 and b"built without LibTorch" in r.stderr:
+                print("%s: skipped (tsctl was built without LibTorch)" % archive)
+                continue
+            if r.returncode not in exits:
+                failures.append("%s: tsctl exit %d: %s" % (archive, r.returncode, r.stderr[:300]))
                 continue
             dom, console, requests, seconds = chromium(browser, tmp, page, "--dump-dom")
             problems = ["no section id=%s" % s for s in sections if 'id="%s"' % s not in dom]
@@ -131,7 +144,7 @@ def main():
                     failures.append("%s: no PNG screenshot" % archive)
     for f in failures:
         print("FAIL:", f)
-    print("report_browser: %d pages in %s, %d problems" % (len(archives) + len(DIFFS), browser, len(failures)))
+    print("report_browser: %d pages in %s, %d problems" % (len(runs), browser, len(failures)))
     return 1 if failures else 0
 
 

@@ -16,12 +16,15 @@ ids; its bytes are valid UTF-8 without raw control characters. The crafted
 archives' markup must show on their pages as text (escaped). The same for
 `report A B` (the diff page): each crafted archive against the one it was
 made from, both ways, pairs of testdata/escape/, and every file above against
-testdata/traced_cnn.pt; an ExecuTorch file is refused in one line.
+testdata/traced_cnn.pt; an ExecuTorch file is refused in one line. The page of validate --report
+over all of them (--no-load) is checked the same way.
 
 Usage: report_escape_test.py TSCTL SHARED_DIR   (run from the repository root)
 """
 import glob
+import shutil
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,15 +35,20 @@ SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "ex
 # The page of `report A B`.
 DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
                  "extra"]
-IDS = set(SECTIONS) | set(DIFF_SECTIONS) | {"tools", "filter", "expand", "collapse"}
+# The pages of whole runs (validate --report, bench --report): a summary, and
+# one section per archive (id a1, a2, ...) inside "archives".
+RUN_SECTIONS = ["summary", "archives"]
+BENCH_SECTIONS = ["summary", "latency", "operators"]  # bench --report; "sweep" with --sweep
+RUN_ID = re.compile(r"a[1-9][0-9]*$")
+IDS = set(SECTIONS) | set(DIFF_SECTIONS) | set(RUN_SECTIONS) | set(BENCH_SECTIONS) | {"sweep", "tools", "filter", "expand", "collapse"}
 TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "nav", "a", "div", "input", "button",
         "main", "section", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul",
-        "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text"}
+        "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text", "polyline"}
 VOID = {"meta", "input"}
 ATTRS = {"lang", "charset", "http-equiv", "content", "name", "id", "class", "href", "hidden", "type", "placeholder",
-         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan"}
+         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan", "points"}
 CLASSES = {"f", "kv", "n", "muted", "note", "warn", "mono", "t", "c", "tree", "chart", "bar", "leaf", "frame", "k", "s",
-           "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols"} | {"g%d" % i for i in range(8)}
+           "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols", "pass", "fail", "l0", "l1", "axis"} | {"g%d" % i for i in range(8)}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
@@ -58,12 +66,12 @@ class Page(HTMLParser):
                 self.problems.append("foreign attribute %s= on <%s>" % (k, tag))
             elif k == "href" and not (v or "").startswith("#"):
                 self.problems.append("href outside the page: %r" % v)
-            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS:
+            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS + RUN_SECTIONS + BENCH_SECTIONS + ["sweep"] and not RUN_ID.match(v[1:]):
                 self.problems.append("href to no section: %r" % v)
             elif k == "class" and not set((v or "").split()) <= CLASSES:
                 self.problems.append("foreign class %r on <%s>" % (v, tag))
             elif k == "id":
-                if v not in IDS or v in self.ids:
+                if (v not in IDS and not RUN_ID.match(v)) or v in self.ids:
                     self.problems.append("foreign or repeated id %r" % v)
                 self.ids.add(v)
         a = dict(attrs)
@@ -220,6 +228,28 @@ def check_diff_pages(tsctl, made, files, script):
     return failures, pages, refused
 
 
+def check_validate_page(tsctl, tmp, made, files, script):
+    """validate --no-load --report over the crafted archives (one copied
+    under a name that is markup), testdata/escape/ and the other files: one
+    page for the run, checked as above, with the names shown as text; the
+    text report on stdout is the one without --report."""
+    named = os.path.join(tmp, "<img src=x onerror=alert(7)>.pt")
+    shutil.copy(made[0][0], named)
+    page = os.path.join(tmp, "validate.html")
+    argv = [tsctl, "validate", "--no-load", "-j", "2"]
+    paths = [named] + [m[0] for m in made] + files
+    r = subprocess.run(argv + ["--report", page] + paths, capture_output=True, timeout=600)
+    plain = subprocess.run(argv + paths, capture_output=True, timeout=600)
+    if r.returncode not in (0, 1) or not os.path.exists(page):
+        return ["validate --report: exit %d, stderr %r" % (r.returncode, r.stderr[:300])]
+    problems, _, text = check_page(open(page, "rb").read(), script, RUN_SECTIONS)
+    if "<img src=x onerror=alert(7)>.pt" not in text:
+        problems.append("the archive's name is not shown as text")
+    if (r.stdout, r.returncode) != (plain.stdout, plain.returncode):
+        problems.append("--report changed the report on stdout or the exit status")
+    return ["validate --report: %s" % p for p in problems[:10]]
+
+
 def main():
     global SHARED
     tsctl, SHARED = sys.argv[1], sys.argv[2]
@@ -258,6 +288,7 @@ def main():
             failures.append("report -o: exit %d, or a page other than standard output's" % r.returncode)
         diff_failures, diff_pages, diff_refused = check_diff_pages(tsctl, made, files, script)
         failures += diff_failures
+        failures += check_validate_page(tsctl, tmp, made, files, script)
     for f in failures:
         print("FAIL:", f)
     print("report_escape: %d pages checked, %d files refused in one line; report A B: %d pages, %d pairs refused; "

@@ -145,6 +145,12 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);
 // JSON text (raw nanoseconds, schema_version), one line without a newline.
 std::string RenderJson(const BenchResult& r, const std::vector<double>& percentiles);
 void RenderText(const BenchResult& r, const std::vector<double>& percentiles, std::ostream& out);
+// bench --report: one self-contained offline HTML page (the frame of tsctl
+// report's pages, tsctl/report.h) with sections summary (the run, its
+// warnings), latency (percentiles, a histogram of the timed calls, every
+// call's time in order, warm-up first) and operators (with --profile: self
+// time as sorted bars, and a table). Strings from the archive are escaped.
+std::string RenderHtml(const BenchResult& r, const std::vector<double>& percentiles);
 
 // --shapes NAME:MIN,OPT,MAX (trtexec's --minShapes/--optShapes/--maxShapes):
 // the tensor argument NAME at three specs ("x:1x3x224x224,8x3x224x224,32x3x224x224";
@@ -213,6 +219,9 @@ struct SweepChoice {
 };
 SweepChoice ChooseSweep(const std::vector<SweepRow>& rows);
 void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
+// bench --sweep --report: the page of a sweep, sections summary and sweep
+// (every combination's figures, the recommended one marked, means as bars).
+std::string RenderSweepHtml(const std::vector<SweepRow>& rows);
 std::string RenderSweepJson(const std::vector<SweepRow>& rows);
 // The `parameters { ... }` block of Triton's config.pbtxt for these settings.
 std::string TritonParameters(const ExecutionSettings& s);

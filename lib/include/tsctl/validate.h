@@ -155,6 +155,13 @@ struct ValidationReport {
 std::string RenderJson(const ValidationReport& report);
 void RenderText(const ValidationReport& report, std::ostream& out);
 std::string RenderJUnit(const ValidationReport& report);
+// validate --report: one self-contained offline HTML page for the whole run
+// (the frame of tsctl report's pages, tsctl/report.h): a summary (the
+// verdict, the checks by verdict, a row per archive), then per archive its
+// checks, the inputs used and where they came from, the outputs, and the
+// comparison with the reference and its error figures. Every string from an
+// archive or from LibTorch is HTML-escaped.
+std::string RenderHtml(const ValidationReport& report);
 
 // Reads an operator list: one name per line, '#' comments; "aten::add"
 // allows every overload of it. Throws tsctl::Error (kIo).

@@ -24,6 +24,12 @@ nlohmann::json ToJson(const DiffResult& result);
 nlohmann::json ToJson(const StampResult& result);
 nlohmann::json StampShowToJson(const ArchiveInfo& info);
 nlohmann::json ToJson(const ValidationReport& report);
+// Beside each display string of validate's model details ("desc": "Float[1,
+// 10]", an input's "value": "1x3x8x8:float32"), its structured dtype and
+// shape: an output's from the tensor the child described (its "tensor",
+// which the report does not repeat), an argument's from its spec; `model`
+// is one method's details or an array of them (render_validate.cc).
+void AddTensorTypes(nlohmann::json& model);
 // What confines LibTorch children on this machine, as validate's and bench's
 // reports say it: {"on", "seccomp", "landlock_abi", "layers"}; "on" false
 // under --no-sandbox, a layer the kernel lacks false or 0.

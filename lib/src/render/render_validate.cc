@@ -12,12 +12,7 @@
 #include "tsctl/validate.h"
 
 namespace tsctl {
-namespace {
 
-// Beside each display string of a model's details ("desc": "Float[1, 10]",
-// an input's "value": "1x3x8x8:float32"), its structured dtype and shape: an
-// output's from the tensor the child described (its "tensor", which the
-// report does not repeat), an argument's from its spec.
 void AddTensorTypes(nlohmann::json& model) {
   if (model.is_array()) {
     for (nlohmann::json& m : model) AddTensorTypes(m);
@@ -43,6 +38,8 @@ void AddTensorTypes(nlohmann::json& model) {
     }
   }
 }
+
+namespace {
 
 // JUnit's time attribute: seconds, to the millisecond.
 std::string Seconds(double s) {

@@ -28,10 +28,11 @@ h3{font-size:14px;margin:10px 0 4px}
 table{border-collapse:collapse;margin:4px 0}
 td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
 th{color:var(--muted);font-weight:600}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.kv th{width:190px}
 .muted,.note{color:var(--muted)}
 .warn{color:#9a3b00}
+.pass{color:#1a7f37}.fail{color:#b42318;font-weight:600}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 pre{background:var(--soft);padding:8px;overflow:auto;max-height:640px;margin:4px 0}
 details{margin:2px 0}
@@ -47,6 +48,7 @@ svg .bar{fill:#4e79a7}
 svg .g0{fill:#4e79a7}svg .g1{fill:#f28e2b}svg .g2{fill:#59a14f}svg .g3{fill:#e15759}
 svg .g4{fill:#76b7b2}svg .g5{fill:#edc948}svg .g6{fill:#b07aa1}svg .g7{fill:#9c755f}
 svg rect.leaf{stroke:#fff;stroke-width:1}
+svg polyline{fill:none;stroke-width:1.5}svg .l0{stroke:#4e79a7}svg .l1{stroke:#f28e2b}svg .axis{stroke:#9aa3b2;stroke-width:1}
 svg rect.frame{fill:none;stroke:#1d2330;stroke-width:1}
 .k{color:#8a2be2;font-weight:600}.s{color:#a31515}.cm{color:#6a737d;font-style:italic}.nu{color:#098658}
 td.add{background:#e6ffec}td.del{background:#ffebe9}td.e{background:var(--soft)}tr.d td,tr.d th{background:#fff6d6}

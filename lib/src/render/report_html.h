@@ -124,7 +124,9 @@ std::string TextSection(const char* id, const char* title, const std::vector<Tex
 
 // Inline SVG charts (report_html_svg.cc). `bars` sorted by value, largest
 // first; the blocks in any order (grouped and sorted here).
-std::string HistogramSvg(const std::vector<Bar>& bars);
+// `aria` names the chart; `value_text` writes a bar's value (Grouped when null).
+std::string HistogramSvg(const std::vector<Bar>& bars, const char* aria = "Operator calls",
+                         std::string (*value_text)(uint64_t) = nullptr);
 std::string TreemapSvg(const std::vector<Block>& blocks);
 // Code escaped, with keywords, strings, comments and numbers in <span>s.
 std::string ColourCode(std::string_view code);

@@ -130,23 +130,24 @@ void Leaf(const Group& g, const Block& b, const Rect& r, int colour, uint64_t to
 
 }  // namespace
 
-std::string HistogramSvg(const std::vector<Bar>& bars) {
+std::string HistogramSvg(const std::vector<Bar>& bars, const char* aria, std::string (*value_text)(uint64_t)) {
+  if (value_text == nullptr) value_text = Grouped;
   constexpr double kRow = 18, kLabel = 330, kBarMax = 560;
   const double height = kRow * static_cast<double>(bars.size()) + 6;
   uint64_t max = 1;
   for (const Bar& b : bars) max = std::max(max, b.value);
-  std::string out = "<svg class=\"chart\" role=\"img\" aria-label=\"Operator calls\" "
+  std::string out = std::string("<svg class=\"chart\" role=\"img\" aria-label=\"") + aria + "\" " +
                     "viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) + "\" width=\"" + Num(kWidth) +
                     "\" height=\"" + Num(height) + "\">";
   for (size_t i = 0; i < bars.size(); ++i) {
     const double y = kRow * static_cast<double>(i) + 3;
     const double w = std::max(1.0, kBarMax * static_cast<double>(bars[i].value) / static_cast<double>(max));
-    out += "<g><title>" + E(bars[i].label) + ": " + Grouped(bars[i].value) + "</title>";
+    out += "<g><title>" + E(bars[i].label) + ": " + value_text(bars[i].value) + "</title>";
     out += "<text x=\"" + Num(kLabel - 6) + "\" y=\"" + Num(y + 12) + "\" text-anchor=\"end\">" +
            E(Fit(bars[i].label, kLabel - 10)) + "</text>";
     out += "<rect class=\"bar\" x=\"" + Num(kLabel) + "\" y=\"" + Num(y + 2) + "\" width=\"" + Num(w) +
            "\" height=\"" + Num(kRow - 5) + "\"></rect>";
-    out += "<text x=\"" + Num(kLabel + w + 5) + "\" y=\"" + Num(y + 12) + "\">" + Grouped(bars[i].value) +
+    out += "<text x=\"" + Num(kLabel + w + 5) + "\" y=\"" + Num(y + 12) + "\">" + value_text(bars[i].value) +
            "</text></g>";
   }
   return out + "</svg>";
