@@ -58,11 +58,12 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   grep -q "use --output" "$tmp/out" "$tmp/err" && bad "  ... without stamp's --output advice" || ok "  ... without stamp's --output advice"
   cmp -s "$a" "$tmp/ro.pt" && ok "  ... and the archive is unchanged" || bad "  ... and the archive is unchanged"
 
-  # A full-JIT archive named .ptl: ts.mobile warns, the lite interpreter refuses it (item 12).
+  # A full-JIT archive named .ptl: the lite interpreter cannot load it, said
+  # once, by ts.mobile (the child does not try it again for "file not found").
   cp testdata/with_extra.pt "$tmp/full.ptl"
   "$tsctl" validate --input 1x4 "$tmp/full.ptl" >"$tmp/out" 2>"$tmp/err"; rc=$?
-  expect "a .ptl without bytecode.pkl: ts.mobile WARN" 1 $rc "$tmp/out" "WARN  ts.mobile .*no bytecode.pkl"
-  grep -q "FAIL  torch.mobile .*cannot load it" "$tmp/out" && ok "  ... and torch.mobile FAIL" || bad "  ... and torch.mobile FAIL: $(grep mobile "$tmp/out")"
+  expect "a .ptl without bytecode.pkl: ts.mobile FAIL" 1 $rc "$tmp/out" "FAIL  ts.mobile .*no bytecode.pkl"
+  grep -q "torch.mobile" "$tmp/out" && bad "  ... reported twice: $(grep mobile "$tmp/out")" || ok "  ... and only once"
 
   # --reference-model B runs B on the inputs A recorded (issue 24, finding 2):
   # "stored in A, else stored in B", never fresh random inputs.

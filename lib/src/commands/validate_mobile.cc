@@ -23,7 +23,7 @@ void CheckMobile(const Archive& archive, const std::string& path, std::vector<Ch
   (void)path;
   if (!archive.Has("bytecode.pkl")) {
     out.push_back(
-        {check::kTsMobile, CheckStatus::kWarn,
+        {check::kTsMobile, CheckStatus::kFail,
          "named .ptl but has no bytecode.pkl: a full-JIT archive that the lite interpreter (LiteModuleLoader, "
          "_load_for_mobile) cannot load; save it with _save_for_lite_interpreter"});
     return;
