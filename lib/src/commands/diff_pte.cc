@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 
+#include "../text/units.h"
 #include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pte.h"
@@ -87,16 +88,10 @@ void DiffSizes(const PteFile& a, const PteFile& b, DiffResult& r) {
   }
 }
 
-std::string Sizes(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 std::string ValueText(const PteValue& v) {
   std::string s = PteValueKindName(v.kind);
   if (v.kind == PteValueKind::kTensor) {
-    s += " " + v.tensor.dtype + " " + Sizes(v.tensor.sizes);
+    s += " " + v.tensor.dtype + " " + ShapeText(v.tensor.sizes);
     if (v.tensor.dynamism != PteShapeDynamism::kStatic) s += std::string(" ") + PteShapeDynamismName(v.tensor.dynamism);
   } else if (!v.scalar.empty()) {
     s += " " + v.scalar;
@@ -142,7 +137,7 @@ void DiffMethod(const PteMethod& a, const PteMethod& b, DiffResult& r) {
   ByPosition(a.name, "delegate", a.delegates, b.delegates, DelegateText, r);
   std::vector<FieldChange> fields;
   Field(fields, "instructions", InstructionsText(a), InstructionsText(b));
-  Field(fields, "memory plan", Sizes(a.non_const_buffer_sizes), Sizes(b.non_const_buffer_sizes));
+  Field(fields, "memory plan", ShapeText(a.non_const_buffer_sizes), ShapeText(b.non_const_buffer_sizes));
   if (!fields.empty()) r.modules.push_back({a.name, "method", ChangeKind::kChanged, fields});
 }
 

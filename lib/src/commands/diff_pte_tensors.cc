@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "../text/units.h"
 #include "diff_internal.h"
 #include "tsctl/pte.h"
 #include "tsctl/source.h"
@@ -111,12 +112,6 @@ void CompareValues(const PteSide& a, const Stored& x, const PteSide& b, const St
   c.values_compared = true;
 }
 
-std::string SizesText(const std::vector<int64_t>& sizes) {
-  std::string s = "[";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + "]";
-}
-
 }  // namespace
 
 // Each named blob by key: added, removed, or of another size or CRC-32.
@@ -166,7 +161,7 @@ void DiffStored(const PteSide& a, const PteSide& b, const DiffOptions& o, DiffRe
     c.shape_b = y.sizes;
     if (x.dtype != y.dtype || x.sizes != y.sizes || x.role != y.role) {
       std::vector<std::string> notes;
-      if (x.sizes != y.sizes) notes.push_back("shape " + SizesText(x.sizes) + " -> " + SizesText(y.sizes));
+      if (x.sizes != y.sizes) notes.push_back("shape " + ShapeText(x.sizes) + " -> " + ShapeText(y.sizes));
       if (x.dtype != y.dtype) notes.push_back("dtype " + x.dtype + " -> " + y.dtype);
       if (x.role != y.role) notes.push_back("role " + x.role + " -> " + y.role);
       for (const std::string& n : notes) c.note += (c.note.empty() ? "" : "; ") + n;
