@@ -1,0 +1,24 @@
+// Checks every report page's tests share (report_test.cc, report_diff_test.cc,
+// report_run_test.cc).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "test_util.h"
+
+namespace tsctl::test {
+
+// The page's offline frame: the CSP that allows nothing from outside, no
+// address fetched, no src= attribute, and one script (tsctl's).
+inline void RequireOfflineFrame(const std::string& page) {
+  CHECK(page.find("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:") !=
+        std::string::npos);
+  CHECK(page.find("http://") == std::string::npos);
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find("src=\"") == std::string::npos);
+  CHECK(Count(page, "<script>") == 1);
+}
+
+}  // namespace tsctl::test
