@@ -18,6 +18,8 @@
 
 namespace tsctl {
 
+class ByteSource;  // tsctl/source.h
+
 enum class PteKind {
   kProgram,     // .pte, ET12
   kFlatTensor,  // .ptd, FT01
@@ -299,6 +301,10 @@ struct PteReadOptions {
 // older or newer schema version is named in the message), fails the
 // FlatBuffers verifier, or has a header, segment or index that does not fit.
 PteFile ReadPte(const std::string& path, const PteReadOptions& options = {});
+
+// ReadPte on a source already open (its Name() stands for the path): what
+// it reads is that file, not the path opened again.
+PteFile ReadPteSource(const ByteSource& src, const PteReadOptions& options = {});
 
 // ReadPte on bytes in memory; `name` stands for the path in messages.
 PteFile ReadPteBytes(std::string_view bytes, const std::string& name, const PteReadOptions& options = {});

@@ -32,11 +32,13 @@ using diff_internal::StartSections;
 
 PteSide ReadSide(const std::string& path, uint64_t max_input_bytes) {
   PteSide s;
-  s.source = OpenFileSource(path, max_input_bytes);
-  // A stream is read whole by OpenFileSource: the reader takes those bytes.
-  s.file = s.source->Descriptor() >= 0
-               ? ReadPte(path, {.chains = true})
-               : ReadPteBytes(s.source->ReadString(0, static_cast<size_t>(s.source->Size())), path, {.chains = true});
+  // Opened once: the values are read from the very file the reader read.
+  try {
+    s.source = OpenFileSource(path, max_input_bytes);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what(), e.detail());
+  }
+  s.file = ReadPteSource(*s.source, {.chains = true});
   if (s.file.kind == PteKind::kBundled) s.program_offset = s.file.bundled.program_offset;
   return s;
 }

@@ -54,14 +54,19 @@ PteFile ReadInMemory(std::string_view bytes, const std::string& name, const PteR
 }  // namespace pte_internal
 
 PteFile ReadPte(const std::string& path, const PteReadOptions& options) {
+  std::unique_ptr<ByteSource> src = pte_internal::Named(path, [&] { return OpenFileSource(path); });
+  return ReadPteSource(*src, options);
+}
+
+PteFile ReadPteSource(const ByteSource& src, const PteReadOptions& options) {
   using namespace pte_internal;
-  std::unique_ptr<ByteSource> src = Named(path, [&] { return OpenFileSource(path); });
-  const uint64_t size = src->Size();
-  const std::string head = Named(path, [&] { return src->ReadString(0, static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes))); });
+  const std::string& path = src.Name();
+  const uint64_t size = src.Size();
+  const std::string head = Named(path, [&] { return src.ReadString(0, static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes))); });
   const Head h = ReadHead(head, size, path);
   AlignedBytes flatbuffer(h.flatbuffer_end);
   Named(path, [&] {
-    src->Read(0, flatbuffer.data(), static_cast<size_t>(h.flatbuffer_end));
+    src.Read(0, flatbuffer.data(), static_cast<size_t>(h.flatbuffer_end));
     return 0;
   });
   return ReadFlatbuffer(h, flatbuffer.view(), size, path, options);
