@@ -1,33 +1,37 @@
 #!/usr/bin/python3
-"""tsctl report's pages in a real browser: headless Chromium (Debian's
-`chromium`) loads each page with the network cut off (every host resolves
-to nothing, a proxy to a closed port, Chromium's own background traffic
-off) and a NetLog recording every request.
+"""tsctl report's pages in a real browser: ONE headless Chromium (Debian's
+`chromium`), driven over the DevTools protocol (tests/cli/cdp.py), loads
+every page in turn with the network cut off (every host resolves to nothing,
+a proxy to a closed port, Chromium's own background traffic off).
 
-For each page: the DOM has the sections by id, the SVG charts have nodes,
-the inline script ran (it shows the search tools), Chromium logged no
-console message (no error, no CSP violation), and the page made no request
-(NetLog's URL requests from the page, whose initiator is the file's origin;
-Chromium's own show "not an origin"). With scripts disabled the sections are
-there and the tools stay hidden (the page less its script). A screenshot is a PNG.
-The pages of `report A B` (DIFFS) and of validate --report and bench --report are checked the same way, by their sections. A control page that
-fetches a URL and throws shows that requests and console errors are seen.
+For each page, loaded once with script off and once with it on: the DOM has
+the sections by id, the SVG charts have nodes, the inline script ran (it
+shows the search tools; without script they stay hidden), the page logged no
+console message and threw nothing (console calls, exceptions, the browser's
+log: CSP violations, failed loads), and it requested nothing but its own
+file: URL (Network.requestWillBeSent; data: URLs aside). A screenshot is a PNG.
+
+The pages: a few testdata archives; EVERY file of SHARED/corpus and
+SHARED/corpus/pte (one that is no archive tsctl reads gives one line naming
+it on stderr instead, exit 3 or 4, and no page); `report A B` of each pair
+in DIFFS; validate --report and bench --report (bench skipped, and said so,
+when tsctl was built without LibTorch). A control page that fetches a URL and
+throws shows that requests and console errors are seen.
 
 Usage: report_browser_test.py TSCTL SHARED_DIR [--screenshots DIR]
 (run from the repository root). Exits 77 when chromium is not installed.
---screenshots writes DIR/report-torchscript.png, DIR/report-pte.png and
-DIR/report-diff.png (docs/manual/images) from testdata/traced_cnn.pt, a
-corpus .pte and testdata/diff/base.pt against op_added.pt.
+--screenshots writes DIR/report-torchscript.png, report-pte.png,
+report-diff.png, report-validate.png and report-bench.png (docs/manual/images).
 """
-import glob
-import json
+import concurrent.futures
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
 
 SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "extra"]
 # The page of `report A B`.
@@ -36,115 +40,161 @@ DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters
 # The pages of validate --report and bench --report.
 RUN_SECTIONS = ["summary", "archives"]
 BENCH_SECTIONS = ["summary", "latency", "operators"]
-DIFFS = [("testdata/diff/base.pt", "testdata/diff/op_added.pt"), ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2")]
-OFFLINE = ["--headless=new", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
-           "--proxy-server=http://127.0.0.1:9", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--disable-extensions", "--disable-default-apps", "--no-first-run",
-           "--enable-logging=stderr", "--v=0"]
+DIFFS = [
+    ("testdata/diff/base.pt", "testdata/diff/op_added.pt"),
+    ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2"),
+]
+ARCHIVES = ["testdata/traced_cnn.pt", "testdata/mobile.ptl", "testdata/pt2/cnn.pt2", "testdata/pt2/cnn_aoti_stub.pt2",
+            "testdata/escape/op_names.pt2"]
 PTE = "djl-executorch-engine__3022a8a3_stress_mlp.pte"
+PAGE = object()  # where a Job's argv names its page
 
 
-def chromium(browser, tmp, page, *extra):
-    """Runs Chromium on `page`: (stdout, console lines, page requests, seconds)."""
-    profile = tempfile.mkdtemp(dir=tmp)
-    netlog = os.path.join(tmp, "net.json")
-    start = time.monotonic()
-    r = subprocess.run([browser, *OFFLINE, "--user-data-dir=" + profile, "--log-net-log=" + netlog, *extra,
-                        "file://" + os.path.abspath(page)], capture_output=True, timeout=120)
-    seconds = time.monotonic() - start
-    console = [l for l in r.stderr.decode("utf-8", "replace").splitlines() if "CONSOLE" in l or "Uncaught" in l]
-    return r.stdout.decode("utf-8", "replace"), console, page_requests(netlog), seconds
+class Job:
+    """One page to make: its name, tsctl's argv, the exits that give a page,
+    the sections, and whether it may instead give one line (exit 3 or 4)."""
+
+    def __init__(self, name, argv, page, sections, exits=(0,), may_refuse=False, shot=None):
+        self.name, self.argv, self.page, self.sections = name, argv, page, sections
+        self.exits, self.may_refuse, self.shot = exits, may_refuse, shot
 
 
-def page_requests(netlog):
-    """URLs the page requested (not Chromium's own traffic, not file: or data:)."""
-    text = open(netlog).read().rstrip()
-    if not text.endswith("}"):  # a log cut short at exit lacks its end
-        text = text.rstrip(",") + "]}"
-    log = json.loads(text)
-    types = {v: k for k, v in log["constants"]["logEventTypes"].items()}
-    urls = set()
-    for e in log["events"]:
-        p = e.get("params") or {}
-        if types.get(e["type"]) == "URL_REQUEST_START_JOB" and p.get("initiator") not in (None, "not an origin"):
-            if not re.match(r"(file|data):", p.get("url", "")):
-                urls.add(p["url"])
-    return sorted(urls)
+def corpus_files(shared):
+    """Every file of SHARED/corpus, its subfolders included (pte/,
+    _not_torchscript/), but its READMEs."""
+    out = []
+    for root, _, names in os.walk(os.path.join(shared, "corpus")):
+        out += [os.path.join(root, n) for n in names if not n.endswith(".md")]
+    return sorted(out)
+
+
+def jobs(tsctl, shared, tmp):
+    """The pages to make, in the order they are checked."""
+    out = []
+
+    def add(name, argv, sections, **kw):
+        page = os.path.join(tmp, "page%03d.html" % len(out))
+        out.append(Job(name, [page if a is PAGE else a for a in argv], page, sections, **kw))
+
+    pte = os.path.join(shared, "corpus", "pte", PTE)
+    for a in ARCHIVES:
+        add(a, [tsctl, "report", "-o", PAGE, a], SECTIONS,
+            shot="report-torchscript.png" if a == "testdata/traced_cnn.pt" else None)
+    for f in corpus_files(shared):
+        add(f, [tsctl, "report", "-o", PAGE, f], SECTIONS, may_refuse=True, shot="report-pte.png" if f == pte else None)
+    for i, (a, b) in enumerate(DIFFS):
+        add(a + " " + b, [tsctl, "report", "-o", PAGE, a, b], DIFF_SECTIONS, shot="report-diff.png" if i == 0 else None)
+    # The page of a whole run: validate --report (exit 1: an archive of testdata/bad fails).
+    add("validate --report", [tsctl, "validate", "--no-load", "--report", PAGE, "testdata/traced_cnn.pt",
+                              "testdata/pt2/cnn.pt2", "testdata/bad/crc_mismatch.pt"], RUN_SECTIONS,
+        exits=(0, 1), shot="report-validate.png")
+    # bench --report (LibTorch builds only).
+    add("bench --report", [tsctl, "bench", "testdata/traced_cnn.pt", "--warmup", "3", "--iters", "20", "--profile",
+                           "--report", PAGE], BENCH_SECTIONS, shot="report-bench.png")
+    return out
+
+
+def refusal_problems(job, r):
+    """A file tsctl does not report on: one line naming it, and no page."""
+    lines = r.stderr.decode("utf-8", "replace").split("\n")
+    out = []
+    if len(lines) != 2 or lines[1] != "":
+        out.append("exit %d with %d lines on stderr, not one: %r" % (r.returncode, len(lines) - 1, r.stderr[:300]))
+    elif not lines[0].startswith("tsctl: report: %s: " % job.name):
+        out.append("exit %d, its line does not name the file: %s" % (r.returncode, lines[0][:300]))
+    if os.path.exists(job.page):
+        out.append("exit %d, yet a page was written" % r.returncode)
+    return out
+
+
+def control(tab, tmp):
+    """A page without tsctl's CSP that fetches a URL and throws: the checks
+    must see the request, the error and the missing sections."""
+    path = os.path.join(tmp, "control.html")
+    with open(path, "w") as f:
+        f.write('<!DOCTYPE html><img src="http://example.invalid/x.png"><script>nosuch()</script>')
+    c = tab.check(path, SECTIONS)
+    seen = c.problems()
+    if not c.requests or not any("nosuch" in l for l in c.console) or "no section id=summary" not in seen:
+        return ["control page: requests %s, console %s, problems %s: the checks would not see a fault" %
+                (c.requests, c.console, seen)]
+    return []
+
+
+def check_page(tab, job, shots, tmp, totals):
+    """Loads the page without and with script; problems, one line each."""
+    off = tab.check(job.page, job.sections, script=False)
+    on = tab.check(job.page, job.sections, script=True)
+    problems = ["without script: " + p for p in off.problems(script=False)] + on.problems(script=True)
+    totals["loads"] += 2
+    totals["load_s"] += off.seconds + on.seconds
+    totals["requests"] += len(off.requests) + len(on.requests)
+    totals["console"] += len(off.console) + len(on.console)
+    if on.seconds > totals["slowest"][0]:
+        totals["slowest"] = (on.seconds, job.name)
+    if job.shot:
+        shot = os.path.join(shots or tmp, job.shot)
+        tab.screenshot(shot)
+        with open(shot, "rb") as f:
+            if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                problems.append("no PNG screenshot")
+    return problems, on
 
 
 def main():
     tsctl, shared = sys.argv[1], sys.argv[2]
     shots = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--screenshots" else None
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = cdp.find_chromium()
     if not browser:
         print("chromium is not installed (scripts/install_deps.sh installs it): skipped")
         return 77
+    start = time.monotonic()
     failures = []
-    archives = ["testdata/traced_cnn.pt", "testdata/mobile.ptl", "testdata/pt2/cnn.pt2", "testdata/pt2/cnn_aoti_stub.pt2",
-                "testdata/escape/op_names.pt2"]
-    corpus = os.path.join(shared, "corpus")
-    pte = os.path.join(corpus, "pte", PTE)
-    archives += [f for f in [pte] + sorted(glob.glob(os.path.join(corpus, "pte", "*.ptd")))[:1] +
-                 sorted(glob.glob(os.path.join(corpus, "pte", "*.bpte")))[:1] if os.path.exists(f)]
-    if os.path.isdir(corpus):
-        biggest = max((f for f in glob.glob(os.path.join(corpus, "*")) if os.path.isfile(f) and not f.endswith(".md")),
-                      key=os.path.getsize)
-        archives.append(biggest)
-    with tempfile.TemporaryDirectory() as tmp:
-        # The control: a page without tsctl's CSP that fetches and throws.
-        control = os.path.join(tmp, "control.html")
-        open(control, "w").write('<!DOCTYPE html><img src="http://example.invalid/x.png"><script>nosuch()</script>')
-        _, console, requests, _ = chromium(browser, tmp, control, "--dump-dom")
-        if not requests or not any("Uncaught" in l for l in console):
-            failures.append("control page: requests %s, console %s: the checks would not see a fault" %
-                            (requests, console))
-        page = os.path.join(tmp, "page.html")
-        runs = [(" ".join(f), [tsctl, "report", "-o", page, *f], SECTIONS if len(f) == 1 else DIFF_SECTIONS, (0,))
-                for f in [(a,) for a in archives] + DIFFS]
-        # The pages of whole runs: validate --report (exit 1: an archive of testdata/bad fails).
-        runs.append(("validate --report", [tsctl, "validate", "--no-load", "--report", page, "testdata/traced_cnn.pt",
-                                           "testdata/pt2/cnn.pt2", "testdata/bad/crc_mismatch.pt"], RUN_SECTIONS, (0, 1)))
-        # bench --report (LibTorch builds only; skipped in a build without it).
-        runs.append(("bench --report", [tsctl, "bench", "testdata/traced_cnn.pt", "--warmup", "3", "--iters", "20",
-                                        "--profile", "--report", page], BENCH_SECTIONS, (0,)))
-        for archive, argv, sections, exits in runs:
-            r = subprocess.run(argv, capture_output=True, timeout=300)
-            if r.returncode != 0 and b"built without LibTorch" in r.stderr:
-                print("%s: skipped (tsctl was built without LibTorch)" % archive)
-                continue
-            if r.returncode not in exits:
-                failures.append("%s: tsctl exit %d: %s" % (archive, r.returncode, r.stderr[:300]))
-                continue
-            dom, console, requests, seconds = chromium(browser, tmp, page, "--dump-dom")
-            problems = ["no section id=%s" % s for s in sections if 'id="%s"' % s not in dom]
-            svg_nodes = len(re.findall(r"<(?:rect|text)\b", "".join(re.findall(r"<svg\b.*?</svg>", dom, re.S))))
-            if svg_nodes == 0:
-                problems.append("the SVG charts have no nodes")
-            if '<div id="tools">' not in dom:
-                problems.append("the inline script did not run (the tools are still hidden)")
-            problems += ["console: " + l[:200] for l in console] + ["request: " + u for u in requests]
-            # Without script: the page less its <script> (Chromium's --dump-dom
-            # itself needs script, so scriptEnabled=false would show nothing).
-            noscript = os.path.join(tmp, "noscript.html")
-            html = open(page, encoding="utf-8").read()
-            open(noscript, "w", encoding="utf-8").write(re.sub(r"<script>.*?</script>", "", html, flags=re.S))
-            dom_off, console_off, requests_off, _ = chromium(browser, tmp, noscript, "--dump-dom")
-            if any('id="%s"' % s not in dom_off for s in sections) or '<div id="tools" hidden' not in dom_off:
-                problems.append("without script: sections missing or the tools shown")
-            problems += ["without script: " + l[:200] for l in console_off + requests_off]
-            failures += ["%s: %s" % (archive, p) for p in problems]
-            print("%s: %d bytes, %d SVG nodes, opened in %.2f s, %d console messages, %d requests" %
-                  (archive, os.path.getsize(page), svg_nodes, seconds, len(console), len(requests)))
-            name = {"testdata/traced_cnn.pt": "report-torchscript.png", pte: "report-pte.png",
-                    " ".join(DIFFS[0]): "report-diff.png"}.get(archive)
-            if name:
-                shot = os.path.join(shots or tmp, name)
-                chromium(browser, tmp, page, "--screenshot=" + shot, "--window-size=1200,2000", "--hide-scrollbars")
-                if not os.path.exists(shot) or open(shot, "rb").read(8) != b"\x89PNG\r\n\x1a\n":
-                    failures.append("%s: no PNG screenshot" % archive)
+    totals = {"loads": 0, "load_s": 0.0, "requests": 0, "console": 0, "slowest": (0.0, "")}
+    counts = {"pages": 0, "corpus": 0, "corpus pages": 0, "lines": 0, "skipped": 0}
+    with tempfile.TemporaryDirectory() as tmp, cdp.Chromium(browser) as chrome:
+        tab = cdp.Tab(chrome)
+        failures += control(tab, tmp)
+        todo = jobs(tsctl, shared, tmp)
+        # tsctl makes the pages two at a time while Chromium checks them in order.
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            runs = [pool.submit(subprocess.run, j.argv, capture_output=True, timeout=300) for j in todo]
+            for job, run in zip(todo, runs):
+                r = run.result()
+                counts["corpus"] += job.may_refuse
+                if r.returncode != 0 and b"built without LibTorch" in r.stderr:
+                    print("%s: skipped (tsctl was built without LibTorch)" % job.name)
+                    counts["skipped"] += 1
+                    continue
+                if job.may_refuse and r.returncode in (3, 4):
+                    failures += ["%s: %s" % (job.name, p) for p in refusal_problems(job, r)]
+                    counts["lines"] += 1
+                    continue
+                if r.returncode not in job.exits:
+                    failures.append("%s: tsctl exit %d: %s" % (job.name, r.returncode, r.stderr[:300]))
+                    continue
+                try:
+                    problems, on = check_page(tab, job, shots, tmp, totals)
+                except cdp.CdpError as e:
+                    failures.append("%s: %s" % (job.name, e))
+                    if chrome.proc.poll() is not None:
+                        break
+                    continue
+                failures += ["%s: %s" % (job.name, p) for p in problems]
+                counts["pages"] += 1
+                counts["corpus pages"] += job.may_refuse
+                if not job.may_refuse:
+                    print("%s: %d bytes, %d SVG nodes, loaded in %.3f s" %
+                          (job.name, os.path.getsize(job.page), on.svg_nodes, on.seconds))
+                os.remove(job.page)
     for f in failures:
         print("FAIL:", f)
-    print("report_browser: %d pages in %s, %d problems" % (len(runs), browser, len(failures)))
+    print("corpus: %d files, %d pages, %d one-line refusals (exit 3 or 4)" %
+          (counts["corpus"], counts["corpus pages"], counts["lines"]))
+    print("report_browser: %d pages (%d skipped) in one %s, %d loads in %.1f s (slowest %.3f s: %s), "
+          "%d requests, %d console messages, %.1f s in all, %d problems" %
+          (counts["pages"], counts["skipped"], browser, totals["loads"], totals["load_s"], totals["slowest"][0],
+           totals["slowest"][1], totals["requests"], totals["console"], time.monotonic() - start, len(failures)))
     return 1 if failures else 0
 
 
