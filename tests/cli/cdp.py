@@ -9,6 +9,8 @@ pages, one after the other, in one tab.
         page = tab.check("report.html", ["summary", "modules"])
         page.seconds, page.requests, page.console, page.problems()
 
+or, for one page in a Chromium of its own, check_page("report.html", [...]).
+
 The network is cut off as report_browser_test.py needs it: every host
 resolves to nothing, the proxy is a closed port, and Chromium's own
 background traffic is off, so a page that fetches anything gets an error and
@@ -54,7 +56,8 @@ class CdpError(Exception):
 
 class Chromium:
     """One headless Chromium process driven over --remote-debugging-pipe.
-    Raises CdpError if it cannot be started."""
+    Start it before any thread (it is started with a preexec_fn). Raises
+    CdpError if it cannot be started."""
 
     def __init__(self, binary=None, args=(), timeout=30):
         binary = binary or find_chromium()
@@ -285,3 +288,11 @@ class Tab:
         data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
+
+
+def check_page(path_or_url, sections, script=True, binary=None, width=1200, height=2000):
+    """Starts a Chromium, loads one page in a tab of width x height and
+    returns its PageCheck (PageCheck.seconds: from the navigation to the load
+    event, Chromium's start-up not included); ends Chromium."""
+    with Chromium(binary) as browser:
+        return Tab(browser, width, height).check(path_or_url, sections, script)

@@ -99,7 +99,7 @@ def refusal_problems(job, r):
     lines = r.stderr.decode("utf-8", "replace").split("\n")
     out = []
     if len(lines) != 2 or lines[1] != "":
-        out.append("exit %d with %d lines on stderr, not one: %r" % (r.returncode, len(lines) - 1, r.stderr[:300]))
+        out.append("exit %d, stderr is not one line (ended by a newline): %r" % (r.returncode, r.stderr[:300]))
     elif not lines[0].startswith("tsctl: report: %s: " % job.name):
         out.append("exit %d, its line does not name the file: %s" % (r.returncode, lines[0][:300]))
     if os.path.exists(job.page):
