@@ -28,7 +28,10 @@ int RunPage(const ReportFlags& f, const GlobalOptions& global) {
   return Guarded("report", path, global, [&] {
     std::string html;
     if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
-      html = RenderReportHtml(ReadPte(path, {.chains = true}), path);
+      const PteFile file = ReadPte(path, {.chains = true});
+      ReportGraphs graphs = PteReportGraphs(file);
+      LayoutReportGraphs(graphs);
+      html = RenderReportHtml(file, path, graphs);
     } else {
       html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes)));
     }

@@ -31,7 +31,7 @@ import tempfile
 import zipfile
 from html.parser import HTMLParser
 
-SECTIONS = ["summary", "signature", "modules", "operators", "sizes", "code", "extra"]
+SECTIONS = ["summary", "signature", "modules", "operators", "graph", "sizes", "code", "extra"]
 # The page of `report A B`.
 DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
                  "extra"]
@@ -40,15 +40,18 @@ DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters
 RUN_SECTIONS = ["summary", "archives"]
 BENCH_SECTIONS = ["summary", "latency", "operators"]  # bench --report; "sweep" with --sweep
 RUN_ID = re.compile(r"a[1-9][0-9]*$")
+# The graph section's views (gv0, gv1, ...), which folded boxes link to.
+VIEW_ID = re.compile(r"gv(0|[1-9][0-9]*)$")
 IDS = set(SECTIONS) | set(DIFF_SECTIONS) | set(RUN_SECTIONS) | set(BENCH_SECTIONS) | {"sweep", "tools", "filter", "expand", "collapse"}
 TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "nav", "a", "div", "input", "button",
         "main", "section", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul",
-        "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text", "polyline"}
+        "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text", "polyline", "path", "polygon"}
 VOID = {"meta", "input"}
 ATTRS = {"lang", "charset", "http-equiv", "content", "name", "id", "class", "href", "hidden", "type", "placeholder",
-         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan", "points"}
+         "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan", "points", "d", "rx"}
 CLASSES = {"f", "kv", "n", "muted", "note", "warn", "mono", "t", "c", "tree", "chart", "bar", "leaf", "frame", "k", "s",
-           "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols", "pass", "fail", "l0", "l1", "axis"} | {"g%d" % i for i in range(8)}
+           "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols", "pass", "fail", "l0", "l1", "axis",
+           "gw", "graph", "gn", "gi", "gd", "gf", "ge", "ga", "gc"} | {"g%d" % i for i in range(8)}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 
@@ -66,12 +69,12 @@ class Page(HTMLParser):
                 self.problems.append("foreign attribute %s= on <%s>" % (k, tag))
             elif k == "href" and not (v or "").startswith("#"):
                 self.problems.append("href outside the page: %r" % v)
-            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS + RUN_SECTIONS + BENCH_SECTIONS + ["sweep"] and not RUN_ID.match(v[1:]):
+            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS + RUN_SECTIONS + BENCH_SECTIONS + ["sweep"] and not RUN_ID.match(v[1:]) and not VIEW_ID.match(v[1:]):
                 self.problems.append("href to no section: %r" % v)
             elif k == "class" and not set((v or "").split()) <= CLASSES:
                 self.problems.append("foreign class %r on <%s>" % (v, tag))
             elif k == "id":
-                if (v not in IDS and not RUN_ID.match(v)) or v in self.ids:
+                if (v not in IDS and not RUN_ID.match(v) and not VIEW_ID.match(v)) or v in self.ids:
                     self.problems.append("foreign or repeated id %r" % v)
                 self.ids.add(v)
         a = dict(attrs)

@@ -115,6 +115,16 @@ Pt2Info ReadPt2(const Archive& a);
 // for an AOTInductor package without a program.
 std::string Pt2GraphText(const Archive& a, const std::string& model);
 
+// A node of that graph: its name, op (placeholder, call_function, output),
+// target, the module it runs in (the innermost path of its nn_module_stack,
+// "" at the top) and the nodes whose values it uses.
+struct Pt2GraphNode {
+  std::string name, op, target, module;
+  std::vector<std::string> uses;
+};
+// The nodes of `model`'s graph in order, as Pt2GraphText reads them (same errors).
+std::vector<Pt2GraphNode> Pt2GraphNodes(const Archive& a, const std::string& model);
+
 // The record of each program: models/<name>.json, or the early layout's
 // serialized_exported_program.json (named "model").
 std::vector<std::pair<std::string, std::string>> Pt2ProgramRecords(const Archive& a);

@@ -18,6 +18,7 @@
 #include "tsctl/inputs.h"
 #include "tsctl/inspect.h"
 #include "tsctl/pte.h"
+#include "tsctl/report_graph.h"
 
 namespace tsctl {
 
@@ -42,11 +43,14 @@ struct ReportContents {
   std::vector<std::pair<std::string, std::string>> producer;
   ArchiveInputs stored_inputs;        // forward's stored example inputs (InputsFromArchive)
   std::vector<std::string> warnings;  // what the report could not read, beside info.warnings
+  ReportGraphs graphs;                // each program's graph, laid out (ReportOptions::graphs)
 };
 
 struct ReportOptions {
   uint64_t max_code_record = uint64_t{256} << 10;  // text shown per code record
   uint64_t max_code_total = uint64_t{2} << 20;     // text shown over all code records
+  bool graphs = true;                              // read and lay out the graphs (LayoutReportGraphs)
+  GraphLayoutOptions layout;
 };
 
 // Inspects `archive` (TorchScript or .pt2) and reads what the page needs
@@ -75,8 +79,9 @@ std::string RenderReportHtml(const ReportContents& report);
 
 // The page of an ExecuTorch file (.pte, .ptd, .bpte) read by ReadPte (with
 // PteReadOptions::chains, its code section holds each method's instruction
-// chains as tsctl graph prints them); `path` names it.
-std::string RenderReportHtml(const PteFile& file, const std::string& path);
+// chains as tsctl graph prints them); `path` names it; `graphs` as
+// PteReportGraphs and LayoutReportGraphs make them.
+std::string RenderReportHtml(const PteFile& file, const std::string& path, const ReportGraphs& graphs = {});
 
 // The page of two archives, with the sections (by id) summary, format,
 // records, sizes, modules, parameters, constants, code (each changed

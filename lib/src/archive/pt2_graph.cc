@@ -156,10 +156,24 @@ std::string Repr(const Arg& a) {
   return "[" + s + "]";
 }
 
+// The module a node runs in, from its nn_module_stack metadata as
+// torch/_export/serde/serialize.py writes it: "key,path,type" entries joined
+// by ";", outermost first (the root's path is empty). The path may hold
+// commas ("L['self'].a"); the type does not, nor does the key.
+std::string InnermostModule(const std::string& stack) {
+  if (stack.empty()) return "";
+  const size_t start = stack.rfind(';') == std::string::npos ? 0 : stack.rfind(';') + 1;
+  const std::string entry = stack.substr(start);
+  const size_t first = entry.find(','), last = entry.rfind(',');
+  if (first == std::string::npos || last == first) return "";
+  return entry.substr(first + 1, last - first - 1);
+}
+
 struct FxNode {
   std::string name, op, target;
   Arg args{Arg::kTuple, "", {}};
   Arg kwargs{Arg::kDict, "", {}};
+  std::string module = {};  // the innermost path of its nn_module_stack ("" at the top)
 };
 
 void Uses(const Arg& a, std::set<std::string>& out) {
@@ -186,6 +200,7 @@ class GraphBuilder {
   void AddCall(const json& node) {
     FxNode n;
     n.op = "call_function";
+    n.module = InnermostModule(Str(Object(node, "metadata"), "nn_module_stack"));
     std::string target = Str(node, "target", "?");
     n.target = target.rfind("_operator.", 0) == 0 ? "operator." + target.substr(10) : target;
     for (const json& input : Array(node, "inputs")) {
@@ -222,6 +237,7 @@ class GraphBuilder {
   void Getitem(const std::string& of, size_t index, const std::string& name) {
     FxNode g;
     g.op = "call_function";
+    g.module = nodes.empty() ? "" : nodes.back().module;
     g.target = "operator.getitem";
     g.name = name.empty() ? Fresh("getitem") : name;
     g.args.items.push_back({"", NodeRef(of)});
@@ -271,9 +287,9 @@ std::pair<json, std::string> LoadProgram(const Archive& a, const std::string& mo
   throw Error(ErrorKind::kUsage, "no model '" + model + "' in the .pt2 archive (models: " + names + ")");
 }
 
-}  // namespace
-
-std::string Pt2GraphText(const Archive& a, const std::string& model) {
+// The program's nodes as torch.export.load rebuilds them: placeholders, calls
+// (with getitems), the output.
+std::vector<FxNode> BuildGraph(const Archive& a, const std::string& model) {
   auto [ep, record] = LoadProgram(a, model);
   const json& graph = Object(Object(ep, "graph_module"), "graph");
   if (graph.empty()) throw Error(ErrorKind::kFormat, record + ": no graph_module.graph");
@@ -291,16 +307,22 @@ std::string Pt2GraphText(const Archive& a, const std::string& model) {
   const bool single = Bool(graph, "is_single_tensor_return") && results.items.size() == 1;
   out.args.items.push_back({"", single ? results.items[0].value : results});
   b.nodes.push_back(out);
+  return std::move(b.nodes);
+}
 
+}  // namespace
+
+std::string Pt2GraphText(const Archive& a, const std::string& model) {
+  const std::vector<FxNode> nodes = BuildGraph(a, model);
   std::map<std::string, std::set<std::string>> users;  // node -> the nodes that use it
-  for (const FxNode& n : b.nodes) {
+  for (const FxNode& n : nodes) {
     std::set<std::string> used;
     Uses(n.args, used);
     Uses(n.kwargs, used);
     for (const std::string& u : used) users[u].insert(n.name);
   }
   std::string s = "graph():";
-  for (const FxNode& n : b.nodes) {
+  for (const FxNode& n : nodes) {
     const std::string head = "\n    %" + n.name + " : [num_users=" + std::to_string(users[n.name].size()) + "] = " + n.op;
     if (n.op == "placeholder") {
       s += head + "[target=" + n.target + "]";
@@ -311,6 +333,18 @@ std::string Pt2GraphText(const Archive& a, const std::string& model) {
     }
   }
   return s + "\n";
+}
+
+std::vector<Pt2GraphNode> Pt2GraphNodes(const Archive& a, const std::string& model) {
+  std::vector<Pt2GraphNode> out;
+  for (FxNode& n : BuildGraph(a, model)) {
+    std::set<std::string> used;
+    Uses(n.args, used);
+    Uses(n.kwargs, used);
+    out.push_back({std::move(n.name), std::move(n.op), std::move(n.target), std::move(n.module),
+                   std::vector<std::string>(used.begin(), used.end())});
+  }
+  return out;
 }
 
 }  // namespace tsctl

@@ -71,6 +71,24 @@ void ReadCodeText(const Archive& a, const ReportOptions& options, ReportContents
   }
 }
 
+// The graphs a page draws: a .pt2's programs, read from their JSON. A
+// TorchScript method's graph is LibTorch's to make (tsctl graph prints it).
+void ReadGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
+  if (!IsPt2(archive.kind())) {
+    report.graphs.note = "A TorchScript method's graph is what LibTorch compiles from the code above; the page is "
+                         "written without LibTorch: tsctl graph prints it (--format dot draws it).";
+    return;
+  }
+  try {
+    report.graphs = Pt2ReportGraphs(archive);
+  } catch (const Error& e) {
+    report.graphs = {};
+    report.graphs.note = std::string("The graph could not be read: ") + e.what();
+    return;
+  }
+  LayoutReportGraphs(report.graphs, options.layout);
+}
+
 }  // namespace
 
 ReportContents BuildReport(const Archive& archive, const ReportOptions& options) {
@@ -85,12 +103,13 @@ ReportContents BuildReport(const Archive& archive, const ReportOptions& options)
       report.warnings.push_back(std::string("stored inputs: ") + e.what());
     }
   }
+  if (options.graphs) ReadGraphs(archive, options, report);
   return report;
 }
 
 ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const DiffOptions& options) {
   // The page shows each side's summary and sizes, not its code: no code is read.
-  const ReportOptions no_code{.max_code_record = 0, .max_code_total = 0};
+  const ReportOptions no_code{.max_code_record = 0, .max_code_total = 0, .graphs = false, .layout = {}};
   auto side = [&](const Archive& archive) {
     try {
       return BuildReport(archive, no_code);

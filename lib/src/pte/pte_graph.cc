@@ -11,6 +11,7 @@
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
+#include "tsctl/report_graph.h"
 
 namespace tsctl {
 namespace {
@@ -256,6 +257,55 @@ std::string RenderPteGraph(const PteFile& file, const std::string& method, bool 
     for (size_t c = 0; c < m.chain_list.size(); ++c) ChainText(m, c, out);
   }
   return out.str();
+}
+
+namespace {
+
+// One chain as the report's graph: the method's inputs, each call, the
+// outputs, linked as ChainDot links them; `module` names the chain when the
+// method has several.
+void ChainNodes(const PteMethod& m, size_t index, const std::string& module, ReportGraph& g) {
+  std::map<int64_t, uint32_t> first;  // value -> the node that first names it
+  auto add = [&](std::string label, const char* kind) {
+    g.nodes.push_back({std::move(label), module, kind, {}});
+    return static_cast<uint32_t>(g.nodes.size() - 1);
+  };
+  for (size_t i = 0; i < m.input_values.size(); ++i) {
+    first.emplace(m.input_values[i], add("input " + std::to_string(i), "input"));
+  }
+  for (const PteInstruction& in : m.chain_list[index].instructions) {
+    if (in.kind == PteInstructionKind::kFree || in.kind == PteInstructionKind::kJumpFalse) continue;
+    const uint32_t id = add(Callee(m, in), in.kind == PteInstructionKind::kDelegateCall ? "delegate" : "op");
+    for (int64_t v : TensorsNamed(m, in)) {
+      if (IsConstant(m.value_table[static_cast<size_t>(v)])) continue;
+      auto [it, is_first] = first.emplace(v, id);
+      if (!is_first && it->second != id) g.nodes[id].from.push_back(it->second);
+    }
+  }
+  for (size_t o = 0; o < m.output_values.size(); ++o) {
+    const uint32_t id = add("output " + std::to_string(o), "output");
+    if (auto it = first.find(m.output_values[o]); it != first.end()) g.nodes[id].from.push_back(it->second);
+  }
+}
+
+}  // namespace
+
+ReportGraphs PteReportGraphs(const PteFile& file) {
+  ReportGraphs out;
+  if (file.kind == PteKind::kFlatTensor) {
+    out.note = "An ExecuTorch data file (.ptd) holds tensors, not a program: it has no graph.";
+    return out;
+  }
+  for (const PteMethod& m : file.program.methods) {
+    ReportGraph g{m.name, {}};
+    for (size_t c = 0; c < m.chain_list.size(); ++c) {
+      ChainNodes(m, c, m.chain_list.size() > 1 ? "chain " + std::to_string(c) : "", g);
+    }
+    out.graphs.push_back(std::move(g));
+  }
+  out.note = "Each method's calls (kernels, delegates, moves) and the tensors between them, as tsctl graph --format dot "
+             "draws them; constants are not drawn. ExecuTorch keeps no modules: a long method is cut into parts.";
+  return out;
 }
 
 }  // namespace tsctl

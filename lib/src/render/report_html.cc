@@ -50,6 +50,10 @@ svg .g4{fill:#76b7b2}svg .g5{fill:#edc948}svg .g6{fill:#b07aa1}svg .g7{fill:#9c7
 svg rect.leaf{stroke:#fff;stroke-width:1}
 svg polyline{fill:none;stroke-width:1.5}svg .l0{stroke:#4e79a7}svg .l1{stroke:#f28e2b}svg .axis{stroke:#9aa3b2;stroke-width:1}
 svg rect.frame{fill:none;stroke:#1d2330;stroke-width:1}
+.gw{overflow:auto;max-height:760px;border:1px solid var(--line);margin:4px 0}
+svg.graph{max-width:none}svg .gn rect{fill:#eef3fb;stroke:#2f5fa7}svg .gi rect{fill:#e6ffec;stroke:#1a7f37}
+svg .gd rect{fill:#fff6d6;stroke:#9a6700}svg .gf rect{fill:#dfe7f5;stroke:#2f5fa7;stroke-width:2}
+svg .ge{fill:none;stroke:#5d6675}svg .ga{fill:#5d6675}svg text.gc{fill:#5d6675;font-size:10px}
 .k{color:#8a2be2;font-weight:600}.s{color:#a31515}.cm{color:#6a737d;font-style:italic}.nu{color:#098658}
 td.add{background:#e6ffec}td.del{background:#ffebe9}td.e{background:var(--soft)}tr.d td,tr.d th{background:#fff6d6}
 table.sbs{width:100%}table.sbs td{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;white-space:pre-wrap;word-break:break-all;padding:0 6px;width:49%}
@@ -71,7 +75,9 @@ d.getElementById('expand').onclick=function(){all(true);};
 d.getElementById('collapse').onclick=function(){all(false);};
 d.getElementById('filter').oninput=function(){var q=this.value.toLowerCase();
 d.querySelectorAll('.f').forEach(function(e){e.hidden=q!==''&&e.textContent.toLowerCase().indexOf(q)<0;});
-if(q)d.querySelectorAll('#modules details').forEach(function(e){e.open=true;});};})();
+if(q)d.querySelectorAll('#modules details').forEach(function(e){e.open=true;});};
+var go=function(){var e=location.hash&&d.getElementById(location.hash.slice(1));
+if(e&&e.tagName==='DETAILS'){e.open=true;e.scrollIntoView();}};window.addEventListener('hashchange',go);go();})();
 )JS";
 
 // What a page lists at most: a hostile archive may carry 60,000 warnings or
@@ -167,13 +173,13 @@ std::string PageEnd() {
 std::string RenderPage(Page page) {
   static const std::vector<NavLink> kNav = {{"summary", "Summary"}, {"signature", "Signature"},
                                             {"modules", "Modules"}, {"operators", "Operators"},
-                                            {"sizes", "Sizes"},     {"code", "Code"},
-                                            {"extra", "Extra files"}};
+                                            {"graph", "Graph"},     {"sizes", "Sizes"},
+                                            {"code", "Code"},       {"extra", "Extra files"}};
   CapDepth(page.modules, kMaxTreeDepth);
   SumModules(page.modules);
   std::string out = PageStart(page.path, kNav);
   out += Summary(page) + "\n" + Signature(page) + "\n" + ModulesSection(page) + "\n" + OperatorsSection(page) + "\n" +
-         SizesSection(page) + "\n";
+         GraphSection(page.graph) + "\n" + SizesSection(page) + "\n";
   out += TextSection("code", "Code", page.code, page.code_note, true) + "\n";
   out += TextSection("extra", "Extra files", page.extra, page.extra_note, false) + "\n";
   return out + PageEnd();

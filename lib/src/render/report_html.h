@@ -15,6 +15,7 @@
 #include "../text/units.h"  // ShapeText, Grouped
 #include "tsctl/inspect.h"
 #include "tsctl/report.h"
+#include "tsctl/report_graph.h"
 
 namespace tsctl::report {
 
@@ -92,6 +93,7 @@ struct Page {
   std::vector<Text> extra;
   std::string extra_note;
   std::vector<std::string> warnings;
+  ReportGraphs graph;  // laid out (or not: listed as text)
 };
 
 // The whole page (report_html.cc).
@@ -119,6 +121,8 @@ std::string Warnings(const std::vector<std::string>& warnings, const char* tool 
 std::string ModulesSection(const Page& page);
 std::string OperatorsSection(const Page& page);
 std::string SizesSection(const Page& page);
+// Each method's graph, drawn in its folded views (report_html_graph.cc).
+std::string GraphSection(const ReportGraphs& graphs);
 std::string TextSection(const char* id, const char* title, const std::vector<Text>& texts, const std::string& note,
                         bool code);
 

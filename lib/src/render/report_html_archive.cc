@@ -229,6 +229,10 @@ Page ArchivePage(const ReportContents& report) {
 
 namespace tsctl {
 
-std::string RenderReportHtml(const ReportContents& report) { return report::RenderPage(report::ArchivePage(report)); }
+std::string RenderReportHtml(const ReportContents& report) {
+  report::Page page = report::ArchivePage(report);
+  page.graph = report.graphs;
+  return report::RenderPage(std::move(page));
+}
 
 }  // namespace tsctl

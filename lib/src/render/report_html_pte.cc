@@ -195,7 +195,7 @@ void Chains(const PteFile& file, Page& page) {
 
 namespace tsctl {
 
-std::string RenderReportHtml(const PteFile& file, const std::string& path) {
+std::string RenderReportHtml(const PteFile& file, const std::string& path, const ReportGraphs& graphs) {
   using namespace report;
   Page page;
   page.path = path;
@@ -210,6 +210,7 @@ std::string RenderReportHtml(const PteFile& file, const std::string& path) {
   page.code_note = "ExecuTorch files carry no source code.";
   if (file.kind != PteKind::kFlatTensor) Chains(file, page);
   page.extra_note = "ExecuTorch files have no extra/ records.";
+  page.graph = graphs;
   return RenderPage(std::move(page));
 }
 
