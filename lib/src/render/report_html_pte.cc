@@ -191,12 +191,8 @@ void Chains(const PteFile& file, Page& page) {
 }
 
 }  // namespace
-}  // namespace tsctl::report
 
-namespace tsctl {
-
-std::string RenderReportHtml(const PteFile& file, const std::string& path) {
-  using namespace report;
+Page PtePage(const PteFile& file, const std::string& path) {
   Page page;
   page.path = path;
   Summary(file, path, page);
@@ -210,7 +206,15 @@ std::string RenderReportHtml(const PteFile& file, const std::string& path) {
   page.code_note = "ExecuTorch files carry no source code.";
   if (file.kind != PteKind::kFlatTensor) Chains(file, page);
   page.extra_note = "ExecuTorch files have no extra/ records.";
-  return RenderPage(std::move(page));
+  return page;
+}
+
+}  // namespace tsctl::report
+
+namespace tsctl {
+
+std::string RenderReportHtml(const PteFile& file, const std::string& path) {
+  return report::RenderPage(report::PtePage(file, path));
 }
 
 }  // namespace tsctl
