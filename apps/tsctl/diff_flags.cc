@@ -5,7 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-
 namespace tsctl::cli {
 namespace {
 

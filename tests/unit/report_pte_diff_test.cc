@@ -88,7 +88,8 @@ TEST_CASE("report A B of .pte files: signatures, constants by value, chains side
   RequireDiffSections(page);
   CHECK(Has(page, "<p>Result: different (modules, parameters, code).</p>"));
   CHECK(Has(page, "<td class=\"mono\">forward.input[0]</td><td>input</td><td>changed</td><td>value</td>"
-                  "<td class=\"mono\">Tensor Float [1, 128, 28, 28]</td><td class=\"mono\">Tensor Float [1, 128, 8, 8]"));
+                  "<td class=\"mono\">Tensor Float [1, 128, 28, 28]</td>"
+                  "<td class=\"mono\">Tensor Float [1, 128, 8, 8]"));
   CHECK(Has(page, "<td class=\"mono\">forward.value0</td><td>constant</td><td>changed</td>"
                   "<td class=\"mono\">Char [128, 128, 3, 3]</td><td class=\"mono\">Char [128, 128, 3, 3]</td>"
                   "<td class=\"n\">146,889 of 147,456</td><td class=\"n\">254</td>"));

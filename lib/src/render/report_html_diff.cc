@@ -142,7 +142,9 @@ std::string RecordsSection(const DiffResult& r, const DiffSide& a, const DiffSid
   if (s.equal) out += "<p class=\"note\">The records below differ only in what another section compares.</p>";
   out += "<table><thead><tr><th>record</th><th>change</th><th class=\"n\">A size</th><th class=\"n\">B size</th>"
          "<th class=\"n\">delta</th><th>other fields</th><th>contents compared in</th></tr></thead><tbody>";
-  for (size_t i = 0; i < r.records.size() && i < kMaxChangeRows; ++i) out += RecordRow(r.records[i], a.records, b.records);
+  for (size_t i = 0; i < r.records.size() && i < kMaxChangeRows; ++i) {
+    out += RecordRow(r.records[i], a.records, b.records);
+  }
   out += "</tbody></table>";
   if (r.records.size() > kMaxChangeRows) out += More(r.records.size() - kMaxChangeRows, "changes", kDiffTool);
   return out + "</section>";
