@@ -1,7 +1,8 @@
 // tsctl report ARCHIVE [-o FILE]: one self-contained offline HTML page about
 // a TorchScript archive, a .pt2 or an ExecuTorch file, without LibTorch.
 // tsctl report A B [-o FILE]: the page of what changed from A to B (what
-// tsctl diff compares), for the archive kinds diff takes.
+// tsctl diff compares), for the archive kinds diff takes: TorchScript and
+// .pt2 archives, or two ExecuTorch files.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -40,12 +41,22 @@ int RunPage(const ReportFlags& f, const GlobalOptions& global) {
   });
 }
 
+// One side is an ExecuTorch file: both are read as ExecuTorch files, as
+// tsctl diff reads them, so the other gets diff's line (the reader's).
+int RunPteDiff(const ReportFlags& f, const DiffOptions& options, const GlobalOptions& global) {
+  return Guarded("report", "", global, [&] {
+    WriteOutput(f.output, RenderReportDiffHtml(BuildPteDiffReport(f.archive, f.b, options, global.max_input_bytes)));
+    return kExitOk;
+  });
+}
+
 int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
   DiffOptions options;
   int status = Guarded("report", "", global, [&] {
     options = ResolveDiffFlags(f.diff);
     return kExitOk;
   });
+  if (status == kExitOk && (IsPteFile(f.archive) || IsPteFile(f.b))) return RunPteDiff(f, options, global);
   std::optional<Archive> a, b;
   if (status == kExitOk) status = OpenDiffSide("report", f.archive, global, a);
   if (status == kExitOk) status = OpenDiffSide("report", f.b, global, b);
@@ -76,7 +87,7 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
       ->required();
   sub->add_option("b", flags->b,
                   "A second archive: a page of what changed from ARCHIVE to B, as tsctl diff compares them "
-                  "(TorchScript and .pt2 archives)");
+                  "(TorchScript and .pt2 archives, or two ExecuTorch files)");
   sub->add_option("-o,--output", flags->output, "Write the page to FILE (atomically) instead of stdout ('-': stdout)");
   flags->diff_options = AddDiffFlags(sub, flags->diff);
   return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };

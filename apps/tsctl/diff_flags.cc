@@ -5,8 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "tsctl/pte.h"
-
 namespace tsctl::cli {
 namespace {
 
@@ -78,11 +76,6 @@ DiffOptions ResolveDiffFlags(const DiffFlags& flags) {
 int OpenDiffSide(const std::string& command, const std::string& path, const GlobalOptions& global,
                  std::optional<Archive>& out) {
   return Guarded(command, path, global, [&] {
-    if (IsPteFile(path)) {
-      // tsctl diff takes two ExecuTorch files before it gets here.
-      throw Error(ErrorKind::kFormat, "an ExecuTorch file: " + std::string(command == "diff" ? "diff" : "report A B") +
-                                          " compares TorchScript and .pt2 archives (tsctl diff compares two ExecuTorch files)");
-    }
     out.emplace(Archive::OpenModel(OpenFileSource(path, global.max_input_bytes)));
     return kExitOk;
   });

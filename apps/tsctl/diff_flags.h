@@ -27,8 +27,8 @@ std::vector<CLI::Option*> AddDiffFlags(CLI::App* sub, DiffFlags& flags);
 DiffOptions ResolveDiffFlags(const DiffFlags& flags);
 
 // Opens `path` as one side of a diff into `out` (a TorchScript archive or a
-// .pt2, its ZIP structure sound or not: diff shows what differs in it); an
-// ExecuTorch file, which diff does not compare, is refused by name. An error
+// .pt2, its ZIP structure sound or not: diff shows what differs in it; a
+// pair with an ExecuTorch file goes to DiffPteFiles before this). An error
 // is one line about `path` for `command`; returns its exit code, or 0.
 int OpenDiffSide(const std::string& command, const std::string& path, const GlobalOptions& global,
                  std::optional<Archive>& out);

@@ -14,9 +14,10 @@ self-closing tag, one style and one script (the same on every page), no
 src= and no href= but to its own sections, the CSP meta, and the sections'
 ids; its bytes are valid UTF-8 without raw control characters. The crafted
 archives' markup must show on their pages as text (escaped). The same for
-`report A B` (the diff page): each crafted archive against the one it was
-made from, both ways, pairs of testdata/escape/, and every file above against
-testdata/traced_cnn.pt; an ExecuTorch file is refused in one line. The page of validate --report
+`report A B` (the diff page): each crafted archive (the .pte too) against
+the one it was made from, both ways, pairs of testdata/escape/, two corpus
+.pte files, and every file above against testdata/traced_cnn.pt; a .pte
+against a TorchScript archive gets diff's line. The page of validate --report
 over all of them (--no-load) is checked the same way.
 
 Usage: report_escape_test.py TSCTL SHARED_DIR   (run from the repository root)
@@ -192,11 +193,17 @@ def check_diff_pages(tsctl, made, files, script):
     testdata/traced_cnn.pt: a page (checked as above, the crafted markup shown
     as text) or one line. Returns (failures, pages, refused)."""
     expect = dict(made)
+    pte = os.path.join(SHARED, "corpus", "pte", "djl-executorch-engine__3022a8a3_stress_mlp.pte")
     pairs = []
     for path, _ in made:
-        original = {".pt": "testdata/traced_cnn.pt", ".pt2": "testdata/pt2/cnn.pt2"}.get(os.path.splitext(path)[1])
+        original = {".pt": "testdata/traced_cnn.pt", ".pt2": "testdata/pt2/cnn.pt2", ".pte": pte}.get(
+            os.path.splitext(path)[1])
         if original:
             pairs += [(path, original), (original, path)]
+    # Two ExecuTorch programs of one model grown (delegates, named data).
+    grown = os.path.join(SHARED, "corpus", "pte", "djl-executorch-engine__7777a90a_stress_mlp.pte")
+    if os.path.exists(pte) and os.path.exists(grown):
+        pairs.append((pte, grown))
     pairs += [("testdata/escape/debug_file_name.pt", "testdata/escape/string_constant.pt"),
               ("testdata/escape/prints.pt", "testdata/escape/returns_bytes.pt"),
               ("testdata/escape/op_names.pt2", "testdata/pt2/cnn.pt2"), ("testdata/mobile.ptl", "testdata/escape/op_names.ptl")]
@@ -221,13 +228,16 @@ def check_diff_pages(tsctl, made, files, script):
                 problems.append("the archive's %r is not shown as text" % want)
         failures += ["%s %s: %s" % (a, b, p) for p in problems[:5]]
         pages += 1
-    # An ExecuTorch file, which report A B does not compare: one line that says so.
-    pte = os.path.join(SHARED, "corpus", "pte", "djl-executorch-engine__3022a8a3_stress_mlp.pte")
+    # An ExecuTorch file with a TorchScript archive: diff's line, the reader's
+    # about the file that is no ExecuTorch file.
     if os.path.exists(pte):
-        r = subprocess.run([tsctl, "report", "testdata/traced_cnn.pt", pte], capture_output=True, timeout=60)
-        want = "tsctl: report: %s: an ExecuTorch file: " % pte
-        if r.returncode != 4 or not r.stderr.decode().startswith(want) or r.stdout:
-            failures.append("report A B.pte: exit %d, stderr %r" % (r.returncode, r.stderr[:200]))
+        for a, b in (("testdata/traced_cnn.pt", pte), (pte, "testdata/traced_cnn.pt")):
+            r = subprocess.run([tsctl, "report", a, b], capture_output=True, timeout=60)
+            d = subprocess.run([tsctl, "diff", a, b], capture_output=True, timeout=60)
+            want = "tsctl: report: testdata/traced_cnn.pt: not an ExecuTorch program"
+            if (r.returncode != 4 or not r.stderr.decode().startswith(want) or r.stdout or
+                    r.stderr.replace(b"tsctl: report: ", b"tsctl: diff: ", 1) != d.stderr):
+                failures.append("report %s %s: exit %d, stderr %r" % (a, b, r.returncode, r.stderr[:200]))
     return failures, pages, refused
 
 

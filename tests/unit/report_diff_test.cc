@@ -13,19 +13,11 @@
 
 using namespace tsctl;
 using tsctl::test::Count;
+using tsctl::test::RequireDiffSections;
 
 namespace {
 
 bool Has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-
-void RequireDiffSections(const std::string& page) {
-  for (const char* id : {"summary", "format", "records", "sizes", "modules", "parameters", "constants", "code",
-                         "operators", "extra"}) {
-    CHECK(Count(page, std::string("<section id=\"") + id + "\"") == 1);
-    CHECK(Count(page, std::string("<a href=\"#") + id + "\">") >= 1);
-  }
-  test::RequireOfflineFrame(page);
-}
 
 std::string PageOf(const std::string& a, const std::string& b, const DiffOptions& options = {}) {
   Archive x = Archive::OpenModel(OpenFileSource(test::TestData(a)));

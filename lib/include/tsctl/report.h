@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,24 @@ struct ReportDiffContents {
 // with the archive's name, only if one cannot be inspected at all.
 ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const DiffOptions& options = {});
 
+// What the page of two ExecuTorch files (.pte, .ptd, .bpte) shows: each
+// file as ReadPte reads it with its chains (the summary, sizes and methods
+// of each side), the bytes of each record the diff's records section names
+// ("delegate XnnpackBackend", "named data KEY", "total"), and DiffPteFiles's
+// result.
+struct ReportPteDiffContents {
+  PteFile a, b;
+  std::map<std::string, uint64_t> records_a, records_b;
+  DiffResult diff;
+};
+
+// Reads the ExecuTorch files at `path_a` and `path_b`, each opened once, and
+// compares them as DiffPteFiles does (`max_input_bytes` as there). Throws
+// tsctl::Error as DiffPteFiles does: a side that is no ExecuTorch file gets
+// the reader's line about it.
+ReportPteDiffContents BuildPteDiffReport(const std::string& path_a, const std::string& path_b,
+                                         const DiffOptions& options = {}, uint64_t max_input_bytes = uint64_t{4} << 30);
+
 // ---- Rendering (lib/src/render/report_*.cc) ----
 
 // The page, with the sections (by id) summary, signature, modules,
@@ -88,5 +107,11 @@ std::string RenderReportHtml(const PteFile& file, const std::string& path, const
 // method's hunks side by side, A left, B right), operators and extra, each
 // present even when empty or not compared.
 std::string RenderReportDiffHtml(const ReportDiffContents& report);
+
+// The page of two ExecuTorch files, with the same sections by id: the
+// modules section holds the methods' changes, parameters the stored
+// tensors' (values compared), code each method's instruction chains as
+// hunks side by side; constants and extra say why they are not compared.
+std::string RenderReportDiffHtml(const ReportPteDiffContents& report);
 
 }  // namespace tsctl

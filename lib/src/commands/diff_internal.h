@@ -1,6 +1,7 @@
 // Pieces of `tsctl diff` shared by diff*.cc; not a public interface.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -95,9 +96,20 @@ struct PteSide {
   PteFile file;
   uint64_t program_offset = 0;  // of the program in the file (a .bpte's embedded one)
 };
+// Opens the ExecuTorch file at `path` once and reads it with its chains.
+// Throws tsctl::Error as ReadPte does (a message starting with `path`).
+PteSide ReadPteSide(const std::string& path, uint64_t max_input_bytes);
+// DiffPteFiles over two sides already read; `path_a`, `path_b` name them.
+DiffResult DiffPteSides(const PteSide& a, const std::string& path_a, const PteSide& b, const std::string& path_b,
+                        const DiffOptions& options);
+// The bytes of each record the records section names ("delegate
+// XnnpackBackend", "total", "named data KEY"), as it counts them.
+std::map<std::string, uint64_t> PteRecordSizes(const PteSide& s);
 // records: each named data blob by key: added, removed, or of another size
 // or CRC-32 (diff_pte_tensors.cc).
 void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r);
+// "named data KEY" -> the blob's bytes, as DiffNamedData names them.
+std::map<std::string, uint64_t> NamedDataSizes(const PteSide& s);
 // parameters: stored tensors by fully qualified name, values compared from
 // the files' bytes.
 void DiffStored(const PteSide& a, const PteSide& b, const DiffOptions& o, DiffResult& r);

@@ -30,19 +30,6 @@ using diff_internal::FinishSections;
 using diff_internal::PteSide;
 using diff_internal::StartSections;
 
-PteSide ReadSide(const std::string& path, uint64_t max_input_bytes) {
-  PteSide s;
-  // Opened once: the values are read from the very file the reader read.
-  try {
-    s.source = OpenFileSource(path, max_input_bytes);
-  } catch (const Error& e) {
-    throw Error(e.kind(), path + ": " + e.what(), e.detail());
-  }
-  s.file = ReadPteSource(*s.source, {.chains = true});
-  if (s.file.kind == PteKind::kBundled) s.program_offset = s.file.bundled.program_offset;
-  return s;
-}
-
 void Field(std::vector<FieldChange>& out, const std::string& field, const std::string& a, const std::string& b) {
   if (a != b) out.push_back({field, a, b});
 }
@@ -206,9 +193,29 @@ void NotCompared(DiffResult& r, DiffSection s, const char* why) {
 
 }  // namespace
 
-DiffResult DiffPteFiles(const std::string& path_a, const std::string& path_b, const DiffOptions& options,
-                        uint64_t max_input_bytes) {
-  const PteSide a = ReadSide(path_a, max_input_bytes), b = ReadSide(path_b, max_input_bytes);
+namespace diff_internal {
+
+PteSide ReadPteSide(const std::string& path, uint64_t max_input_bytes) {
+  PteSide s;
+  // Opened once: the values are read from the very file the reader read.
+  try {
+    s.source = OpenFileSource(path, max_input_bytes);
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ": " + e.what(), e.detail());
+  }
+  s.file = ReadPteSource(*s.source, {.chains = true});
+  if (s.file.kind == PteKind::kBundled) s.program_offset = s.file.bundled.program_offset;
+  return s;
+}
+
+std::map<std::string, uint64_t> PteRecordSizes(const PteSide& s) {
+  std::map<std::string, uint64_t> out = SizeParts(s.file);
+  for (const auto& [name, bytes] : NamedDataSizes(s)) out[name] = bytes;
+  return out;
+}
+
+DiffResult DiffPteSides(const PteSide& a, const std::string& path_a, const PteSide& b, const std::string& path_b,
+                        const DiffOptions& options) {
   DiffResult r;
   r.path_a = path_a;
   r.path_b = path_b;
@@ -228,6 +235,15 @@ DiffResult DiffPteFiles(const std::string& path_a, const std::string& path_b, co
   NotCompared(r, DiffSection::kExtra, "ExecuTorch files have no extra/ records");
   FinishSections(options, r);
   return r;
+}
+
+}  // namespace diff_internal
+
+DiffResult DiffPteFiles(const std::string& path_a, const std::string& path_b, const DiffOptions& options,
+                        uint64_t max_input_bytes) {
+  const PteSide a = diff_internal::ReadPteSide(path_a, max_input_bytes);
+  const PteSide b = diff_internal::ReadPteSide(path_b, max_input_bytes);
+  return diff_internal::DiffPteSides(a, path_a, b, path_b, options);
 }
 
 }  // namespace tsctl

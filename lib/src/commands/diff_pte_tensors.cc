@@ -34,6 +34,9 @@ std::map<std::string, Blob> NamedBlobs(const PteSide& s) {
   return out;
 }
 
+// The records section's name of a named blob.
+std::string NamedDataRecord(const std::string& key) { return "named data " + key; }
+
 // The CRC-32 of `n` bytes at `offset`, read in chunks.
 uint32_t BlobCrc(const ByteSource& src, uint64_t offset, uint64_t n) {
   constexpr uint64_t kChunk = uint64_t{1} << 20;
@@ -114,11 +117,17 @@ void CompareValues(const PteSide& a, const Stored& x, const PteSide& b, const St
 
 }  // namespace
 
+std::map<std::string, uint64_t> NamedDataSizes(const PteSide& s) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [key, blob] : NamedBlobs(s)) out.emplace(NamedDataRecord(key), blob.size);
+  return out;
+}
+
 // Each named blob by key: added, removed, or of another size or CRC-32.
 void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r) {
   const auto na = NamedBlobs(a), nb = NamedBlobs(b);
   for (const auto& [key, x] : na) {
-    const std::string name = "named data " + key;
+    const std::string name = NamedDataRecord(key);
     auto it = nb.find(key);
     if (it == nb.end()) {
       r.records.push_back({name, ChangeKind::kRemoved, {{"size", std::to_string(x.size), ""}}, "", true});
@@ -136,7 +145,7 @@ void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r) {
   }
   for (const auto& [key, y] : nb) {
     if (!na.count(key)) {
-      r.records.push_back({"named data " + key, ChangeKind::kAdded, {{"size", "", std::to_string(y.size)}}, "", true});
+      r.records.push_back({NamedDataRecord(key), ChangeKind::kAdded, {{"size", "", std::to_string(y.size)}}, "", true});
     }
   }
 }

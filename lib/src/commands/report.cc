@@ -1,11 +1,14 @@
 // `tsctl report` of a TorchScript archive or a .pt2: inspect's result, plus
-// the code's text (bounded), the producer record and the stored inputs.
+// the code's text (bounded), the producer record and the stored inputs; and
+// what `tsctl report A B` reads of two archives or two ExecuTorch files.
 #include "tsctl/report.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "../archive/json_input.h"
 #include "../archive/producer.h"
+#include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/text_util.h"
 
@@ -119,6 +122,20 @@ ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const Dif
   };
   ReportDiffContents r{side(a), side(b), {}};
   r.diff = DiffArchives(a, r.a.info, b, r.b.info, options);
+  return r;
+}
+
+ReportPteDiffContents BuildPteDiffReport(const std::string& path_a, const std::string& path_b,
+                                         const DiffOptions& options, uint64_t max_input_bytes) {
+  using namespace diff_internal;
+  PteSide a = ReadPteSide(path_a, max_input_bytes);
+  PteSide b = ReadPteSide(path_b, max_input_bytes);
+  ReportPteDiffContents r;
+  r.diff = DiffPteSides(a, path_a, b, path_b, options);
+  r.records_a = PteRecordSizes(a);
+  r.records_b = PteRecordSizes(b);
+  r.a = std::move(a.file);
+  r.b = std::move(b.file);
   return r;
 }
 

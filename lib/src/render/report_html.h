@@ -166,6 +166,8 @@ std::string ModuleLabel(const std::string& path);
 Page ArchivePage(const ReportContents& report);
 // The page of a .pt2, gathered (report_html_pt2.cc).
 Page Pt2Page(const ReportContents& report);
+// The page of an ExecuTorch file, gathered (report_html_pte.cc); `path` names it.
+Page PtePage(const PteFile& file, const std::string& path);
 // `text` cut to at most `max` bytes on a UTF-8 boundary, with "…" when cut.
 std::string Ellipsis(std::string_view text, size_t max);
 

@@ -1,6 +1,7 @@
 // The diff page of `tsctl report A B`: the frame, the summary of both
 // archives side by side, the format and records sections, and the sizes
-// (each side gathered as its own page would be, ArchivePage, then compared).
+// (each side gathered as its own page would be, ArchivePage or PtePage, then
+// compared).
 #include <algorithm>
 #include <map>
 
@@ -91,13 +92,15 @@ std::string Sections(const DiffResult& r) {
          rows + "</tbody></table>";
 }
 
-std::string Summary(const ReportDiffContents& report, const Page& a, const Page& b) {
-  std::string out = "<section id=\"summary\"><h2>Summary</h2>" + Sections(report.diff);
-  out += "<h3>The archives</h3>" + SideBySideRows(a.summary, b.summary);
-  if (!a.producer.empty() || !b.producer.empty()) out += "<h3>Producer</h3>" + SideBySideRows(a.producer, b.producer);
-  std::vector<std::string> warnings = report.diff.warnings;
-  for (const std::string& w : report.a.warnings) warnings.push_back("A: " + w);
-  for (const std::string& w : report.b.warnings) warnings.push_back("B: " + w);
+std::string Summary(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
+  std::string out = "<section id=\"summary\"><h2>Summary</h2>" + Sections(r);
+  out += "<h3>The archives</h3>" + SideBySideRows(a.page.summary, b.page.summary);
+  if (!a.page.producer.empty() || !b.page.producer.empty()) {
+    out += "<h3>Producer</h3>" + SideBySideRows(a.page.producer, b.page.producer);
+  }
+  std::vector<std::string> warnings = r.warnings;
+  for (const std::string& w : a.warnings) warnings.push_back("A: " + w);
+  for (const std::string& w : b.warnings) warnings.push_back("B: " + w);
   return out + Warnings(warnings, kDiffTool) + "</section>";
 }
 
@@ -132,16 +135,16 @@ std::string RecordRow(const RecordChange& c, const std::map<std::string, uint64_
          (c.counts ? "" : E(c.covered_by)) + "</td></tr>";
 }
 
-std::string RecordsSection(const ReportDiffContents& report) {
-  const DiffResult& r = report.diff;
+std::string RecordsSection(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
   const SectionResult& s = r.Section(DiffSection::kRecords);
   std::string out = DiffSectionStart("records", "Records", s, r.records.size());
   if (r.records.empty()) return out + "</section>";
   if (s.equal) out += "<p class=\"note\">The records below differ only in what another section compares.</p>";
-  const auto sa = RecordSizes(report.a.info), sb = RecordSizes(report.b.info);
   out += "<table><thead><tr><th>record</th><th>change</th><th class=\"n\">A size</th><th class=\"n\">B size</th>"
          "<th class=\"n\">delta</th><th>other fields</th><th>contents compared in</th></tr></thead><tbody>";
-  for (size_t i = 0; i < r.records.size() && i < kMaxChangeRows; ++i) out += RecordRow(r.records[i], sa, sb);
+  for (size_t i = 0; i < r.records.size() && i < kMaxChangeRows; ++i) {
+    out += RecordRow(r.records[i], a.records, b.records);
+  }
   out += "</tbody></table>";
   if (r.records.size() > kMaxChangeRows) out += More(r.records.size() - kMaxChangeRows, "changes", kDiffTool);
   return out + "</section>";
@@ -191,43 +194,56 @@ std::string ChangedParts(const std::string& group, const std::map<std::string, S
   return out + "</tbody></table></details>";
 }
 
-std::string SizesSection(const ReportDiffContents& report, const Page& a, const Page& b) {
+std::string SizesSection(const DiffSide& a, const DiffSide& b) {
   std::string out = "<section id=\"sizes\"><h2>Sizes</h2><p class=\"note\">Bytes as stored in each file, grouped as "
                     "each archive's own report groups them.</p><table><thead><tr><th>part</th><th class=\"n\">A</th>"
                     "<th class=\"n\">B</th><th class=\"n\">delta</th></tr></thead><tbody>";
   std::string parts;
-  for (const auto& [group, g] : SizeGroups(a, b)) {
+  for (const auto& [group, g] : SizeGroups(a.page, b.page)) {
     out += SizeRowHtml(group, g.first, "");
     parts += ChangedParts(group, g.second);
   }
-  const uint64_t fa = report.a.info.file_size, fb = report.b.info.file_size;
+  const uint64_t fa = a.file_size, fb = b.file_size;
   out += "<tr><th>file</th><th class=\"n\">" + HumanBytes(fa) + "</th><th class=\"n\">" + HumanBytes(fb) +
          "</th><th class=\"n\">" + Delta(fa, fb) + "</th></tr></tbody></table>" + parts;
-  return out + "<div class=\"cols\"><div><h3>A</h3>" + TreemapSvg(a.sizes) + "</div><div><h3>B</h3>" +
-         TreemapSvg(b.sizes) + "</div></div></section>";
+  return out + "<div class=\"cols\"><div><h3>A</h3>" + TreemapSvg(a.page.sizes) + "</div><div><h3>B</h3>" +
+         TreemapSvg(b.page.sizes) + "</div></div></section>";
 }
 
 }  // namespace
+
+std::string DiffPage(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
+  static const std::vector<NavLink> kNav = {
+      {"summary", "Summary"}, {"format", "Format"},         {"records", "Records"},     {"sizes", "Sizes"},
+      {"modules", "Modules"}, {"parameters", "Parameters"}, {"constants", "Constants"}, {"code", "Code"},
+      {"operators", "Operators"}, {"extra", "Extra files"}};
+  size_t budget = kMaxHunkLines;
+  std::string out = PageStart(r.path_a + " \u2192 " + r.path_b, kNav);
+  out += Summary(r, a, b) + "\n" + FormatSection(r) + "\n" + RecordsSection(r, a, b) + "\n" + SizesSection(a, b) +
+         "\n" + ModulesChanges(r) + "\n";
+  out += TensorChanges("parameters", "Parameters", r.Section(DiffSection::kParameters), r.parameters) + "\n";
+  out += TensorChanges("constants", "Constants", r.Section(DiffSection::kConstants), r.constants) + "\n";
+  out += CodeChanges(r, budget) + "\n" + OperatorChanges(r) + "\n" + ExtraChanges(r, budget) + "\n";
+  return out + PageEnd();
+}
+
 }  // namespace tsctl::report
 
 namespace tsctl {
 
 std::string RenderReportDiffHtml(const ReportDiffContents& report) {
   using namespace report;
-  static const std::vector<NavLink> kNav = {
-      {"summary", "Summary"}, {"format", "Format"},         {"records", "Records"},     {"sizes", "Sizes"},
-      {"modules", "Modules"}, {"parameters", "Parameters"}, {"constants", "Constants"}, {"code", "Code"},
-      {"operators", "Operators"}, {"extra", "Extra files"}};
-  const DiffResult& r = report.diff;
-  const Page a = ArchivePage(report.a), b = ArchivePage(report.b);
-  size_t budget = kMaxHunkLines;
-  std::string out = PageStart(r.path_a + " \u2192 " + r.path_b, kNav);
-  out += Summary(report, a, b) + "\n" + FormatSection(r) + "\n" + RecordsSection(report) + "\n" +
-         SizesSection(report, a, b) + "\n" + ModulesChanges(r) + "\n";
-  out += TensorChanges("parameters", "Parameters", r.Section(DiffSection::kParameters), r.parameters) + "\n";
-  out += TensorChanges("constants", "Constants", r.Section(DiffSection::kConstants), r.constants) + "\n";
-  out += CodeChanges(r, budget) + "\n" + OperatorChanges(r) + "\n" + ExtraChanges(r, budget) + "\n";
-  return out + PageEnd();
+  auto side = [](const ReportContents& c) {
+    return DiffSide{ArchivePage(c), c.info.file_size, RecordSizes(c.info), c.warnings};
+  };
+  return DiffPage(report.diff, side(report.a), side(report.b));
+}
+
+std::string RenderReportDiffHtml(const ReportPteDiffContents& report) {
+  using namespace report;
+  // A PteFile keeps no warnings: what the reader could not take, it refused.
+  return DiffPage(report.diff, {PtePage(report.a, report.diff.path_a), report.a.file_size, report.records_a, {}},
+                  {PtePage(report.b, report.diff.path_b), report.b.file_size, report.records_b, {}});
 }
 
 }  // namespace tsctl

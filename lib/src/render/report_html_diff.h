@@ -1,10 +1,13 @@
 // The diff page of `tsctl report A B` (tsctl/report.h), private to render/:
 // report_html_diff.cc writes the frame, the summary and the sizes;
-// report_html_diff_changes.cc the sections of the changes DiffArchives found.
+// report_html_diff_changes.cc the sections of the changes DiffArchives (or
+// DiffPteFiles, for two ExecuTorch files) found.
 // Every string from the archives is raw until these writers escape it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +22,20 @@ namespace tsctl::report {
 inline constexpr size_t kMaxChangeRows = 5000;
 inline constexpr size_t kMaxHunkLines = 20000;
 inline constexpr const char* kDiffTool = "tsctl diff --json";
+
+// One side of the diff page as the page shows it: its own page gathered
+// (the summary, producer and size rows), the file's size, each record's
+// bytes by the name the diff's records section gives it, and the warnings of
+// reading it.
+struct DiffSide {
+  Page page;
+  uint64_t file_size = 0;
+  std::map<std::string, uint64_t> records;
+  std::vector<std::string> warnings;
+};
+
+// The whole diff page of `r` (report_html_diff.cc): every section by id.
+std::string DiffPage(const DiffResult& r, const DiffSide& a, const DiffSide& b);
 
 // "<section id=ID><h2>TITLE</h2>" and what the section of the diff found, in
 // one line ("Not compared: ...", "Same.", "Different: N changes.").

@@ -191,12 +191,8 @@ void Chains(const PteFile& file, Page& page) {
 }
 
 }  // namespace
-}  // namespace tsctl::report
 
-namespace tsctl {
-
-std::string RenderReportHtml(const PteFile& file, const std::string& path, const ReportGraphs& graphs) {
-  using namespace report;
+Page PtePage(const PteFile& file, const std::string& path) {
   Page page;
   page.path = path;
   Summary(file, path, page);
@@ -210,8 +206,17 @@ std::string RenderReportHtml(const PteFile& file, const std::string& path, const
   page.code_note = "ExecuTorch files carry no source code.";
   if (file.kind != PteKind::kFlatTensor) Chains(file, page);
   page.extra_note = "ExecuTorch files have no extra/ records.";
+  return page;
+}
+
+}  // namespace tsctl::report
+
+namespace tsctl {
+
+std::string RenderReportHtml(const PteFile& file, const std::string& path, const ReportGraphs& graphs) {
+  report::Page page = report::PtePage(file, path);
   page.graph = graphs;
-  return RenderPage(std::move(page));
+  return report::RenderPage(std::move(page));
 }
 
 }  // namespace tsctl
