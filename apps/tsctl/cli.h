@@ -29,6 +29,7 @@ enum Needs : unsigned {
   kNeedsLibTorchForCompiled = 8,  // loads LibTorch only for --compiled (code)
   kNeedsPythonAlways = 16,        // always embeds Python (export)
   kNeedsPythonConverter = 32,     // always embeds Python whose torch converts TorchScript (migrate)
+  kNeedsLibTorchForGraph = 64,    // a LibTorch child for a TorchScript archive's graph (report)
 };
 
 // What a command's binder returns: the function main calls when that

@@ -20,8 +20,10 @@ struct ReportFlags {
   std::string archive;
   std::string b;       // "" unless a second archive is given: report A B
   std::string output;  // "" or "-": standard output
+  std::string graph = "auto";  // a TorchScript archive's graph: auto, always, never
   DiffFlags diff;      // report A B: how to compare
   std::vector<CLI::Option*> diff_options;
+  CLI::Option* graph_option = nullptr;
 };
 
 int RunPage(const ReportFlags& f, const GlobalOptions& global) {
@@ -34,7 +36,12 @@ int RunPage(const ReportFlags& f, const GlobalOptions& global) {
       LayoutReportGraphs(graphs);
       html = RenderReportHtml(file, path, graphs);
     } else {
-      html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes)));
+      ReportOptions options;
+      options.path = path;
+      options.torchscript_graph = f.graph == "always" ? ReportOptions::TorchScriptGraph::kAlways
+                                  : f.graph == "never" ? ReportOptions::TorchScriptGraph::kNever
+                                                       : ReportOptions::TorchScriptGraph::kAuto;
+      html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes), options));
     }
     WriteOutput(f.output, html);
     return kExitOk;
@@ -51,6 +58,9 @@ int RunPteDiff(const ReportFlags& f, const DiffOptions& options, const GlobalOpt
 }
 
 int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
+  if (f.graph_option->count() > 0) {
+    return Report("report", "", Error(ErrorKind::kUsage, "--graph applies to the page of one archive"), global);
+  }
   DiffOptions options;
   int status = Guarded("report", "", global, [&] {
     options = ResolveDiffFlags(f.diff);
@@ -90,6 +100,12 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
                   "(TorchScript and .pt2 archives, or two ExecuTorch files)");
   sub->add_option("-o,--output", flags->output, "Write the page to FILE (atomically) instead of stdout ('-': stdout)");
   flags->diff_options = AddDiffFlags(sub, flags->diff);
+  flags->graph_option =
+      sub->add_option("--graph", flags->graph,
+                      "A TorchScript archive's graph, drawn from LibTorch's inlined forward (a child process): auto "
+                      "(archives up to 256 MiB; what stops it is a note on the page), always, never")
+          ->check(CLI::IsMember({"auto", "always", "never"}))
+          ->capture_default_str();
   return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };
 }
 

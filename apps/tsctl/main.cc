@@ -20,8 +20,8 @@ const Tool kTools[] = {
      kNeedsArchive | kNeedsLibTorchForCompiled, BindCode},
     {"diff", "Show what changed between two archives (exit 0 same, 1 different), without LibTorch",
      kNeedsArchive, BindDiff},
-    {"report", "Write one self-contained offline HTML page about an archive (.pt, .pt2, .pte) or the diff of two, without LibTorch",
-     kNeedsArchive, BindReport},
+    {"report", "Write one self-contained offline HTML page about an archive (.pt, .pt2, .pte) or the diff of two",
+     kNeedsArchive | kNeedsLibTorchForGraph, BindReport},
     {"stamp", "Add, replace or remove extra/ records (producer metadata) in existing archives", kNeedsArchive, BindStamp},
     {"validate", "Check archives for CI: ZIP integrity, structure, loading, running, outputs, operators, metadata",
      kNeedsArchive | kNeedsLibTorch, BindValidate},
@@ -41,6 +41,7 @@ std::string NeedsText(unsigned needs) {
   std::string text;
   if (needs & kNeedsLibTorch) text += "LibTorch";
   if (needs & kNeedsLibTorchForCompiled) text += "LibTorch for --compiled";
+  if (needs & kNeedsLibTorchForGraph) text += "LibTorch for a TorchScript graph";
   if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
   if (needs & kNeedsPythonAlways) text += std::string(text.empty() ? "" : ", ") + "Python with torch.export";
   if (needs & kNeedsPythonConverter) text += std::string(text.empty() ? "" : ", ") + "Python with torch 2.4+'s TorchScript converter";
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
     // The table decides what is loaded: a command that needs no LibTorch
     // never loads the plugin (an attempt is an internal error, not a silent
     // second of start-up).
-    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled))) {
+    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled | kNeedsLibTorchForGraph))) {
       tsctl::ForbidLibTorch(kTools[i].name);
     } else if (global.verbose) {
       // Once, which layers confine the children (a kernel may lack one).

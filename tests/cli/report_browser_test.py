@@ -20,7 +20,7 @@ throws shows that requests and console errors are seen.
 
 Usage: report_browser_test.py TSCTL SHARED_DIR [--screenshots DIR]
 (run from the repository root). Exits 77 when chromium is not installed.
---screenshots writes DIR/report-torchscript.png, report-pte.png,
+--screenshots writes DIR/report-torchscript.png, report-graph.png, report-pte.png,
 report-diff.png, report-validate.png and report-bench.png (docs/manual/images).
 """
 import concurrent.futures
@@ -49,6 +49,7 @@ DIFFS = [
 ARCHIVES = ["testdata/traced_cnn.pt", "testdata/mobile.ptl", "testdata/pt2/cnn.pt2", "testdata/pt2/cnn_aoti_stub.pt2",
             "testdata/escape/op_names.pt2"]
 PTE = "djl-executorch-engine__3022a8a3_stress_mlp.pte"
+GRAPH_SHOT = "mobile_phone_human_matting__jit_model.pt"  # its graph section is report-graph.png
 PAGE = object()  # where a Job's argv names its page
 
 
@@ -56,9 +57,9 @@ class Job:
     """One page to make: its name, tsctl's argv, the exits that give a page,
     the sections, and whether it may instead give one line (exit 3 or 4)."""
 
-    def __init__(self, name, argv, page, sections, exits=(0,), may_refuse=False, shot=None):
+    def __init__(self, name, argv, page, sections, exits=(0,), may_refuse=False, shot=None, contains=()):
         self.name, self.argv, self.page, self.sections = name, argv, page, sections
-        self.exits, self.may_refuse, self.shot = exits, may_refuse, shot
+        self.exits, self.may_refuse, self.shot, self.contains = exits, may_refuse, shot, contains
 
 
 def corpus_files(shared):
@@ -82,8 +83,14 @@ def jobs(tsctl, shared, tmp):
     for a in ARCHIVES:
         add(a, [tsctl, "report", "-o", PAGE, a], SECTIONS,
             shot="report-torchscript.png" if a == "testdata/traced_cnn.pt" else None)
+    # A TorchScript graph from the LibTorch child (LibTorch builds only):
+    # forward's nodes folded by module, conv's five nodes one box.
+    add("--graph always testdata/traced_cnn.pt", [tsctl, "report", "--graph", "always", "-o", PAGE,
+                                                  "testdata/traced_cnn.pt"], SECTIONS,
+        contains=('<svg class="graph"', '>conv</text>', '>5 nodes</text>', '>aten::linear</text>'))
     for f in corpus_files(shared):
-        add(f, [tsctl, "report", "-o", PAGE, f], SECTIONS, may_refuse=True, shot="report-pte.png" if f == pte else None)
+        shot = "report-pte.png" if f == pte else "report-graph.png" if os.path.basename(f) == GRAPH_SHOT else None
+        add(f, [tsctl, "report", "-o", PAGE, f], SECTIONS, may_refuse=True, shot=shot)
     for i, (a, b) in enumerate(DIFFS):
         add(a + " " + b, [tsctl, "report", "-o", PAGE, a, b], DIFF_SECTIONS, shot="report-diff.png" if i == 0 else None)
     # The page of a whole run: validate --report (exit 1: an archive of testdata/bad fails).
@@ -135,6 +142,8 @@ def check_page(tab, job, shots, tmp, totals):
     if on.seconds > totals["slowest"][0]:
         totals["slowest"] = (on.seconds, job.name)
     if job.shot:
+        if job.shot == "report-graph.png":
+            tab.evaluate("document.getElementById('graph').scrollIntoView()")
         shot = os.path.join(shots or tmp, job.shot)
         tab.screenshot(shot)
         with open(shot, "rb") as f:
@@ -175,6 +184,9 @@ def main():
                 if r.returncode not in job.exits:
                     failures.append("%s: tsctl exit %d: %s" % (job.name, r.returncode, r.stderr[:300]))
                     continue
+                with open(job.page, encoding="utf-8") as f:
+                    html = f.read()
+                failures += ["%s: the page lacks %r" % (job.name, c) for c in job.contains if c not in html]
                 try:
                     problems, on = check_page(tab, job, shots, tmp, totals)
                 except cdp.CdpError as e:

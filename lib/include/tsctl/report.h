@@ -52,6 +52,15 @@ struct ReportOptions {
   uint64_t max_code_total = uint64_t{2} << 20;     // text shown over all code records
   bool graphs = true;                              // read and lay out the graphs (LayoutReportGraphs)
   GraphLayoutOptions layout;
+  // A TorchScript archive's graph is LibTorch's to make: BuildReport asks
+  // the LibTorch child for forward's (TorchScriptReportGraphs) by `path`.
+  // kAuto: for archives of at most `auto_graph_bytes`, and what stops it
+  // (no LibTorch in this build, an archive LibTorch refuses) becomes the
+  // section's note; kAlways: for any size, and what stops it is the
+  // report's error; kNever: not asked (the note says how).
+  enum class TorchScriptGraph { kNever, kAuto, kAlways } torchscript_graph = TorchScriptGraph::kNever;
+  std::string path;  // the archive's file ("" or "-": no graph)
+  uint64_t auto_graph_bytes = uint64_t{256} << 20;
 };
 
 // Inspects `archive` (TorchScript or .pt2) and reads what the page needs

@@ -32,6 +32,7 @@ struct ReportGraph {
 struct GraphBox {
   double x = 0, y = 0, w = 0, h = 0;  // centre and size, in px
   std::string label;
+  std::string module;      // a node shown in place of its one-node module: that module ("" otherwise)
   std::string kind;        // as ReportGraphNode::kind, or "fold"
   int unfold = -1;         // a folded box: the view that shows its inside
   uint64_t count = 1;      // a folded box: the nodes inside it
@@ -68,6 +69,13 @@ void LayoutReportGraphs(ReportGraphs& graphs, const GraphLayoutOptions& options 
 // The graphs of an ExecuTorch program: each method's calls (kernels,
 // delegates) as ChainDot links them; no modules: long methods are cut into parts.
 ReportGraphs PteReportGraphs(const PteFile& file);
+
+// The graph of a TorchScript archive's `method` as LibTorch inlines it,
+// read in the sandboxed LibTorch child (GraphOptions::Format::kNodes) within
+// `timeout_seconds`: each node in the module of its inlined call stack.
+// Throws what Graph throws (kUnavailable in a build without LibTorch).
+ReportGraphs TorchScriptReportGraphs(const std::string& path, const std::string& method = "forward",
+                                     double timeout_seconds = 120);
 
 // The graphs of a .pt2's exported programs, each node in the module of its
 // nn_module_stack. An AOTInductor package without a program gives none.

@@ -56,8 +56,14 @@ struct GraphOptions {
   // --inlined: refused (kIo, one line) when inlining would make more nodes
   // than this: helpers that call each other twice double it per level.
   uint64_t max_nodes = 1000000;
-  enum class Format { kText, kDot } format = Format::kText;
+  // kNodes (tsctl report's graph): one line per node, in order: module
+  // (the instance names of its inlined call stack, joined by '.'), kind
+  // (input, op, output), label (the node's kind: aten::conv2d) and the
+  // indices of the earlier lines it takes values from, joined by ','; tab
+  // separated. Constants and attribute reads are left out.
+  enum class Format { kText, kDot, kNodes } format = Format::kText;
   std::vector<std::string> load_libraries;
+  double timeout_seconds = 0;  // the LibTorch child's limit; 0: the default (kDefaultChildTimeout)
 };
 
 // tsctl trace / tsctl script: the run (RunSpec: the method traced, its

@@ -8,6 +8,7 @@
 
 #include "../archive/json_input.h"
 #include "../archive/producer.h"
+#include "../text/units.h"
 #include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/text_util.h"
@@ -74,20 +75,40 @@ void ReadCodeText(const Archive& a, const ReportOptions& options, ReportContents
   }
 }
 
-// The graphs a page draws: a .pt2's programs, read from their JSON. A
-// TorchScript method's graph is LibTorch's to make (tsctl graph prints it).
-void ReadGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
-  if (!IsPt2(archive.kind())) {
-    report.graphs.note = "A TorchScript method's graph is what LibTorch compiles from the code above; the page is "
-                         "written without LibTorch: tsctl graph prints it (--format dot draws it).";
+// The graph of a TorchScript archive, from the LibTorch child (ReportOptions).
+void TorchScriptGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
+  using Mode = ReportOptions::TorchScriptGraph;
+  const char* how = "tsctl report --graph always draws it, tsctl graph --inlined prints it.";
+  if (options.torchscript_graph == Mode::kNever || options.path.empty() || options.path == "-") {
+    report.graphs.note = std::string("A TorchScript method's graph is LibTorch's to make; not asked for: ") + how;
+    return;
+  }
+  if (options.torchscript_graph == Mode::kAuto && archive.source().Size() > options.auto_graph_bytes) {
+    report.graphs.note = "Not drawn: the archive is larger than " + Grouped(options.auto_graph_bytes >> 20) +
+                         " MiB, and loading it in LibTorch takes time; " + how;
     return;
   }
   try {
-    report.graphs = Pt2ReportGraphs(archive);
+    report.graphs = TorchScriptReportGraphs(options.path, "forward");
   } catch (const Error& e) {
+    if (options.torchscript_graph == Mode::kAlways) throw;
     report.graphs = {};
-    report.graphs.note = std::string("The graph could not be read: ") + e.what();
-    return;
+    report.graphs.note = std::string("No graph: ") + e.what();
+  }
+}
+
+// The graphs a page draws: a .pt2's programs, read from their JSON; a
+// TorchScript archive's forward, from LibTorch.
+void ReadGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
+  if (!IsPt2(archive.kind())) {
+    TorchScriptGraphs(archive, options, report);
+  } else {
+    try {
+      report.graphs = Pt2ReportGraphs(archive);
+    } catch (const Error& e) {
+      report.graphs = {};
+      report.graphs.note = std::string("The graph could not be read: ") + e.what();
+    }
   }
   LayoutReportGraphs(report.graphs, options.layout);
 }

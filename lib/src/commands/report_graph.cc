@@ -12,6 +12,7 @@
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
 #include "tsctl/report_graph.h"
+#include "tsctl/torch_backend.h"
 
 namespace tsctl {
 namespace {
@@ -49,6 +50,7 @@ std::vector<Group> Groups(const ReportGraph& g) {
 struct Member {
   int64_t node = -1;            // a node, or -1 for a fold
   std::string label;
+  std::string module;           // a node standing for its one-node module: that module
   std::vector<uint32_t> nodes;  // a fold: every node inside it
   int group = -1;               // a fold of a module: the group to unfold
   std::vector<Member> parts;    // a fold of a part: its members
@@ -66,12 +68,12 @@ class Folder {
   // node shows that node; a module with only one child module, that child).
   std::vector<Member> MembersOf(size_t gi) {
     std::vector<std::pair<uint32_t, Member>> ordered;
-    for (uint32_t n : groups_[gi].nodes) ordered.push_back({n, Member{n, g_.nodes[n].label, {}, -1, {}}});
+    for (uint32_t n : groups_[gi].nodes) ordered.push_back({n, Member{n, g_.nodes[n].label, "", {}, -1, {}}});
     for (size_t c : groups_[gi].children) {
       while (groups_[c].nodes.empty() && groups_[c].children.size() == 1) c = groups_[c].children[0];
-      Member m{-1, groups_[c].path, {}, static_cast<int>(c), {}};
+      Member m{-1, groups_[c].path, "", {}, static_cast<int>(c), {}};
       Collect(c, m.nodes);
-      if (m.nodes.size() == 1) m = Member{m.nodes[0], g_.nodes[m.nodes[0]].label, {}, -1, {}};
+      if (m.nodes.size() == 1) m = Member{m.nodes[0], g_.nodes[m.nodes[0]].label, groups_[c].path, {}, -1, {}};
       ordered.push_back({groups_[c].first, std::move(m)});
     }
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -95,7 +97,7 @@ class Folder {
       const size_t count = (members.size() + max - 1) / max, each = (members.size() + count - 1) / count;
       std::vector<Member> parts;
       for (size_t at = 0; at < members.size(); at += each) {
-        Member p{-1, "", {}, -1, {}};
+        Member p{-1, "", "", {}, -1, {}};
         for (size_t i = at; i < std::min(members.size(), at + each); ++i) {
           if (members[i].node >= 0) p.nodes.push_back(static_cast<uint32_t>(members[i].node));
           p.nodes.insert(p.nodes.end(), members[i].nodes.begin(), members[i].nodes.end());
@@ -120,10 +122,10 @@ class Folder {
       const Member& m = members[i];
       if (m.node >= 0) {
         owner_[static_cast<size_t>(m.node)] = static_cast<int>(i);
-        boxes.push_back({0, 0, 0, 0, m.label, g_.nodes[static_cast<size_t>(m.node)].kind, -1, 1});
+        boxes.push_back({0, 0, 0, 0, m.label, m.module, g_.nodes[static_cast<size_t>(m.node)].kind, -1, 1});
       } else {
         for (uint32_t n : m.nodes) owner_[n] = static_cast<int>(i);
-        boxes.push_back({0, 0, 0, 0, m.label, "fold", -1, m.nodes.size()});
+        boxes.push_back({0, 0, 0, 0, m.label, "", "fold", -1, m.nodes.size()});
       }
     }
     Edges(members, id);
@@ -310,6 +312,42 @@ ReportGraphs Pt2ReportGraphs(const Archive& archive) {
   }
   out.note = out.graphs.empty() ? "This .pt2 holds no exported program (an AOTInductor package keeps compiled code): no graph."
                                 : "Each exported program's nodes, folded by the module they run in (nn_module_stack).";
+  return out;
+}
+
+ReportGraphs TorchScriptReportGraphs(const std::string& path, const std::string& method, double timeout_seconds) {
+  GraphOptions o;
+  o.path = path;
+  o.method = method;
+  o.inlined = true;
+  o.format = GraphOptions::Format::kNodes;
+  o.timeout_seconds = timeout_seconds;
+  o.max_nodes = 200000;  // past 50,000 the page lists nodes, and only 5,000 of them
+  const std::string lines = Graph(o);
+  ReportGraph g{method, {}};
+  std::istringstream in(lines);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    for (size_t at = 0;;) {
+      const size_t tab = line.find('\t', at);
+      f.push_back(line.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+      if (tab == std::string::npos) break;
+      at = tab + 1;
+    }
+    if (f.size() != 4) throw Error(ErrorKind::kTorch, "the LibTorch child's graph has a line of " + std::to_string(f.size()) + " fields");
+    ReportGraphNode n{f[2], f[0], f[1], {}};
+    std::istringstream from(f[3]);
+    for (std::string i; std::getline(from, i, ',');) {
+      const unsigned long v = std::strtoul(i.c_str(), nullptr, 10);
+      if (v < g.nodes.size()) n.from.push_back(static_cast<uint32_t>(v));  // earlier lines only
+    }
+    g.nodes.push_back(std::move(n));
+  }
+  ReportGraphs out;
+  out.graphs.push_back(std::move(g));
+  out.note = "The " + method + " method's graph as LibTorch inlines it (tsctl graph --inlined), each node in the module "
+             "of its call stack; constants and attribute reads are not drawn.";
   return out;
 }
 

@@ -131,7 +131,8 @@ std::string Graph(const GraphOptions& options) {
   const CheckedArchive checked = OpenForLibTorch(options.path);
   GraphOptions o = options;
   o.load_path = checked.load_path;
-  return RunTorchChild(GraphRequest{.options = o}, {}).Take<std::string>("loading the archive and printing its graph");
+  return RunTorchChild(GraphRequest{.options = o}, {.timeout_seconds = o.timeout_seconds})
+      .Take<std::string>("loading the archive and printing its graph");
 }
 
 std::string CompiledCode(const std::string& path, const std::string& method,

@@ -58,7 +58,8 @@ std::string Edge(const std::vector<double>& p) {
 std::string Box(const GraphBox& b) {
   const double x = b.x - b.w / 2, y = b.y - b.h / 2;
   std::string g = "<g class=\"" + KindClass(b.kind) + "\"><title>" + E(b.label) +
-                  (b.kind == "fold" ? " (" + Grouped(b.count) + " nodes)" : "") + "</title><rect x=\"" + Num(x) +
+                  (b.kind == "fold" ? " (" + Grouped(b.count) + " nodes)" : "") +
+                  (b.module.empty() ? "" : " in " + E(b.module)) + "</title><rect x=\"" + Num(x) +
                   "\" y=\"" + Num(y) + "\" width=\"" + Num(b.w) + "\" height=\"" + Num(b.h) + "\" rx=\"3\"></rect>";
   if (b.kind == "fold") {
     g += "<text x=\"" + Num(b.x) + "\" y=\"" + Num(b.y - 2) + "\" text-anchor=\"middle\">" +

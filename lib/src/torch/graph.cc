@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/serialization/python_print.h>
 
+#include <algorithm>
 #include <sstream>
 #include <unordered_map>
 
@@ -177,6 +178,61 @@ class InlinedCounter {
   std::unordered_map<const torch::jit::Function*, uint64_t> memo_;
 };
 
+// A field of a NodeLines line: tabs and line ends would split it.
+std::string Field(std::string s) {
+  for (char& c : s) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+// The module a node of an inlined graph runs in: the instance names on its
+// call stack (outermost first), "SELF" (a method of the same module) left out.
+std::string ModuleOf(const torch::jit::Node* n) {
+  auto stack = n->callstack();
+  if (!stack) return "";
+  std::string path;
+  for (const auto& entry : (*stack)->vec()) {
+    const auto& info = std::get<2>(entry);
+    if (!info || info->instance_name() == "SELF" || info->instance_name().empty()) continue;
+    path += (path.empty() ? "" : ".") + info->instance_name();
+  }
+  return path;
+}
+
+// GraphOptions::Format::kNodes. A node with sub-blocks (prim::If,
+// prim::Loop) is one line; what its blocks use from outside is its input.
+std::string NodeLines(const torch::jit::Graph& g) {
+  std::unordered_map<const torch::jit::Value*, size_t> line_of;
+  std::ostringstream out;
+  size_t lines = 0;
+  auto write = [&](const std::string& module, const char* kind, const std::string& label,
+                   const std::vector<const torch::jit::Value*>& takes) {
+    std::vector<size_t> from;
+    for (const torch::jit::Value* v : takes) {
+      auto it = line_of.find(v);
+      if (it != line_of.end() && std::find(from.begin(), from.end(), it->second) == from.end()) from.push_back(it->second);
+    }
+    out << Field(module) << '\t' << kind << '\t' << Field(label) << '\t';
+    for (size_t i = 0; i < from.size(); ++i) out << (i ? "," : "") << from[i];
+    out << '\n';
+    return lines++;
+  };
+  for (const torch::jit::Value* v : g.inputs()) {
+    if (v->type()->cast<c10::ClassType>()) continue;  // self
+    line_of[v] = write("", "input", "input " + v->debugName(), {});
+  }
+  for (const torch::jit::Node* n : g.nodes()) {
+    if (n->kind() == c10::prim::Constant || n->kind() == c10::prim::GetAttr) continue;
+    std::vector<const torch::jit::Value*> takes(n->inputs().begin(), n->inputs().end());
+    const size_t line = write(ModuleOf(n), "op", n->kind().toQualString(), takes);
+    for (const torch::jit::Value* o : n->outputs()) line_of[o] = line;
+  }
+  const auto returned = g.return_node()->inputs();
+  write("", "output", "output", std::vector<const torch::jit::Value*>(returned.begin(), returned.end()));
+  return out.str();
+}
+
 }  // namespace
 
 uint64_t InlinedNodes(const torch::jit::Graph& graph) { return InlinedCounter().Block(graph.block()); }
@@ -208,6 +264,7 @@ std::string RenderGraph(const GraphOptions& options) {
       graph = graph->copy();
       torch::jit::Inline(*graph);
     }
+    if (options.format == GraphOptions::Format::kNodes) return NodeLines(*graph);
     if (options.format == GraphOptions::Format::kDot) {
       std::ostringstream out;
       DotWriter(out).Write(*graph, options.method);
