@@ -109,5 +109,13 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results);
 // written (the message names the stage it stopped at and its first blocker;
 // the text paragraph is the failure's body or the case's system-out).
 std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results);
+// migrate --report: one self-contained offline HTML page for the run (the
+// frame of tsctl report's pages): a summary (how many models reached each
+// stage, as a table and an SVG bar chart; the blockers ranked by models
+// stopped; a row per model), then per model (sections a1, a2, ...) its
+// stage, timings, blockers with their advice, each check's per-output
+// errors (skipped ones with why), and the file written with its provenance.
+// Every string from an archive or from torch is HTML-escaped.
+std::string RenderMigrateHtml(const std::vector<MigrateResult>& results);
 
 }  // namespace tsctl
