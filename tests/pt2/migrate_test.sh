@@ -127,6 +127,7 @@ assert all(r["blockers"] for r in doc["results"] if r["stage"] != "packaged"), "
 print("zoo:", stages, "blockers:", kinds)
 PY
 [ -e "$tmp/programs/cnn.pt2" ] || bad "the zoo did not write cnn.pt2"
+mkdir "$tmp/programs2"
 expect 1 migrate "$z/cnn.pt" "$z/loop.pt" --out-dir "$tmp/programs2" --report "$tmp/zoo.html"
 has 'stage reached'
 has 'prim::Loop'
