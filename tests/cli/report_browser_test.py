@@ -100,6 +100,7 @@ def jobs(tsctl, shared, tmp):
     add("bench --report", [tsctl, "bench", "testdata/traced_cnn.pt", "--warmup", "3", "--iters", "20", "--profile",
                            "--report", PAGE], BENCH_SECTIONS, shot="report-bench.png")
     # migrate --report (LibTorch 2.x with Python only; exit 1: the .pt2 is refused, a model blocked).
+    os.makedirs(os.path.join(tmp, "migrated"))
     add("migrate --report", [tsctl, "migrate", "testdata/traced_cnn.pt", "testdata/pt2/cnn.pt2", "--out-dir",
                              os.path.join(tmp, "migrated"), "--report", PAGE], MIGRATE_SECTIONS + ["a2"],
         exits=(1,), shot="report-migrate.png", unavailable=6)
