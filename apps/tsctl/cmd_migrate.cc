@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "run_flags.h"
+#include "tsctl/atomic_file.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
 
@@ -20,7 +21,8 @@ struct MigrateFlags {
   std::vector<std::string> archives;
   std::string out_dir;
   std::string format;
-  std::string shard;  // "K/N"
+  std::string shard;   // "K/N"
+  std::string report;  // --report FILE.html
   MigrateFlags() {
     run.given_flags = "--input";
     run.help = {
@@ -97,6 +99,18 @@ std::string Render(const std::string& format, const std::vector<MigrateResult>& 
   return RenderMigrateText(results);
 }
 
+// The page of the run, besides the report on stdout, when --report asks
+// for it: `status`, or the code of the line saying it could not be written.
+int WithPage(const MigrateFlags& f, const std::vector<MigrateResult>& results, int status, const GlobalOptions& global) {
+  if (f.report.empty()) return status;
+  try {
+    WriteFileAtomically(f.report, RenderMigrateHtml(results));
+  } catch (const Error& e) {
+    return Report("migrate", f.report, e, global);
+  }
+  return status;
+}
+
 int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
   int listed = Guarded("migrate", "", global, [&] {
     f.archives = ArchivesOf(f);
@@ -106,7 +120,7 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
   if (f.archives.empty()) {  // a shard of a short list: nothing to do, and said so
     std::cerr << "tsctl: migrate: shard " << f.shard << " holds none of the archives given\n";
     std::cout << Render(f.format, {}) << std::flush;
-    return kExitOk;
+    return WithPage(f, {}, kExitOk, global);
   }
   if (f.archives.size() > 1 && f.out_dir.empty()) {
     return Report("migrate", f.archives[0], Error(ErrorKind::kUsage, "more than one archive: give --out-dir DIR, not -o"),
@@ -130,23 +144,25 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
       try {
         results.push_back(Migrate(o));
       } catch (const Error& e) {
-        // An unavailable converter stops them all.
-        if (f.archives.size() == 1 || e.kind() == ErrorKind::kUnavailable) throw;
+        // An unavailable converter stops them all (and writes no page).
+        if (e.kind() == ErrorKind::kUnavailable) throw;
         results.push_back(MigrateRefused(archive, e));
+        if (f.archives.size() == 1) throw;  // on the page; its error is the command's
         progress.Clear();
         return Report("migrate", archive, e, global);
       }
       return kExitOk;
     });
-    if (one != kExitOk && f.archives.size() == 1) return one;
+    if (one != kExitOk && f.archives.size() == 1) return results.empty() ? one : WithPage(f, results, one, global);
     if (one == kExitUnavailable) return one;
   }
   progress.Clear();
   std::cout << Render(f.format, results) << std::flush;
+  int status = kExitOk;
   for (const MigrateResult& r : results) {
-    if (!r.written || !r.verified) return kExitFindings;
+    if (!r.written || !r.verified) status = kExitFindings;
   }
-  return kExitOk;
+  return WithPage(f, results, status, global);
 }
 
 }  // namespace
@@ -169,6 +185,9 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                   "with 1/N ... N/N split a zoo")
       ->check(kShard);
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
+  sub->add_option("--report", f->report,
+                  "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "
+                  "then per archive its timings, blockers, per-output errors and the file written");
   AddRunFlags(sub, f->options, f->run, kTimeoutFlag | kLoadLibraryFlag);
   return [f, &global] { return RunMigrate(*f, global); };
 }

@@ -14,14 +14,18 @@ file: URL (Network.requestWillBeSent; data: URLs aside). A screenshot is a PNG.
 The pages: a few testdata archives; EVERY file of SHARED/corpus and
 SHARED/corpus/pte (one that is no archive tsctl reads gives one line naming
 it on stderr instead, exit 3 or 4, and no page); `report A B` of each pair
-in DIFFS; validate --report and bench --report (bench skipped, and said so,
-when tsctl was built without LibTorch). A control page that fetches a URL and
+in DIFFS; validate --report, bench --report (skipped, and said so, when
+tsctl was built without LibTorch) and migrate --report over
+testdata/traced_cnn.pt and a .pt2 it refuses (skipped, and said so, where
+tsctl cannot migrate: it says so in one line, exit 6, unless built against
+LibTorch 2.x with the Python embedding). A control page that fetches a URL and
 throws shows that requests and console errors are seen.
 
 Usage: report_browser_test.py TSCTL SHARED_DIR [--screenshots DIR]
 (run from the repository root). Exits 77 when chromium is not installed.
---screenshots writes DIR/report-torchscript.png, report-graph.png, report-pte.png,
-report-diff.png, report-validate.png and report-bench.png (docs/manual/images).
+--screenshots writes DIR/report-torchscript.png, report-graph.png,
+report-pte.png, report-diff.png, report-validate.png, report-bench.png and
+report-migrate.png (docs/manual/images).
 """
 import concurrent.futures
 import os
@@ -40,6 +44,7 @@ DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters
 # The pages of validate --report and bench --report.
 RUN_SECTIONS = ["summary", "archives"]
 BENCH_SECTIONS = ["summary", "latency", "operators"]
+MIGRATE_SECTIONS = ["summary", "blockers", "archives", "a1"]  # migrate --report
 DIFFS = [
     ("testdata/diff/base.pt", "testdata/diff/op_added.pt"),
     ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2"),
@@ -57,9 +62,11 @@ class Job:
     """One page to make: its name, tsctl's argv, the exits that give a page,
     the sections, and whether it may instead give one line (exit 3 or 4)."""
 
-    def __init__(self, name, argv, page, sections, exits=(0,), may_refuse=False, shot=None, contains=()):
+    def __init__(self, name, argv, page, sections, exits=(0,), may_refuse=False, shot=None, unavailable=None,
+                 contains=()):
         self.name, self.argv, self.page, self.sections = name, argv, page, sections
         self.exits, self.may_refuse, self.shot, self.contains = exits, may_refuse, shot, contains
+        self.unavailable = unavailable  # the exit of a tsctl that cannot run the command: skipped
 
 
 def corpus_files(shared):
@@ -100,6 +107,11 @@ def jobs(tsctl, shared, tmp):
     # bench --report (LibTorch builds only).
     add("bench --report", [tsctl, "bench", "testdata/traced_cnn.pt", "--warmup", "3", "--iters", "20", "--profile",
                            "--report", PAGE], BENCH_SECTIONS, shot="report-bench.png")
+    # migrate --report (LibTorch 2.x with Python only; exit 1: the .pt2 is refused, a model blocked).
+    os.makedirs(os.path.join(tmp, "migrated"))
+    add("migrate --report", [tsctl, "migrate", "testdata/traced_cnn.pt", "testdata/pt2/cnn.pt2", "--out-dir",
+                             os.path.join(tmp, "migrated"), "--report", PAGE], MIGRATE_SECTIONS + ["a2"],
+        exits=(1,), shot="report-migrate.png", unavailable=6)
     return out
 
 
@@ -175,6 +187,10 @@ def main():
                 counts["corpus"] += job.may_refuse
                 if r.returncode != 0 and b"built without LibTorch" in r.stderr:
                     print("%s: skipped (tsctl was built without LibTorch)" % job.name)
+                    counts["skipped"] += 1
+                    continue
+                if job.unavailable is not None and r.returncode == job.unavailable:
+                    print("%s: skipped (%s)" % (job.name, r.stderr.decode("utf-8", "replace").strip()[:200]))
                     counts["skipped"] += 1
                     continue
                 if job.may_refuse and r.returncode in (3, 4):

@@ -21,7 +21,15 @@ archives' markup must show on their pages as text (escaped). The same for
 the one it was made from, both ways, pairs of testdata/escape/, two corpus
 .pte files, and every file above against testdata/traced_cnn.pt; a .pte
 against a TorchScript archive gets diff's line. The page of validate --report
-over all of them (--no-load) is checked the same way.
+over all of them (--no-load) is checked the same way, and the page of
+migrate --report over a zoo of files migrate refuses before converting (a
+.pt2 copied under a name that is markup, testdata/escape's .pt2, a text file):
+each is a model blocked, its name shown as text. Those refusals come before
+torch, so every build makes that page; what the converter and torch say
+(nodes, source lines, errors, outputs) reaches the page only in the LibTorch
+2.x build with the Python embedding, where the crafted archives join the zoo
+(elsewhere migrate refuses them in one line, exit 6, and they are left out);
+report_migrate_test.cc feeds hostile strings to every field of the page.
 
 Usage: report_escape_test.py TSCTL SHARED_DIR   (run from the repository root)
 """
@@ -43,10 +51,12 @@ DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters
 # one section per archive (id a1, a2, ...) inside "archives".
 RUN_SECTIONS = ["summary", "archives"]
 BENCH_SECTIONS = ["summary", "latency", "operators"]  # bench --report; "sweep" with --sweep
+MIGRATE_SECTIONS = ["summary", "blockers", "archives"]  # migrate --report; a1, a2, ... inside "archives"
 RUN_ID = re.compile(r"a[1-9][0-9]*$")
 # The graph section's views (gv0, gv1, ...), which folded boxes link to.
 VIEW_ID = re.compile(r"gv(0|[1-9][0-9]*)$")
-IDS = set(SECTIONS) | set(DIFF_SECTIONS) | set(RUN_SECTIONS) | set(BENCH_SECTIONS) | {"sweep", "tools", "filter", "expand", "collapse"}
+IDS = (set(SECTIONS) | set(DIFF_SECTIONS) | set(RUN_SECTIONS) | set(BENCH_SECTIONS) | set(MIGRATE_SECTIONS) |
+       {"sweep", "tools", "filter", "expand", "collapse"})
 TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "nav", "a", "div", "input", "button",
         "main", "section", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul",
         "li", "span", "code", "pre", "footer", "script", "svg", "g", "rect", "text", "polyline", "path", "polygon"}
@@ -73,7 +83,7 @@ class Page(HTMLParser):
                 self.problems.append("foreign attribute %s= on <%s>" % (k, tag))
             elif k == "href" and not (v or "").startswith("#"):
                 self.problems.append("href outside the page: %r" % v)
-            elif k == "href" and v[1:] not in SECTIONS + DIFF_SECTIONS + RUN_SECTIONS + BENCH_SECTIONS + ["sweep"] and not RUN_ID.match(v[1:]) and not VIEW_ID.match(v[1:]):
+            elif k == "href" and v[1:] not in IDS and not RUN_ID.match(v[1:]) and not VIEW_ID.match(v[1:]):
                 self.problems.append("href to no section: %r" % v)
             elif k == "class" and not set((v or "").split()) <= CLASSES:
                 self.problems.append("foreign class %r on <%s>" % (v, tag))
@@ -266,6 +276,43 @@ def check_validate_page(tsctl, tmp, made, files, script):
     return ["validate --report: %s" % p for p in problems[:10]]
 
 
+def can_migrate(tsctl):
+    """Whether this tsctl converts (LibTorch 2.x with the Python embedding)."""
+    version = subprocess.run([tsctl, "--version"], capture_output=True, text=True).stdout
+    return re.search(r"^libtorch 2\.", version, re.M) is not None and "embedding built in" in version
+
+
+def check_migrate_page(tsctl, tmp, made, script):
+    """migrate --report over a zoo migrate refuses before torch (and, where it
+    converts, the crafted archives): one page, checked as above, every model
+    in a section of its own, the names shown as text; stdout and the exit
+    status are those without --report."""
+    zoo = os.path.join(tmp, "migrate_zoo")
+    os.mkdir(zoo)
+    named = [os.path.join(zoo, "<img src=x onerror=alert(7)>.pt"), os.path.join(zoo, "<svg onload=alert(8)>.pt")]
+    shutil.copy("testdata/pt2/cnn.pt2", named[0])
+    shutil.copy("README.md", named[1])
+    paths = named + sorted(glob.glob("testdata/escape/*.pt2"))
+    if can_migrate(tsctl):
+        paths += [m[0] for m in made if not m[0].endswith(".pte")]
+    page = os.path.join(tmp, "migrate.html")
+    argv = [tsctl, "migrate", "--out-dir", os.path.join(tmp, "migrated")] + paths
+    r = subprocess.run(argv + ["--report", page], capture_output=True, timeout=600)
+    plain = subprocess.run(argv, capture_output=True, timeout=600)
+    if r.returncode != 1 or not os.path.exists(page):
+        return ["migrate --report: exit %d, stderr %r" % (r.returncode, r.stderr[:300])]
+    problems, _, text = check_page(open(page, "rb").read(), script, MIGRATE_SECTIONS)
+    for want in ("<img src=x onerror=alert(7)>.pt", "<svg onload=alert(8)>.pt"):
+        if want not in text:
+            problems.append("the archive's name %r is not shown as text" % want)
+    sections = len(re.findall(rb'<section id="a[1-9][0-9]*"', open(page, "rb").read()))
+    if sections != len(paths):
+        problems.append("%d model sections for %d archives" % (sections, len(paths)))
+    if (r.stdout, r.returncode) != (plain.stdout, plain.returncode):
+        problems.append("--report changed the report on stdout or the exit status")
+    return ["migrate --report: %s" % p for p in problems[:10]]
+
+
 def main():
     global SHARED
     tsctl, SHARED = sys.argv[1], sys.argv[2]
@@ -310,6 +357,7 @@ def main():
         diff_failures, diff_pages, diff_refused = check_diff_pages(tsctl, made, files, script)
         failures += diff_failures
         failures += check_validate_page(tsctl, tmp, made, files, script)
+        failures += check_migrate_page(tsctl, tmp, made, script)
     for f in failures:
         print("FAIL:", f)
     print("report_escape: %d pages checked, %d files refused in one line; report A B: %d pages, %d pairs refused; "

@@ -127,9 +127,35 @@ assert all(r["blockers"] for r in doc["results"] if r["stage"] != "packaged"), "
 print("zoo:", stages, "blockers:", kinds)
 PY
 [ -e "$tmp/programs/cnn.pt2" ] || bad "the zoo did not write cnn.pt2"
-expect 1 migrate "$z/cnn.pt" "$z/loop.pt" --out-dir "$tmp/programs2"
+mkdir "$tmp/programs2"
+expect 1 migrate "$z/cnn.pt" "$z/loop.pt" --out-dir "$tmp/programs2" --report "$tmp/zoo.html"
 has 'stage reached'
 has 'prim::Loop'
+# Its page (--report): the sections, a bar per stage, the loop ranked as a
+# blocker with its node and source line, cnn's timings, every output's
+# errors on the sample and on another size, the file written.
+/usr/bin/python3 - "$tmp/zoo.html" "$tmp/programs2/cnn.pt2" <<'PY' || bad "the zoo's page is not as expected"
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+for i in ("summary", "blockers", "archives", "a1", "a2"):
+    assert page.count('id="%s"' % i) == 1, i
+assert page.count('<section id="a') == 2
+assert page.count('<rect class="bar"') == 6, "a bar per stage"
+assert '<td>loaded</td><td class="n">2</td>' in page and '<td>packaged</td><td class="n">1</td>' in page
+assert '<th>result</th><td>1 of 2 migrated (verified and written)</td>' in page
+assert re.search(r'<td class="mono">prim::Loop</td><td class="n">1</td><td><a href="#a2">[^<]*loop\.pt</a>', page)
+assert re.search(r'<td class="mono">prim::Loop</td><td class="mono">[^<]*prim::Loop[^<]*</td>'
+                 r'<td class="mono">[^<]*migrate_models\.py[^<]*</td>', page), "the loop's node and source line"
+cnn = page[page.index('<section id="a1"'):page.index('<section id="a2"')]
+for step in ("inputs", "load", "conversion", "verification on the sample", "packaging"):
+    assert "<td>%s</td><td class=\"n\">" % step in cnn, step
+sample = re.search(r'<h3>On <code>sample \(1x3x8x8\)</code></h3><p><span class="pass">matched</span></p>'
+                   r'<table>.*?<td class="mono">output 0</td><td class="n">([^<]*)</td>', cnn)
+assert sample and float(sample.group(1)) <= 1e-5, "the sample's per-output error"
+assert re.search(r'shape\[2\]=9 \(1x3x9x8\)</code></h3><p><span class="pass">matched</span></p><table>.*?output 0', cnn)
+assert "<th>file</th><td>%s</td>" % sys.argv[2] in cnn and "extra/tsctl_migrate.json" in cnn
+print("zoo page: %d bytes, sections and figures as expected" % len(page))
+PY
 # Shards of a folder: 1/2 and 2/2 split its archives between them, each a
 # JUnit report with a testcase per archive, failed unless packaged.
 mkdir "$tmp/shards" "$tmp/shard_zoo"

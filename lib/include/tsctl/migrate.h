@@ -28,6 +28,13 @@ const char* MigrateStageName(MigrateStage stage);
 // "loaded", "inputs", ... as JSON writes them (snake case).
 const char* MigrateStageKey(MigrateStage stage);
 
+// One output's largest differences between the archive and the program.
+struct MigrateOutputError {
+  std::string name;  // "output 0", in the order the outputs flatten
+  double max_abs = 0;
+  double max_rel = 0;
+};
+
 // One input set both ran on.
 struct MigrateCheck {
   std::string inputs;   // "sample (1x3x8x8)", "x.shape[2]=9 (1x3x9x8)"
@@ -36,6 +43,15 @@ struct MigrateCheck {
   double max_abs = -1;  // over every output; -1 where they could not be compared
   double max_rel = -1;
   std::string error;    // the first output that differs, or the program's failure
+  // Per output, those compared (none where the counts differ; up to the
+  // first whose dtype or shape differs).
+  std::vector<MigrateOutputError> outputs;
+};
+
+// How long one step of a migration took.
+struct MigrateTiming {
+  std::string step;  // "inputs", "load", "conversion", "verification on the sample", ...
+  double seconds = 0;
 };
 
 // What stopped a model: a node the converter cannot convert (kind
@@ -65,7 +81,8 @@ struct MigrateResult {
   std::string torch_version;
   std::string sha256;                // of the source archive
   std::vector<std::string> warnings;
-  double seconds = 0;
+  std::vector<MigrateTiming> timings;  // the steps run, in order
+  double seconds = 0;                  // the whole migration
 };
 
 // Converts, verifies and writes one archive (the LibTorch child finds
@@ -92,5 +109,13 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results);
 // written (the message names the stage it stopped at and its first blocker;
 // the text paragraph is the failure's body or the case's system-out).
 std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results);
+// migrate --report: one self-contained offline HTML page for the run (the
+// frame of tsctl report's pages): a summary (how many models reached each
+// stage, as a table and an SVG bar chart; the blockers ranked by models
+// stopped; a row per model), then per model (sections a1, a2, ...) its
+// stage, timings, blockers with their advice, each check's per-output
+// errors (skipped ones with why), and the file written with its provenance.
+// Every string from an archive or from torch is HTML-escaped.
+std::string RenderMigrateHtml(const std::vector<MigrateResult>& results);
 
 }  // namespace tsctl

@@ -51,6 +51,10 @@ Archive CheckedSource(const MigrateOptions& o) {
   return archive;
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // The provenance record: where the program came from and how it was checked.
 std::string ProvenanceRecord(const MigrateResult& r) {
   nlohmann::json checks = nlohmann::json::array();
@@ -152,8 +156,10 @@ MigrateResult Migrate(const MigrateOptions& o) {
   ChildLimits limits;
   limits.timeout_seconds = o.timeout_seconds;
   limits.memory_bytes = MachineMemoryBytes();  // AOTInductor runs the C++ compiler
+  const double inputs_seconds = SecondsSince(start);
   MigrateResult r = RunTorchChild(PythonMigrateRequest{.request = p}, limits).Take<MigrateResult>("migrating " + o.path);
   r.path = o.path;
+  r.timings.insert(r.timings.begin(), {"inputs", inputs_seconds});
   r.input_source = example.source.empty() ? "--input" : example.source;
   for (MigrateBlocker& b : r.blockers) b.advice = AdviceFor(b.kind);
   if (r.written) {
@@ -161,10 +167,12 @@ MigrateResult Migrate(const MigrateOptions& o) {
     stamp.set = {{"written_by", "tsctl migrate"}};
     stamp.files = {{kMigrateRecord, ProvenanceRecord(r)}};
     stamp.output = o.output;
+    const auto stamping = std::chrono::steady_clock::now();
     Stamp(p.output, stamp);
     r.output = o.output;
+    r.timings.push_back({"provenance record", SecondsSince(stamping)});
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = SecondsSince(start);
   return r;
 }
 

@@ -18,7 +18,7 @@
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 14;
-inline constexpr int kPythonPluginAbi = 6;
+inline constexpr int kPythonPluginAbi = 7;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).

@@ -49,10 +49,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, in
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
                                    dynamic)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateOutputError, name, max_abs, max_rel)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateTiming, step, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBlocker, kind, node, where, advice)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateResult, path, output, stage, verified, written, error, blockers, checks, dynamic,
-                                   input_source, inputs, converter, torch_version, sha256, warnings, seconds)
+                                   input_source, inputs, converter, torch_version, sha256, warnings, timings, seconds)
 
 // The requests (the parent's side of the door, read by a child of the
 // LibTorch server): the same one-list rule. A std::function (progress)

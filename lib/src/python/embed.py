@@ -479,27 +479,33 @@ def _blockers(converter, ts, inputs, error):
 
 
 def _errors(torch, want, got):
-    """(matched shapes and dtypes, max abs error, max rel error, first output that differs)."""
+    """(matched shapes and dtypes, max abs error, max rel error, first output
+    that differs, each output's {"name", "max_abs", "max_rel"} up to the first
+    that cannot be compared)."""
     a, b = _flatten(torch, want), _flatten(torch, got)
     if len(a) != len(b):
-        return False, -1.0, -1.0, "the program returns %d tensors, the archive %d" % (len(b), len(a))
+        return False, -1.0, -1.0, "the program returns %d tensors, the archive %d" % (len(b), len(a)), []
     worst_abs = worst_rel = 0.0
+    outputs = []
     for i, (x, y) in enumerate(zip(a, b)):
         if x.shape != y.shape or x.dtype != y.dtype:
             return False, -1.0, -1.0, "output %d: %s %s vs the archive's %s %s" % (
-                i, str(y.dtype), list(y.shape), str(x.dtype), list(x.shape))
+                i, str(y.dtype), list(y.shape), str(x.dtype), list(x.shape)), outputs
+        one_abs = one_rel = 0.0
         if x.numel():
             d = (x.double() - y.double()).abs()
-            worst_abs = max(worst_abs, d.max().item())
-            worst_rel = max(worst_rel, (d / x.double().abs().clamp_min(1e-12)).max().item())
-    return True, worst_abs, worst_rel, ""
+            one_abs = d.max().item()
+            one_rel = (d / x.double().abs().clamp_min(1e-12)).max().item()
+        outputs.append({"name": "output %d" % i, "max_abs": one_abs, "max_rel": one_rel})
+        worst_abs, worst_rel = max(worst_abs, one_abs), max(worst_rel, one_rel)
+    return True, worst_abs, worst_rel, "", outputs
 
 
 def _verify(torch, ts, program, x, label, rtol, atol):
     """The archive and the program on one input set."""
     shapes = ", ".join("x".join(str(d) for d in t.shape) or "scalar" for t in x if isinstance(t, torch.Tensor))
     c = {"inputs": label + " (" + shapes + ")", "matched": False, "skipped": "", "max_abs": -1.0, "max_rel": -1.0,
-         "error": ""}
+         "error": "", "outputs": []}
     try:
         want = ts(*x)
     except Exception as e:
@@ -514,7 +520,7 @@ def _verify(torch, ts, program, x, label, rtol, atol):
         else:
             c["error"] = "the program fails on it: %s: %s" % (type(e).__name__, text)
         return c
-    same, c["max_abs"], c["max_rel"], why = _errors(torch, want, got)
+    same, c["max_abs"], c["max_rel"], why, c["outputs"] = _errors(torch, want, got)
     a, b = _flatten(torch, want), _flatten(torch, got)
     if not same:
         c["error"] = why
@@ -576,16 +582,26 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path)
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     r = {"stage": "", "blockers": [], "error": "", "checks": [], "dynamic": [], "converter": _CONVERTER,
-         "torch": torch.__version__, "verified": False, "written": False, "sha256": digest.hexdigest()}
+         "torch": torch.__version__, "verified": False, "written": False, "sha256": digest.hexdigest(), "timings": []}
+    import time
+    clock = [time.monotonic()]
+
+    def timed(step):  # the seconds since the last step, as r["timings"]' next entry
+        now = time.monotonic()
+        r["timings"].append({"step": step, "seconds": now - clock[0]})
+        clock[0] = now
+
     try:
         import warnings
         with warnings.catch_warnings():  # torch 2.14+ calls its own torch.jit.load deprecated: not the model's news
             warnings.filterwarnings("ignore", message=".*torch.jit.load. is deprecated")
             ts = torch.jit.load(archive, map_location="cpu")
     except Exception as e:
+        timed("load")
         r["error"] = "torch.jit.load: %s: %s" % (type(e).__name__, _first_line(str(e)))
         r["blockers"] = [{"kind": "load", "node": r["error"], "where": ""}]
         return r
+    timed("load")
     r["stage"] = "loaded"
     try:
         inputs = _inputs(torch, specs, 0) if specs else _loaded_inputs(torch, load_path)
@@ -598,17 +614,21 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path)
     except Exception as e:
         r["error"] = "%s: %s" % (type(e).__name__, _first_line(str(e)))
         r["blockers"] = _blockers(converter, ts, inputs, e)
+        timed("conversion")
         return r
+    timed("conversion")
     r["stage"] = "converted"
     r["dynamic"] = _dynamic_dims(torch, ep)
     program = ep.module()
     with torch.no_grad():
         sample = _verify(torch, ts, program, inputs, "sample", rtol, atol)
         r["checks"].append(sample)
+        timed("verification on the sample")
         if sample["matched"]:
             r["stage"] = "verified_sample"
             for label, x in _other_shapes(torch, ep, inputs):
                 r["checks"].append(_verify(torch, ts, program, x, label, rtol, atol))
+            timed("verification on other shapes")
     failed = [c for c in r["checks"] if not c["matched"] and not c["skipped"]]
     r["verified"] = sample["matched"] and not failed
     if r["verified"]:
@@ -626,10 +646,12 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path)
             else:
                 torch.export.save(ep, path)
         except Exception as e:
+            timed("packaging")
             r["error"] = "%s: %s: %s" % ("AOTInductor" if aoti else "torch.export.save", type(e).__name__,
                                          _first_line(str(e)))
             r["blockers"] = [{"kind": "packaging", "node": r["error"], "where": ""}]
             return r
+        timed("packaging")
         r["written"] = True
         if r["verified"]:
             r["stage"] = "packaged"

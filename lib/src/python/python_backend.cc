@@ -69,9 +69,14 @@ MigrateResult MigrateResultOf(const py::dict& out) {
     r.blockers.push_back({Text(b["kind"]), Text(b["node"]), Text(b["where"]), ""});
   }
   for (const auto& c : out["checks"]) {
-    r.checks.push_back({Text(c["inputs"]), c["matched"].cast<bool>(), Text(c["skipped"]), c["max_abs"].cast<double>(),
-                        c["max_rel"].cast<double>(), Text(c["error"])});
+    MigrateCheck& check = r.checks.emplace_back();
+    check = {Text(c["inputs"]), c["matched"].cast<bool>(), Text(c["skipped"]), c["max_abs"].cast<double>(),
+             c["max_rel"].cast<double>(), Text(c["error"]), {}};
+    for (const auto& o : c["outputs"]) {
+      check.outputs.push_back({Text(o["name"]), o["max_abs"].cast<double>(), o["max_rel"].cast<double>()});
+    }
   }
+  for (const auto& t : out["timings"]) r.timings.push_back({Text(t["step"]), t["seconds"].cast<double>()});
   for (const auto& d : out["dynamic"]) r.dynamic.push_back(Text(d));
   for (const auto& w : out["warnings"]) r.warnings.push_back(Text(w));
   r.converter = Text(out["converter"]);

@@ -8,6 +8,7 @@
 #include <pugixml.hpp>
 
 #include "../text/json_util.h"
+#include "migrate_summary.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
 
@@ -15,10 +16,6 @@ namespace tsctl {
 namespace {
 
 inline constexpr int kMigrateSchemaVersion = 1;
-constexpr MigrateStage kStages[] = {MigrateStage::kNone,          MigrateStage::kLoaded,
-                                    MigrateStage::kInputs,        MigrateStage::kConverted,
-                                    MigrateStage::kVerifiedSample, MigrateStage::kVerifiedShapes,
-                                    MigrateStage::kPackaged};
 
 std::string Number(double v) {
   char buf[32];
@@ -62,39 +59,17 @@ void RenderOne(const MigrateResult& r, std::ostream& out) {
   for (const std::string& w : r.warnings) out << "  warning   " << EscapeText(w) << '\n';
 }
 
-// Blocker kinds ranked by how many models they stop (a model counts once per kind).
-std::vector<std::pair<std::string, int>> RankedBlockers(const std::vector<MigrateResult>& results) {
-  std::map<std::string, int> count;
-  for (const MigrateResult& r : results) {
-    std::vector<std::string> kinds;
-    for (const MigrateBlocker& b : r.blockers) kinds.push_back(b.kind);
-    std::sort(kinds.begin(), kinds.end());
-    kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
-    for (const std::string& k : kinds) ++count[k];
-  }
-  std::vector<std::pair<std::string, int>> ranked(count.begin(), count.end());
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return ranked;
-}
-
-// How many models reached at least each stage.
-int Reached(const std::vector<MigrateResult>& results, MigrateStage stage) {
-  return static_cast<int>(std::count_if(results.begin(), results.end(), [&](const MigrateResult& r) {
-    return static_cast<int>(r.stage) >= static_cast<int>(stage);
-  }));
-}
-
 void RenderSummary(const std::vector<MigrateResult>& results, std::ostream& out) {
   char line[160];
   out << "\n" << results.size() << " archives\n";
   std::snprintf(line, sizeof line, "  %-26s %s\n", "stage reached", "models");
   out << line;
-  for (MigrateStage s : kStages) {
+  for (MigrateStage s : kMigrateStages) {
     if (s == MigrateStage::kNone) continue;
-    std::snprintf(line, sizeof line, "  %-26s %d\n", MigrateStageName(s), Reached(results, s));
+    std::snprintf(line, sizeof line, "  %-26s %d\n", MigrateStageName(s), MigrateReached(results, s));
     out << line;
   }
-  const auto ranked = RankedBlockers(results);
+  const auto ranked = RankedMigrateBlockers(results);
   if (ranked.empty()) return;
   std::snprintf(line, sizeof line, "  %-26s %s\n", "blocker", "models stopped");
   out << line;
@@ -118,13 +93,39 @@ nlohmann::json ToJson(const MigrateResult& r) {
   }
   j["checks"] = nlohmann::json::array();
   for (const MigrateCheck& c : r.checks) {
+    nlohmann::json outputs = nlohmann::json::array();
+    for (const MigrateOutputError& o : c.outputs) {
+      outputs.push_back({{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}});
+    }
     j["checks"].push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"skipped", c.skipped}, {"max_abs", c.max_abs},
-                           {"max_rel", c.max_rel}, {"error", c.error}});
+                           {"max_rel", c.max_rel}, {"error", c.error}, {"outputs", outputs}});
   }
+  j["timings"] = nlohmann::json::array();
+  for (const MigrateTiming& t : r.timings) j["timings"].push_back({{"step", t.step}, {"seconds", t.seconds}});
   return j;
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, int>> RankedMigrateBlockers(const std::vector<MigrateResult>& results) {
+  std::map<std::string, int> count;
+  for (const MigrateResult& r : results) {
+    std::vector<std::string> kinds;
+    for (const MigrateBlocker& b : r.blockers) kinds.push_back(b.kind);
+    std::sort(kinds.begin(), kinds.end());
+    kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
+    for (const std::string& k : kinds) ++count[k];
+  }
+  std::vector<std::pair<std::string, int>> ranked(count.begin(), count.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return ranked;
+}
+
+int MigrateReached(const std::vector<MigrateResult>& results, MigrateStage stage) {
+  return static_cast<int>(std::count_if(results.begin(), results.end(), [&](const MigrateResult& r) {
+    return static_cast<int>(r.stage) >= static_cast<int>(stage);
+  }));
+}
 
 std::string RenderMigrateText(const std::vector<MigrateResult>& results) {
   std::ostringstream out;
@@ -141,11 +142,11 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results) {
   j["results"] = nlohmann::json::array();
   for (const MigrateResult& r : results) j["results"].push_back(ToJson(r));
   nlohmann::json stages = nlohmann::json::object();
-  for (MigrateStage s : kStages) {
-    if (s != MigrateStage::kNone) stages[MigrateStageKey(s)] = Reached(results, s);
+  for (MigrateStage s : kMigrateStages) {
+    if (s != MigrateStage::kNone) stages[MigrateStageKey(s)] = MigrateReached(results, s);
   }
   j["summary"] = {{"archives", results.size()}, {"reached", stages}, {"blockers", nlohmann::json::array()}};
-  for (const auto& [kind, n] : RankedBlockers(results)) j["summary"]["blockers"].push_back({{"kind", kind}, {"models", n}});
+  for (const auto& [kind, n] : RankedMigrateBlockers(results)) j["summary"]["blockers"].push_back({{"kind", kind}, {"models", n}});
   MakeJsonUtf8(j);
   return DumpJson(j, 2);
 }

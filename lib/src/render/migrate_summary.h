@@ -1,0 +1,25 @@
+// The figures of a migrate run that its text, JSON and page share
+// (render_migrate.cc), private to render/.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tsctl/migrate.h"
+
+namespace tsctl {
+
+// Every stage, in order, from kNone to kPackaged.
+inline constexpr MigrateStage kMigrateStages[] = {MigrateStage::kNone,           MigrateStage::kLoaded,
+                                                  MigrateStage::kInputs,         MigrateStage::kConverted,
+                                                  MigrateStage::kVerifiedSample, MigrateStage::kVerifiedShapes,
+                                                  MigrateStage::kPackaged};
+
+// Blocker kinds ranked by how many models they stop (a model counts once
+// per kind), most first; ties in the kinds' order.
+std::vector<std::pair<std::string, int>> RankedMigrateBlockers(const std::vector<MigrateResult>& results);
+// How many models reached at least `stage`.
+int MigrateReached(const std::vector<MigrateResult>& results, MigrateStage stage);
+
+}  // namespace tsctl

@@ -1,0 +1,162 @@
+// The page of migrate --report (lib/src/render/report_html_migrate.cc),
+// built from hand-made results: it needs no LibTorch and no Python, so it
+// runs in every build; every string from an archive or torch escaped.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "report_checks.h"
+#include "test_util.h"
+#include "tsctl/error.h"
+#include "tsctl/migrate.h"
+
+using namespace tsctl;
+using tsctl::test::Count;
+
+namespace {
+
+const std::string kEvil = "<script>alert('x')</script>\"><img src=x onerror=y>\x1b[31m\x01\xff\xc3";
+const std::string kEvilShown = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=y&gt;";
+
+void RequireSafe(const std::string& page) {
+  test::RequireOfflineFrame(page);
+  for (const char* raw : {"<script>alert", "<img", "onerror=y>", "\x1b", "\x01", "\xff", "\xc3\""}) {
+    CHECK(page.find(raw) == std::string::npos);
+  }
+}
+
+bool Has(const std::string& page, const std::string& part) { return page.find(part) != std::string::npos; }
+
+// A traced CNN: packaged, verified on the sample (two outputs) and on one
+// more size, one size skipped.
+MigrateResult Packaged() {
+  MigrateResult r;
+  r.path = "zoo/cnn.pt";
+  r.output = "out/cnn.pt2";
+  r.stage = MigrateStage::kPackaged;
+  r.verified = r.written = true;
+  r.inputs = {"1x3x8x8:float32"};
+  r.input_source = "extra/tsctl_inputs.json";
+  r.dynamic = {"x.shape[2] in [2, inf]"};
+  r.checks = {{"sample (1x3x8x8)", true, "", 2.5e-7, 1e-6, "", {{"output 0", 2.5e-7, 1e-6}, {"output 1", 0, 0}}},
+              {"x.shape[2]=9 (1x3x9x8)", true, "", 3e-7, 2e-6, "", {{"output 0", 3e-7, 2e-6}, {"output 1", 0, 0}}},
+              {"x.shape[3]=9 (1x3x8x9)", false, "the program specializes this size (Guard failed: x.size()[3] == 8)", -1,
+               -1, "", {}}};
+  r.converter = "torch._export.converter.TS2EPConverter";
+  r.torch_version = "2.15.0";
+  r.sha256 = std::string(64, 'a');
+  r.timings = {{"inputs", 0.01}, {"load", 0.25}, {"conversion", 1.5}, {"verification on the sample", 0.125},
+               {"verification on other shapes", 0.375}, {"packaging", 0.5}, {"provenance record", 0.02}};
+  r.seconds = 2.78;
+  return r;
+}
+
+MigrateResult Looped(const std::string& path) {
+  MigrateResult r;
+  r.path = path;
+  r.stage = MigrateStage::kInputs;
+  r.error = "RuntimeError: TS2EPConverter failed for node prim::Loop";
+  r.blockers = {{"prim::Loop", "%y : Tensor = prim::Loop(%n, %true, %x)", "migrate_models.py:31",
+                 "a loop whose trip count depends on an input: unroll it"}};
+  r.timings = {{"inputs", 0.01}, {"load", 0.2}, {"conversion", 0.4}};
+  r.seconds = 0.61;
+  return r;
+}
+
+MigrateResult Noisy() {
+  MigrateResult r;
+  r.path = "zoo/noisy.pt";
+  r.stage = MigrateStage::kConverted;
+  r.error = "not verified on sample (2x3): output 0 differs: 6 of 6 values beyond rtol 1e-05, atol 1e-06";
+  r.checks = {{"sample (2x3)", false, "", 0.5, 0.75, "output 0 differs: 6 of 6 values beyond rtol 1e-05, atol 1e-06",
+               {{"output 0", 0.5, 0.75}}}};
+  r.blockers = {{"wrong result", r.checks[0].error, "", "the program computes another result"}};
+  r.seconds = 1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("migrate page: stages reached, blockers ranked, each model's timings, checks and file", "[report]") {
+  const std::vector<MigrateResult> results = {Packaged(), Looped("zoo/loop.pt"), Noisy(), Looped("zoo/loop2.pt")};
+  const std::string page = RenderMigrateHtml(results);
+  RequireSafe(page);
+  for (const char* id : {"summary", "blockers", "archives", "a1", "a2", "a3", "a4"}) {
+    CHECK(Count(page, std::string("id=\"") + id + "\"") == 1);
+  }
+  CHECK(Count(page, "<section id=\"a") == 4);
+  CHECK(Has(page, "<th>result</th><td>1 of 4 migrated (verified and written)</td>"));
+  CHECK(Has(page, "<p class=\"fail\">NOT ALL MIGRATED</p>"));
+  // How many reached each stage, as rows and as bars in stage order.
+  CHECK(Has(page, "<td>loaded</td><td class=\"n\">4</td>"));
+  CHECK(Has(page, "<td>inputs found</td><td class=\"n\">4</td>"));
+  CHECK(Has(page, "<td>converted</td><td class=\"n\">2</td>"));
+  CHECK(Has(page, "<td>verified on the sample</td><td class=\"n\">1</td>"));
+  CHECK(Has(page, "<td>packaged</td><td class=\"n\">1</td>"));
+  CHECK(Has(page, "aria-label=\"Models reaching each stage\""));
+  CHECK(Count(page, "<rect class=\"bar\"") == 6);
+  CHECK(page.find("<title>loaded: 4</title>") < page.find("<title>packaged: 1</title>"));
+  // The blockers: the loop stops two models, ranked above the wrong result.
+  const size_t blockers = page.find("<section id=\"blockers\"");
+  CHECK(Has(page, "<td class=\"mono\">prim::Loop</td><td class=\"n\">2</td><td><a href=\"#a2\">zoo/loop.pt</a>, "
+                  "<a href=\"#a4\">zoo/loop2.pt</a></td><td>a loop whose trip count"));
+  CHECK(page.find("prim::Loop</td><td class=\"n\">2", blockers) < page.find("wrong result</td><td class=\"n\">1", blockers));
+  // A model's section: its node, source line, advice; timings; per-output errors.
+  CHECK(Has(page, "<td class=\"mono\">%y : Tensor = prim::Loop(%n, %true, %x)</td><td class=\"mono\">migrate_models.py:31"));
+  CHECK(Has(page, "<tr class=\"f\"><td>conversion</td><td class=\"n\">1.50 s</td></tr>"));
+  CHECK(Has(page, "<th>in all</th><td class=\"n\">2.78 s</td>"));
+  CHECK(Has(page, "<td class=\"mono\">output 0</td><td class=\"n\">2.5e-07</td><td class=\"n\">1e-06</td>"));
+  CHECK(Count(page, "<td class=\"mono\">output 1</td>") == 2);  // on the sample and on x.shape[2]=9
+  CHECK(Has(page, "<h3>On <code>x.shape[2]=9 (1x3x9x8)</code></h3><p><span class=\"pass\">matched</span>"));
+  CHECK(Has(page, "<span class=\"muted\">skipped: the program specializes this size (Guard failed: x.size()[3] == 8)"));
+  CHECK(Has(page, "<span class=\"fail\">DIFFERS: output 0 differs: 6 of 6 values"));
+  CHECK(Has(page, "<td class=\"mono\">output 0</td><td class=\"n\">0.5</td><td class=\"n\">0.75</td>"));
+  // The file written and its provenance; nothing written for the others.
+  CHECK(Has(page, "<th>file</th><td>out/cnn.pt2</td>"));
+  CHECK(Has(page, "<th>provenance record</th><td>extra/tsctl_migrate.json</td>"));
+  CHECK(Has(page, "<th>source sha256</th><td>" + std::string(64, 'a') + "</td>"));
+  CHECK(Count(page, "Nothing written.") == 3);
+  CHECK(Has(page, "<th>sample inputs</th><td>1x3x8x8:float32 (extra/tsctl_inputs.json)</td>"));
+}
+
+TEST_CASE("migrate page: every string from an archive or torch is escaped", "[report]") {
+  MigrateResult r = Packaged();
+  r.path = r.output = r.error = r.input_source = r.converter = r.torch_version = r.sha256 = kEvil;
+  r.inputs = r.dynamic = r.warnings = {kEvil};
+  r.blockers = {{kEvil, kEvil, kEvil, kEvil}};
+  for (MigrateCheck& c : r.checks) {
+    c.inputs = c.error = kEvil;
+    for (MigrateOutputError& o : c.outputs) o.name = kEvil;
+  }
+  r.checks[0].matched = false;  // its error shown
+  r.checks[2].skipped = kEvil;
+  r.timings = {{kEvil, 1}};
+  const std::string page = RenderMigrateHtml({r, MigrateRefused(kEvil, Error(ErrorKind::kFormat, kEvil))});
+  RequireSafe(page);
+  CHECK(Count(page, kEvilShown) >= 25);
+}
+
+TEST_CASE("migrate page: every model blocked, one refused, and a run of none", "[report]") {
+  const MigrateResult refused = MigrateRefused("zoo/bad.pt", Error(ErrorKind::kFormat, "not a ZIP archive"));
+  const std::string page = RenderMigrateHtml({Looped("zoo/loop.pt"), refused});
+  RequireSafe(page);
+  CHECK(Has(page, "<th>result</th><td>0 of 2 migrated (verified and written)</td>"));
+  CHECK(Has(page, "<td>loaded</td><td class=\"n\">1</td>"));
+  CHECK(Has(page, "<td>packaged</td><td class=\"n\">0</td>"));
+  CHECK(Has(page, "<td><a href=\"#a2\">zoo/bad.pt</a></td><td><span class=\"fail\">stopped: not loaded</span></td>"
+                  "<td class=\"mono\">not a TorchScript archive</td>"));
+  CHECK(Has(page, "<th>error</th><td>not a ZIP archive</td>"));
+  const std::string none = RenderMigrateHtml({});
+  RequireSafe(none);
+  CHECK(Has(none, "No archives."));
+  CHECK(Has(none, "Nothing blocked a model."));
+  CHECK(Count(none, "<section id=\"a") == 0);
+  // Written but not verified (--keep-unverified): marked, not counted as migrated.
+  MigrateResult kept = Noisy();
+  kept.written = true;
+  kept.output = "out/noisy.pt2";
+  const std::string marked = RenderMigrateHtml({kept});
+  CHECK(Has(marked, "<span class=\"warn\">written UNVERIFIED (--keep-unverified)</span>"));
+  CHECK(Has(marked, "<th>verified</th><td>no (--keep-unverified)</td>"));
+  CHECK(Has(marked, "<th>result</th><td>0 of 1 migrated"));
+}
