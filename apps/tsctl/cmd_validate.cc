@@ -220,9 +220,11 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                    "server does) and runs them; inputs are moved there, outputs compared on the CPU; on CUDA, cuDNN is "
                    "deterministic and TF32 off"},
       {"--no-infer", "Do not infer inputs when none are given or stored (the run is then a WARN)"},
-      {"--timeout", "Seconds LibTorch may take to load and run before it counts as hung"},
+      {"--timeout", "Seconds LibTorch may take to load and run an archive before it counts as hung (default: 60 plus 60 "
+                    "per GiB of the archive)"},
   };
   AddRunFlags(sub, f->options, f->run, kAllRunFlags);
+  sub->get_option("--timeout")->default_str("");
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "

@@ -56,6 +56,8 @@ struct ArchiveReport {
 // validate's flags: the run (RunSpec: method, inputs, device, limits; its
 // method "all" checks every method) and what validate checks and writes.
 struct ValidateOptions : RunSpec {
+  // --timeout: 0 (the default) is ValidateTimeout's, per archive.
+  ValidateOptions() { timeout_seconds = 0; }
   std::string reference_path;
   // --reference-model B: run B (in its own child) on the same inputs and
   // compare this archive's outputs with B's, as with --reference.
@@ -95,6 +97,14 @@ struct ValidateOptions : RunSpec {
   // "running forward", "trying inferred inputs: candidate 3".
   std::function<void(const std::string& doing)> progress;
 };
+
+// validate's --timeout when none is given, for an archive of `bytes`: what
+// LibTorch took over ../shared/corpus (slowest child 3.0 s, load and every
+// candidate's runs; median 0.09 s) with a wide margin, plus what loading
+// and running grows with: a scripted 1 GiB model's child took 12-39 s on a
+// loaded 2-core machine (loading 1.2-2.7 s; the rest its runs on fresh
+// copies). 60 s + 60 s per GiB (docs/manual/validate.md, "Time limits").
+double ValidateTimeout(uint64_t bytes);
 
 // Throws tsctl::Error (kIo) only if the file cannot be opened.
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options);

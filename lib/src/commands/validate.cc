@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -269,9 +270,15 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
 
 }  // namespace
 
+double ValidateTimeout(uint64_t bytes) {
+  constexpr double kFixed = 60, kPerGiB = 60;
+  return std::ceil(kFixed + kPerGiB * static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30));
+}
+
 ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   ValidateOptions o = options;
+  if (o.timeout_seconds <= 0) o.timeout_seconds = ValidateTimeout(src->Size());
   auto skipped = [&](const char* id) { return std::find(o.skip.begin(), o.skip.end(), id) != o.skip.end(); };
   if (skipped(check::kTorchLoad)) o.load = false;
   if (skipped(check::kTorchRun)) o.run = false;

@@ -258,7 +258,7 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   std::unique_ptr<TempFile> loaded;
   if (!options.data_loader.empty() && options.load && options.run) {
     RequireOneDataSource(!options.inputs.empty() || !options.args.empty(), options.load_inputs_path);
-    loaded = RunDataLoader(options.data_loader, options.timeout_seconds);
+    loaded = RunDataLoader(options.data_loader, options.timeout_seconds > 0 ? options.timeout_seconds : ValidateTimeout(0));
     options.load_inputs_path = loaded->path;
   }
   std::vector<BatchEntry> entries(paths.size());

@@ -294,7 +294,7 @@ std::string ChildOutcome::Failure(const std::string& doing) const {
     case ChildEnd::kTimedOut: {
       char secs[32];
       std::snprintf(secs, sizeof secs, "%g", timeout_seconds);
-      return "LibTorch did not finish " + doing + " within " + secs + " s (killed)";
+      return "hung: LibTorch did not finish " + doing + " within " + secs + " s (killed; --timeout sets the limit)";
     }
     case ChildEnd::kCrashed:
       return "LibTorch crashed with " + SignalName(signal) + " (" + strsignal(signal) + ") while " + doing;
