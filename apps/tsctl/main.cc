@@ -53,13 +53,19 @@ void PrintVersion() {
   try {
     tsctl::BuildInfo info = tsctl::GetBuildInfo();
     std::cout << "libtorch " << info.libtorch_version << " ("
-              << (info.cuda_compiled ? "CUDA " + info.cuda_runtime + " build" : std::string("CPU-only build"))
+              << (!info.cuda_compiled           ? std::string("CPU-only build")
+                  : info.cuda_runtime.empty() ? std::string("CUDA build")
+                                              : "CUDA " + info.cuda_runtime + " build")
               << ", compiled as " << info.cxx_standard << ")" << (info.library_path.empty() ? "" : " from " + tsctl::EscapeText(info.library_path))
               << '\n';
     if (info.cuda_available) {
       std::cout << "cuda usable: " << info.cuda_devices << " device(s)\n";
     } else {
-      std::cout << "cuda not usable: " << (info.cuda_compiled ? "no CUDA device is visible" : "this LibTorch was built without CUDA") << '\n';
+      std::cout << "cuda not usable: "
+                << (!info.cuda_compiled        ? std::string("this LibTorch was built without CUDA")
+                    : info.cuda_note.empty() ? std::string("no CUDA device is visible")
+                                             : tsctl::EscapeText(info.cuda_note))
+                << '\n';
     }
   } catch (const tsctl::Error& e) {
     std::cout << "libtorch unavailable: " << tsctl::EscapeText(e.what()) << '\n';

@@ -31,7 +31,8 @@ struct BuildInfo {
   bool cuda_compiled = false;    // this LibTorch was built with CUDA
   bool cuda_available = false;   // and a device is visible now
   int cuda_devices = 0;
-  std::string cuda_runtime;      // e.g. "13.0" when cuda_compiled
+  std::string cuda_runtime;      // e.g. "13.0" when cuda_compiled and its libraries are loaded
+  std::string cuda_note;         // why a CUDA build's libraries were not loaded (no driver), else ""
   std::string library_path;      // the LibTorch library this process loaded
   std::string cxx_standard;      // what tsctl was compiled as
   // The archive format versions this LibTorch reads (caffe2::serialize's

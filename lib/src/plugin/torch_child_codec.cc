@@ -101,7 +101,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMigrateRequest, request)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgressEvent, kind, text, done, total, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime, cuda_note,
                                    library_path, cxx_standard, min_file_format, max_file_format, pt2)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RequestFiles, reads, writes, libraries, profile, cuda)
 

@@ -56,12 +56,14 @@ class Backend final : public TorchBackend {
   BuildInfo StaticInfo() const override {
     BuildInfo info;
     info.libtorch_version = TORCH_VERSION;
-    // hasCUDART: the build has CUDA, whether or not a device is visible.
-    info.cuda_compiled = at::globalContext().hasCUDART();
-    if (info.cuda_compiled) {
+    // The build has CUDA, whether or not a device is visible (or, where no
+    // driver is, its libraries were loaded: then no runtime version).
+    info.cuda_compiled = CudaCompiled();
+    if (at::globalContext().hasCUDART()) {
       long v = at::globalContext().versionCUDART();  // e.g. 13000; throws without CUDART
       info.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
     }
+    info.cuda_note = CudaNotLoaded();
     Dl_info dl{};
     if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) info.library_path = dl.dli_fname;
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
@@ -124,6 +126,7 @@ void InstallWarningHandler() {
 
 const TorchBackend* CreateTorchBackend() {
   static const TorchBackend* backend = [] {
+    LoadCudaWhereDriver();
     InstallWarningHandler();
     InstallProducerHook();
     return new Backend();

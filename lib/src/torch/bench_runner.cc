@@ -29,11 +29,34 @@
 #include <sstream>
 #include <thread>
 
-// TSCTL_WITH_CUDA: set by CMake when the LibTorch found has CUDA (and so
-// links c10_cuda); Debian's CPU build ships the header but not the library.
-#if defined(TSCTL_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
+// TSCTL_WITH_CUDA: set by CMake when the LibTorch found has CUDA; Debian's
+// CPU build ships the header but not the library. With
+// TSCTL_CUDA_AT_RUN_TIME the plugin does not link c10_cuda: the allocator
+// is reached through c10's device-generic interface (LibTorch 2.8+), which
+// libtorch_cuda fills in when it is loaded.
+#if defined(TSCTL_CUDA_AT_RUN_TIME) && __has_include(<c10/core/CachingDeviceAllocator.h>)
+#include <c10/core/CachingDeviceAllocator.h>
+#define TSCTL_HAVE_CUDA_ALLOCATOR 1
+namespace tsctl {
+namespace {
+void EmptyCudaCache() { c10::getDeviceAllocator(c10::DeviceType::CUDA)->emptyCache(); }
+int64_t CudaPeakBytes(c10::DeviceIndex index) {
+  return c10::getDeviceAllocator(c10::DeviceType::CUDA)->getDeviceStats(index).allocated_bytes[0].peak;
+}
+}  // namespace
+}  // namespace tsctl
+#elif defined(TSCTL_WITH_CUDA) && __has_include(<c10/cuda/CUDACachingAllocator.h>)
 #include <c10/cuda/CUDACachingAllocator.h>
 #define TSCTL_HAVE_CUDA_ALLOCATOR 1
+namespace tsctl {
+namespace {
+void EmptyCudaCache() { c10::cuda::CUDACachingAllocator::emptyCache(); }
+// The stats type moved between releases; index 0 is the aggregate in all.
+int64_t CudaPeakBytes(c10::DeviceIndex index) {
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(index).allocated_bytes[0].peak;
+}
+}  // namespace
+}  // namespace tsctl
 #endif
 
 #include "op_profiler.h"
@@ -90,7 +113,7 @@ void TimeCalls(torch::jit::Method& method, const std::vector<c10::IValue>& input
       [&] {
         if (cache_cleaning && cuda) {
 #ifdef TSCTL_HAVE_CUDA_ALLOCATOR
-          c10::cuda::CUDACachingAllocator::emptyCache();
+          EmptyCudaCache();
 #endif
         }
       },
@@ -303,9 +326,7 @@ void AddProcessFigures(const BenchOptions& o, const torch::Device& device, Bench
   r.peak_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
 #ifdef TSCTL_HAVE_CUDA_ALLOCATOR
   if (device.is_cuda()) {
-    // The stats type moved between releases; index 0 is the aggregate in all.
-    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index() < 0 ? 0 : device.index());
-    r.cuda_peak_bytes = stats.allocated_bytes[0].peak;
+    r.cuda_peak_bytes = CudaPeakBytes(device.index() < 0 ? 0 : device.index());
   }
 #endif
   if (device.is_cuda() && o.profile) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,14 @@ void ExposeLibTorchSymbols() {
     Dl_info dl{};
     if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) {
       ::dlopen(dl.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+      // The wrapper also needs libtorch.so, which the plugin of a CUDA
+      // build does not link (it loads CUDA only where a driver is:
+      // torch_util.h LoadCudaWhereDriver). Loaded as the wrapper's own
+      // dependency, inside its dlopen, it crashed with SIGBUS (torch 2.15);
+      // loaded first, from beside libtorch_cpu, it does not.
+      std::string dir = dl.dli_fname;
+      dir.erase(dir.find_last_of('/') + 1);
+      if (::access((dir + "libtorch.so").c_str(), R_OK) == 0) ::dlopen((dir + "libtorch.so").c_str(), RTLD_NOW | RTLD_GLOBAL);
     }
     return true;
   }();

@@ -6,6 +6,8 @@
 #include <c10/core/QEngine.h>
 #include <torch/cuda.h>
 
+#include <dlfcn.h>
+
 #include <cctype>
 #include <optional>
 #include <sstream>
@@ -113,6 +115,51 @@ torch::jit::Method FindMethod(const torch::jit::Module& module, const std::strin
   throw Error(ErrorKind::kUsage, "no method '" + name + "' (methods: " + (have.empty() ? "none" : have) + ")");
 }
 
+namespace {
+std::string& CudaNotLoadedText() {
+  static std::string text;
+  return text;
+}
+}  // namespace
+
+void LoadCudaWhereDriver() {
+#ifdef TSCTL_CUDA_AT_RUN_TIME
+  // Before anything asks ATen about CUDA: ATen creates its CUDA hooks on
+  // the first question and keeps them, so asking first (hasCUDART) would
+  // fix "no CUDA" for the life of the process.
+  static bool tried = false;
+  if (tried) return;
+  tried = true;
+  // The CUDA runtime finds the driver the same way; without it every CUDA
+  // call says "Found no NVIDIA driver", so loading the libraries buys nothing.
+  if (!::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    CudaNotLoadedText() = "no NVIDIA driver (libcuda.so.1 does not load), so tsctl did not load LibTorch's CUDA libraries";
+    return;
+  }
+  // Beside libtorch_cpu, whichever folder that came from.
+  std::string dir;
+  Dl_info dl{};
+  if (::dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) {
+    dir = dl.dli_fname;
+    dir.erase(dir.find_last_of('/') + 1);
+  }
+  if (!::dlopen((dir + "libtorch_cuda.so").c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+    const char* why = ::dlerror();
+    CudaNotLoadedText() = std::string("LibTorch's CUDA library did not load: ") + (why ? why : "unknown error");
+  }
+#endif
+}
+
+bool CudaCompiled() {
+#ifdef TSCTL_CUDA_AT_RUN_TIME
+  return true;
+#else
+  return at::globalContext().hasCUDART();
+#endif
+}
+
+const std::string& CudaNotLoaded() { return CudaNotLoadedText(); }
+
 torch::Device UsableDevice(const std::string& name) {
   std::optional<torch::Device> device;
   try {
@@ -123,9 +170,10 @@ torch::Device UsableDevice(const std::string& name) {
     throw Error(ErrorKind::kUsage, "bad --device '" + name + "' (cpu, cuda or cuda:N)");
   }
   if (device->is_cuda()) {
-    if (!at::globalContext().hasCUDART()) {
+    if (!CudaCompiled()) {
       throw Error(ErrorKind::kUnavailable, "this LibTorch was built without CUDA; build tsctl against a CUDA-enabled LibTorch");
     }
+    if (!CudaNotLoaded().empty()) throw Error(ErrorKind::kUnavailable, "no CUDA device is visible: " + CudaNotLoaded());
     if (!torch::cuda::is_available()) throw Error(ErrorKind::kUnavailable, "no CUDA device is visible (this LibTorch has CUDA)");
     if (device->has_index() && device->index() >= static_cast<int>(torch::cuda::device_count())) {
       throw Error(ErrorKind::kUnavailable,

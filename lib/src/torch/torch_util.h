@@ -37,6 +37,17 @@ void UseQuantizedEngine(const std::string& name);
 // no CUDA, no device is visible or there is no device N.
 torch::Device UsableDevice(const std::string& name);
 
+// A CUDA build of LibTorch linked without libtorch_cuda
+// (TSCTL_CUDA_AT_RUN_TIME, lib/CMakeLists.txt): loads libtorch_cuda, which
+// registers CUDA with ATen, where the NVIDIA driver's library
+// (libcuda.so.1) loads, i.e. where CUDA could work at all. Once, before the
+// server forks (a child never loads it). Elsewhere a no-op.
+void LoadCudaWhereDriver();
+// Whether this LibTorch has CUDA, loaded or not.
+bool CudaCompiled();
+// Why CUDA is not loaded ("" when it is, or the build has none).
+const std::string& CudaNotLoaded();
+
 // `value` with every tensor in it (tuples, lists, dicts) moved to `device`.
 c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device);
 
