@@ -173,5 +173,28 @@ assert cases == {"cnn.pt": False, "loop.pt": True, "noisy.pt": True}, cases
 print("shards:", cases)
 PY
 expect 2 migrate "$tmp/shard_zoo" --shard 3/2 --out-dir "$tmp/shards"
+# --out-dir made when missing (as mkdir -p), and --jobs 2: the same report
+# as --jobs 1 (the zoo above), in the same order, timings aside.
+expect 1 migrate "$z/cnn.pt" "$z/loop.pt" "$z/noisy.pt" --out-dir "$tmp/new/deeper" --jobs 2 --json
+cp "$tmp/out" "$tmp/zoo_j2.json"
+[ -e "$tmp/new/deeper/cnn.pt2" ] || bad "--out-dir was not made, or cnn.pt2 not written into it"
+/usr/bin/python3 - "$tmp/zoo.json" "$tmp/zoo_j2.json" <<'PY' || bad "--jobs 2 reports otherwise than --jobs 1"
+import json, sys
+def norm(path):
+    doc = json.load(open(path))
+    for r in doc["results"]:
+        r.pop("seconds"); r.pop("timings")
+        if r["output"]:
+            r["output"] = r["output"].rsplit("/", 1)[1]
+        for c in r["checks"]:  # values drawn alike; the converter's float order may not be
+            for k in ("max_abs", "max_rel"):
+                c[k] = c[k] >= 0
+            for o in c["outputs"]:
+                o["max_abs"] = o["max_rel"] = 0
+    return doc
+a, b = norm(sys.argv[1]), norm(sys.argv[2])
+assert a == b, (a, b)
+print("--jobs 2: the same report as --jobs 1 (%d archives, in order)" % len(b["results"]))
+PY
 [ "$fail" = 0 ] && echo "migrate: all passed"
 exit "$fail"

@@ -156,6 +156,7 @@ MigrateResult Migrate(const MigrateOptions& o) {
   ChildLimits limits;
   limits.timeout_seconds = o.timeout_seconds;
   limits.memory_bytes = MachineMemoryBytes();  // AOTInductor runs the C++ compiler
+  limits.threads = o.torch_threads;
   const double inputs_seconds = SecondsSince(start);
   MigrateResult r = RunTorchChild(PythonMigrateRequest{.request = p}, limits).Take<MigrateResult>("migrating " + o.path);
   r.path = o.path;
