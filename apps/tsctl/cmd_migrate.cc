@@ -246,6 +246,12 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                   "Archives converted at once, each in its own worker process (default 1: one after another); reports "
                   "are the same and in the same order whatever N is")
       ->check(NumberIn(1, 1024, true, "a whole number from 1 to 1024"));
+  sub->add_flag("--bench", f->options.bench,
+                "Time each verified model as the TorchScript archive, the .pt2 program and (with --aoti) the "
+                "AOTInductor package on the sample inputs, in turns: median per form and its ratio to TorchScript's");
+  sub->add_option("--bench-iters", f->options.bench_iters, "Timed calls of each form with --bench (after 3 warm-up calls)")
+      ->capture_default_str()
+      ->check(NumberIn(1, 1000000, true, "a whole number of at least 1"));
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("--report", f->report,
                   "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "

@@ -20,10 +20,18 @@ struct MigrateOptions : RunSpec {
   bool keep_unverified = false;  // write it anyway, marked unverified in its provenance record
   double rtol = 1e-5;
   double atol = 1e-6;
+  // --bench: after verification, time the archive, the program and (with
+  // aoti) the AOTInductor package on the sample inputs, in turns:
+  // kMigrateBenchWarmup warm-up calls, then bench_iters timed calls each.
+  bool bench = false;
+  int bench_iters = 20;
   // LibTorch's intra-op threads in the child (0: LibTorch's default); set
   // by MigrateBatch when archives are converted side by side.
   int torch_threads = 0;
 };
+
+// Untimed calls of each form before --bench's timed ones.
+inline constexpr int kMigrateBenchWarmup = 3;
 
 // How far a model got, in order. kPackaged: verified and written.
 enum class MigrateStage { kNone, kLoaded, kInputs, kConverted, kVerifiedSample, kVerifiedShapes, kPackaged };
@@ -70,6 +78,16 @@ struct MigrateBlocker {
   std::string advice;  // what to do about it, where tsctl knows
 };
 
+// One form of the model timed by --bench: "torchscript" (the archive),
+// "program" (the torch.export program) or "aoti" (the AOTInductor package).
+struct MigrateBenchForm {
+  std::string form;
+  std::vector<uint64_t> latencies_ns;  // the timed calls, in order
+  double median_ns = 0;                // of latencies_ns (bench's ComputeStats)
+  double ratio = 0;                    // median_ns / the archive's median_ns; 0 where either is unknown
+  std::string error;                   // why it could not be timed; latencies_ns empty
+};
+
 struct MigrateResult {
   std::string path;
   std::string output;  // where it was written; empty when nothing was
@@ -88,6 +106,10 @@ struct MigrateResult {
   std::vector<std::string> warnings;
   std::vector<MigrateTiming> timings;  // the steps run, in order
   double seconds = 0;                  // the whole migration
+  // --bench, for a verified model: the archive first, then the program,
+  // then the AOTInductor package; empty without --bench or when not verified.
+  std::vector<MigrateBenchForm> bench;
+  int bench_warmup = 0;  // untimed calls of each form before the timed ones
 };
 
 // Converts, verifies and writes one archive (the LibTorch child finds
