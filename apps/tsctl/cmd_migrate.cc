@@ -23,6 +23,7 @@ struct MigrateFlags {
   std::string format;
   std::string shard;   // "K/N"
   std::string report;  // --report FILE.html
+  int jobs = 1;        // --jobs N
   MigrateFlags() {
     run.given_flags = "--input";
     run.help = {
@@ -111,6 +112,30 @@ int WithPage(const MigrateFlags& f, const std::vector<MigrateResult>& results, i
   return status;
 }
 
+// --out-dir DIR made when missing, as mkdir -p makes it. Throws
+// tsctl::Error (kIo) when it cannot be, or names something else.
+void MakeOutDir(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return;
+  if (std::filesystem::exists(dir, ec)) throw Error(ErrorKind::kIo, "--out-dir names a file, not a folder");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::kIo, "cannot create the --out-dir folder: " + ec.message());
+}
+
+// Each archive's options: the flags (parsed once: a bad one is the
+// command's usage error) and its own path and output.
+std::vector<MigrateOptions> OptionsFor(MigrateFlags& f) {
+  MigrateOptions base = f.options;
+  ApplyRunFlags(f.run, base);
+  std::vector<MigrateOptions> out;
+  for (const std::string& archive : f.archives) {
+    MigrateOptions& o = out.emplace_back(base);
+    o.path = archive;
+    o.output = OutputFor(f, archive);
+  }
+  return out;
+}
+
 int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
   int listed = Guarded("migrate", "", global, [&] {
     f.archives = ArchivesOf(f);
@@ -129,34 +154,66 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
   if (!f.out_dir.empty() && !f.options.output.empty()) {
     return Report("migrate", f.archives[0], Error(ErrorKind::kUsage, "give -o or --out-dir, not both"), global);
   }
-  std::vector<MigrateResult> results;
-  ProgressLine progress("migrate", f.archives.size() > 1 && StderrIsTerminal());
-  for (const std::string& archive : f.archives) {
-    progress.Show(std::to_string(results.size() + 1) + " of " + std::to_string(f.archives.size()) + ": " +
-                  EscapeText(std::filesystem::path(archive).filename().string()));
-    MigrateOptions o = f.options;
-    o.path = archive;
-    o.output = OutputFor(f, archive);
-    // One archive: its error is the command's. A zoo goes on; the archive
-    // counts as not migrated, with the line it got as its blocker.
-    int one = Guarded("migrate", archive, global, [&]() -> int {
-      ApplyRunFlags(f.run, o);
-      try {
-        results.push_back(Migrate(o));
-      } catch (const Error& e) {
-        // An unavailable converter stops them all (and writes no page).
-        if (e.kind() == ErrorKind::kUnavailable) throw;
-        results.push_back(MigrateRefused(archive, e));
-        if (f.archives.size() == 1) throw;  // on the page; its error is the command's
-        progress.Clear();
-        return Report("migrate", archive, e, global);
-      }
-      return kExitOk;
-    });
-    if (one != kExitOk && f.archives.size() == 1) return results.empty() ? one : WithPage(f, results, one, global);
-    if (one == kExitUnavailable) return one;
+  std::vector<MigrateOptions> todo;
+  if (int bad = Guarded("migrate", f.archives[0], global, [&] {
+        todo = OptionsFor(f);
+        return kExitOk;
+      });
+      bad != kExitOk) {
+    return bad;
+  }
+  if (!f.out_dir.empty()) {
+    if (int bad = Guarded("migrate", f.out_dir, global, [&] {
+          MakeOutDir(f.out_dir);
+          return kExitOk;
+        });
+        bad != kExitOk) {
+      return bad;
+    }
+  }
+  const size_t n = f.archives.size();
+  ProgressLine progress("migrate", n > 1 && StderrIsTerminal());
+  size_t finished = 0;
+  MigrateBatchOptions batch;
+  batch.jobs = f.jobs;
+  batch.started = [&](size_t i) {
+    const std::string name = EscapeText(std::filesystem::path(f.archives[i]).filename().string());
+    progress.Show(f.jobs > 1 ? std::to_string(i + 1) + " of " + std::to_string(n) + " started, " +
+                                   std::to_string(finished) + " done: " + name
+                             : std::to_string(i + 1) + " of " + std::to_string(n) + ": " + name);
+  };
+  // A zoo goes on past an archive refused before conversion: its line on
+  // stderr as it finishes; it counts as not migrated, that line its blocker.
+  batch.finished = [&](size_t i, const MigrateEntry& e, size_t done, size_t) {
+    finished = done;
+    if (e.migrated || n == 1 || e.error_kind == ErrorKind::kUnavailable) return;
+    progress.Clear();
+    Report("migrate", f.archives[i], Error(e.error_kind, e.error, e.error_detail), global);
+  };
+  std::vector<MigrateEntry> entries;
+  if (int stopped = Guarded("migrate", n == 1 ? f.archives[0] : "", global, [&] {
+        entries = MigrateBatch(todo, batch);
+        return kExitOk;
+      });
+      stopped != kExitOk) {
+    return stopped;
   }
   progress.Clear();
+  std::vector<MigrateResult> results;
+  for (size_t i = 0; i < n; ++i) {
+    const MigrateEntry& e = entries[i];
+    if (e.migrated) {
+      results.push_back(e.result);
+      continue;
+    }
+    const Error error(e.error_kind, e.error, e.error_detail);
+    // An unavailable converter stops them all (and writes no page).
+    if (e.error_kind == ErrorKind::kUnavailable) return Report("migrate", f.archives[i], error, global);
+    if (e.error.empty()) continue;  // not started
+    results.push_back(MigrateRefused(f.archives[i], error));
+    // One archive: its error is the command's (and on the page).
+    if (n == 1) return WithPage(f, results, Report("migrate", f.archives[i], error, global), global);
+  }
   std::cout << Render(f.format, results) << std::flush;
   int status = kExitOk;
   for (const MigrateResult& r : results) {
@@ -173,7 +230,8 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                   "TorchScript archives (.pt) to convert; a folder stands for the ZIP archives in it (not its subfolders)")
       ->required();
   sub->add_option("-o,--output", f->options.output, "The .pt2 to write (atomically), for one archive");
-  sub->add_option("--out-dir", f->out_dir, "Folder for many archives' programs (ARCHIVE's stem + .pt2)");
+  sub->add_option("--out-dir", f->out_dir,
+                  "Folder for many archives' programs (ARCHIVE's stem + .pt2), made (as mkdir -p) when missing");
   AddRunFlags(sub, f->options, f->run, kInputFlag | kLoadInputsFlag | kNoInferFlag);
   sub->add_flag("--aoti", f->options.aoti, "Also compile with AOTInductor: write an AOTInductor package (needs a C++ compiler)");
   sub->add_flag("--keep-unverified", f->options.keep_unverified,
@@ -184,6 +242,16 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                   "Migrate only the K-th of every N archives (1-based, in the order given, folders by name): N jobs "
                   "with 1/N ... N/N split a zoo")
       ->check(kShard);
+  sub->add_option("-j,--jobs", f->jobs,
+                  "Archives converted at once, each in its own worker process (default 1: one after another); reports "
+                  "are the same and in the same order whatever N is")
+      ->check(NumberIn(1, 1024, true, "a whole number from 1 to 1024"));
+  sub->add_flag("--bench", f->options.bench,
+                "Time each verified model as the TorchScript archive, the .pt2 program and (with --aoti) the "
+                "AOTInductor package on the sample inputs, in turns: median per form and its ratio to TorchScript's");
+  sub->add_option("--bench-iters", f->options.bench_iters, "Timed calls of each form with --bench (after 3 warm-up calls)")
+      ->capture_default_str()
+      ->check(NumberIn(1, 1000000, true, "a whole number of at least 1"));
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("--report", f->report,
                   "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "

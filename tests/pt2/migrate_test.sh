@@ -173,5 +173,58 @@ assert cases == {"cnn.pt": False, "loop.pt": True, "noisy.pt": True}, cases
 print("shards:", cases)
 PY
 expect 2 migrate "$tmp/shard_zoo" --shard 3/2 --out-dir "$tmp/shards"
+# --out-dir made when missing (as mkdir -p), and --jobs 2: the same report
+# as --jobs 1 (the zoo above), in the same order, timings aside.
+expect 1 migrate "$z/cnn.pt" "$z/loop.pt" "$z/noisy.pt" --out-dir "$tmp/new/deeper" --jobs 2 --json
+cp "$tmp/out" "$tmp/zoo_j2.json"
+[ -e "$tmp/new/deeper/cnn.pt2" ] || bad "--out-dir was not made, or cnn.pt2 not written into it"
+/usr/bin/python3 - "$tmp/zoo.json" "$tmp/zoo_j2.json" <<'PY' || bad "--jobs 2 reports otherwise than --jobs 1"
+import json, sys
+def norm(path):
+    doc = json.load(open(path))
+    for r in doc["results"]:
+        r.pop("seconds"); r.pop("timings")
+        if r["output"]:
+            r["output"] = r["output"].rsplit("/", 1)[1]
+        for c in r["checks"]:  # values drawn alike; the converter's float order may not be
+            for k in ("max_abs", "max_rel"):
+                c[k] = c[k] >= 0
+            for o in c["outputs"]:
+                o["max_abs"] = o["max_rel"] = 0
+    return doc
+a, b = norm(sys.argv[1]), norm(sys.argv[2])
+assert a == b, (a, b)
+print("--jobs 2: the same report as --jobs 1 (%d archives, in order)" % len(b["results"]))
+PY
+# --bench: the archive and the program timed in the same run on the same
+# inputs; each form's median positive, the ratio against TorchScript's
+# (figures only: no timed assertion).
+expect 0 migrate "$z/cnn.pt" -o "$tmp/cnn_bench.pt2" --bench --bench-iters 5
+has '  bench     TorchScript  '
+has 'torch.export program .*x TorchScript'
+has 'median of 5 calls each after 3 warm-up, in turns'
+expect 0 migrate "$z/cnn.pt" -o "$tmp/cnn_bench.pt2" --bench --bench-iters 5 --json --report "$tmp/bench.html"
+/usr/bin/python3 - "$tmp/out" "$root/docs/schemas/migrate.schema.json" "$tmp/bench.html" <<'PY' || bad "--bench's figures are not as expected"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[2])))
+except ImportError:
+    pass
+b = doc["results"][0]["bench"]
+forms = {f["form"]: f for f in b["forms"]}
+assert list(forms) == ["torchscript", "program"] and b["warmup"] == 3, b
+for f in forms.values():
+    assert f["error"] == "" and len(f["latencies_ns"]) == 5 and all(t > 0 for t in f["latencies_ns"]), f
+    assert f["median_ns"] > 0 and f["ratio"] > 0, f
+assert forms["torchscript"]["ratio"] == 1.0
+page = open(sys.argv[3], encoding="utf-8").read()
+assert "<h3>Speed</h3>" in page and "<td>torch.export program</td>" in page
+print("bench: " + ", ".join("%s %.0f us (%.2fx)" % (k, f["median_ns"] / 1e3, f["ratio"]) for k, f in forms.items()))
+PY
+# A model not verified is not timed.
+expect 1 migrate "$z/noisy.pt" -i 2x3 -o "$tmp/noisy_bench.pt2" --bench
+grep -q '  bench ' "$tmp/out" && bad "an unverified model was timed"
 [ "$fail" = 0 ] && echo "migrate: all passed"
 exit "$fail"

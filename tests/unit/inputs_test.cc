@@ -199,3 +199,27 @@ TEST_CASE("value ranges rewrite randomly filled tensor specs of the arguments th
   CHECK_THROWS_AS(tsctl::ApplyValueRanges({{"ids", "2:int64"}}, formals, tsctl::ParseValueRanges({"ids:0.2,0.8"})), tsctl::Error);
   CHECK(tsctl::ApplyValueRanges(args, formals, {}).at(0).value == "1x3:float32");
 }
+
+TEST_CASE("a migrate result crosses the door whole, --bench figures included", "[inputs]") {
+  // What the Python child answers and a migrate --jobs worker sends back.
+  tsctl::MigrateResult r;
+  r.path = "zoo/cnn\xff.pt";
+  r.stage = tsctl::MigrateStage::kPackaged;
+  r.verified = r.written = true;
+  r.checks = {{"sample (1x3x8x8)", true, "", 2.5e-7, 1e-6, "", {{"output 0", 2.5e-7, 1e-6}}}};
+  r.timings = {{"bench", 0.5}};
+  r.bench = {{"torchscript", {1000, 3000, 2000}, 2000, 1, ""}, {"aoti", {}, 0, 0, "RuntimeError: no compiler"}};
+  r.bench_warmup = tsctl::kMigrateBenchWarmup;
+  tsctl::ChildOutcome back;
+  tsctl::DecodeChildAnswer(tsctl::EncodeChildValue(r), back);
+  REQUIRE(back.Answered());
+  const auto& b = std::get<tsctl::MigrateResult>(back.value);
+  CHECK(b.path == r.path);
+  CHECK(b.stage == tsctl::MigrateStage::kPackaged);
+  REQUIRE(b.bench.size() == 2);
+  CHECK(b.bench[0].latencies_ns == std::vector<uint64_t>{1000, 3000, 2000});
+  CHECK(b.bench[0].median_ns == 2000);
+  CHECK(b.bench[1].error == "RuntimeError: no compiler");
+  CHECK(b.bench_warmup == 3);
+  CHECK(b.checks[0].outputs[0].max_abs == 2.5e-7);
+}

@@ -3,6 +3,7 @@
 // runs in every build; every string from an archive or torch escaped.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "report_checks.h"
@@ -159,4 +160,33 @@ TEST_CASE("migrate page: every model blocked, one refused, and a run of none", "
   CHECK(Has(marked, "<span class=\"warn\">written UNVERIFIED (--keep-unverified)</span>"));
   CHECK(Has(marked, "<th>verified</th><td>no (--keep-unverified)</td>"));
   CHECK(Has(marked, "<th>result</th><td>0 of 1 migrated"));
+}
+
+TEST_CASE("migrate --bench: each form's median and ratio in text, JSON and the page", "[report]") {
+  MigrateResult r = Packaged();
+  r.bench_warmup = kMigrateBenchWarmup;
+  r.bench = {{"torchscript", {1'000'000, 1'200'000, 1'100'000}, 1'100'000, 1, ""},
+             {"program", {2'000'000, 2'400'000, 2'200'000}, 2'200'000, 2, ""},
+             {"aoti", {}, 0, 0, kEvil}};
+  const std::string text = RenderMigrateText({r});
+  CHECK(Has(text, "  bench     TorchScript           1.1 ms\n"));
+  CHECK(Has(text, "            torch.export program  2.2 ms (2.00x TorchScript's)\n"));
+  CHECK(Has(text, "            AOTInductor package   FAILED, "));
+  CHECK(Has(text, "            median of 3 calls each after 3 warm-up, in turns\n"));
+  const auto j = nlohmann::json::parse(RenderMigrateJson({r}));
+  const auto& b = j["results"][0]["bench"];
+  CHECK(b["warmup"] == 3);
+  REQUIRE(b["forms"].size() == 3);
+  CHECK(b["forms"][0]["form"] == "torchscript");
+  CHECK(b["forms"][1]["median_ns"] == 2'200'000.0);
+  CHECK(b["forms"][1]["ratio"] == 2.0);
+  CHECK(b["forms"][1]["latencies_ns"].size() == 3);
+  CHECK(b["forms"][2]["latencies_ns"].empty());
+  CHECK(!nlohmann::json::parse(RenderMigrateJson({Packaged()}))["results"][0].contains("bench"));
+  const std::string page = RenderMigrateHtml({r});
+  RequireSafe(page);
+  CHECK(Has(page, "<h3>Speed</h3><p>Median of 3 calls of each form after 3 warm-up calls, in turns"));
+  CHECK(Has(page, "<tr class=\"f\"><td>torch.export program</td><td class=\"n\">2.2 ms</td><td class=\"n\">2.00x</td></tr>"));
+  CHECK(Has(page, "<td colspan=\"2\" class=\"fail\">FAILED: " + kEvilShown));
+  CHECK(!Has(RenderMigrateHtml({Packaged()}), "<h3>Speed</h3>"));
 }

@@ -3,6 +3,8 @@
 // verified against the archive before anything is written.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,18 @@ struct MigrateOptions : RunSpec {
   bool keep_unverified = false;  // write it anyway, marked unverified in its provenance record
   double rtol = 1e-5;
   double atol = 1e-6;
+  // --bench: after verification, time the archive, the program and (with
+  // aoti) the AOTInductor package on the sample inputs, in turns:
+  // kMigrateBenchWarmup warm-up calls, then bench_iters timed calls each.
+  bool bench = false;
+  int bench_iters = 20;
+  // LibTorch's intra-op threads in the child (0: LibTorch's default); set
+  // by MigrateBatch when archives are converted side by side.
+  int torch_threads = 0;
 };
+
+// Untimed calls of each form before --bench's timed ones.
+inline constexpr int kMigrateBenchWarmup = 3;
 
 // How far a model got, in order. kPackaged: verified and written.
 enum class MigrateStage { kNone, kLoaded, kInputs, kConverted, kVerifiedSample, kVerifiedShapes, kPackaged };
@@ -65,6 +78,16 @@ struct MigrateBlocker {
   std::string advice;  // what to do about it, where tsctl knows
 };
 
+// One form of the model timed by --bench: "torchscript" (the archive),
+// "program" (the torch.export program) or "aoti" (the AOTInductor package).
+struct MigrateBenchForm {
+  std::string form;
+  std::vector<uint64_t> latencies_ns;  // the timed calls, in order
+  double median_ns = 0;                // of latencies_ns (bench's ComputeStats)
+  double ratio = 0;                    // median_ns / the archive's median_ns; 0 where either is unknown
+  std::string error;                   // why it could not be timed; latencies_ns empty
+};
+
 struct MigrateResult {
   std::string path;
   std::string output;  // where it was written; empty when nothing was
@@ -83,6 +106,10 @@ struct MigrateResult {
   std::vector<std::string> warnings;
   std::vector<MigrateTiming> timings;  // the steps run, in order
   double seconds = 0;                  // the whole migration
+  // --bench, for a verified model: the archive first, then the program,
+  // then the AOTInductor package; empty without --bench or when not verified.
+  std::vector<MigrateBenchForm> bench;
+  int bench_warmup = 0;  // untimed calls of each form before the timed ones
 };
 
 // Converts, verifies and writes one archive (the LibTorch child finds
@@ -91,6 +118,33 @@ struct MigrateResult {
 // errors: kUsage (options, no inputs found), kIo, kFormat (not a TorchScript
 // archive), kUnavailable (no Python support, or a torch without the converter).
 MigrateResult Migrate(const MigrateOptions& options);
+
+// One archive's outcome: its result, or the tsctl::Error Migrate threw.
+struct MigrateEntry {
+  bool migrated = false;
+  MigrateResult result;  // when migrated
+  ErrorKind error_kind = ErrorKind::kIo;
+  std::string error, error_detail;
+};
+
+// Many archives (tsctl migrate A B C --jobs N).
+struct MigrateBatchOptions {
+  // Archives converted at once, each in a worker process forked from this
+  // one (1: one after another, in this process). Each worker's children then
+  // get cores / jobs intra-op threads.
+  int jobs = 1;
+  // Called in this process when an archive starts (its index), and when
+  // one is done (in the order they finish: with jobs > 1 not the order given).
+  std::function<void(size_t index)> started;
+  std::function<void(size_t index, const MigrateEntry& entry, size_t done, size_t total)> finished;
+};
+
+// Migrate() for each of `archives`, `jobs` at a time; entries in the order
+// given, the same whatever `jobs` is. An archive refused with kUnavailable
+// (no converter) starts no further archive: the entries of those not
+// started stay empty (migrated false, error ""). Throws tsctl::Interrupted
+// (after stopping every worker) on SIGINT, SIGTERM or SIGHUP.
+std::vector<MigrateEntry> MigrateBatch(const std::vector<MigrateOptions>& archives, const MigrateBatchOptions& batch);
 
 // The provenance record a migrated .pt2 carries (extra/tsctl_migrate.json).
 inline constexpr const char* kMigrateRecord = "tsctl_migrate.json";

@@ -10,6 +10,7 @@
 #include "temp_dir.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
+#include "tsctl/bench.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
@@ -73,6 +74,18 @@ std::string ProvenanceRecord(const MigrateResult& r) {
                       {"checks", checks},
                       {"dynamic", r.dynamic}};
   return j.dump(2) + "\n";
+}
+
+// --bench's figures: each form's median (bench's statistics) and its ratio
+// to the archive's.
+void Summarize(std::vector<MigrateBenchForm>& forms) {
+  for (MigrateBenchForm& f : forms) {
+    BenchResult timed;
+    timed.latencies_ns = f.latencies_ns;
+    f.median_ns = f.latencies_ns.empty() ? 0 : ComputeStats(timed, {}).median;
+  }
+  const double base = forms.empty() ? 0 : forms.front().median_ns;
+  for (MigrateBenchForm& f : forms) f.ratio = base > 0 && f.median_ns > 0 ? f.median_ns / base : 0;
 }
 
 }  // namespace
@@ -149,6 +162,10 @@ MigrateResult Migrate(const MigrateOptions& o) {
   p.atol = o.atol;
   p.aoti = o.aoti;
   p.keep_unverified = o.keep_unverified;
+  if (o.bench) {
+    if (o.bench_iters < 1) throw Error(ErrorKind::kUsage, "--bench-iters must be at least 1");
+    p.bench_iters = o.bench_iters;
+  }
   // torch names the archive's top folder after the file it writes.
   std::string base = std::filesystem::path(o.output).filename().string();
   if (!IsValidUtf8(base)) base = "model.pt2";
@@ -156,12 +173,14 @@ MigrateResult Migrate(const MigrateOptions& o) {
   ChildLimits limits;
   limits.timeout_seconds = o.timeout_seconds;
   limits.memory_bytes = MachineMemoryBytes();  // AOTInductor runs the C++ compiler
+  limits.threads = o.torch_threads;
   const double inputs_seconds = SecondsSince(start);
   MigrateResult r = RunTorchChild(PythonMigrateRequest{.request = p}, limits).Take<MigrateResult>("migrating " + o.path);
   r.path = o.path;
   r.timings.insert(r.timings.begin(), {"inputs", inputs_seconds});
   r.input_source = example.source.empty() ? "--input" : example.source;
   for (MigrateBlocker& b : r.blockers) b.advice = AdviceFor(b.kind);
+  Summarize(r.bench);
   if (r.written) {
     StampOptions stamp;
     stamp.set = {{"written_by", "tsctl migrate"}};

@@ -18,7 +18,7 @@
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 15;
-inline constexpr int kPythonPluginAbi = 7;
+inline constexpr int kPythonPluginAbi = 8;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).
@@ -39,6 +39,7 @@ struct PythonRequest : RunSpec {
   bool dynamic_batch = false;
   bool strict = false;
   bool keep_unverified = false;  // migrate: write it even when not verified
+  int bench_iters = 0;           // migrate --bench: timed calls of each form (0: no bench)
 };
 
 class TorchBackend {

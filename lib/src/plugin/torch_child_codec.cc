@@ -53,8 +53,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateOutputError, name, max_abs, max_rel)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateTiming, step, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBlocker, kind, node, where, advice)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBenchForm, form, latencies_ns, median_ns, ratio, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateResult, path, output, stage, verified, written, error, blockers, checks, dynamic,
-                                   input_source, inputs, converter, torch_version, sha256, warnings, timings, seconds)
+                                   input_source, inputs, converter, torch_version, sha256, warnings, timings, seconds,
+                                   bench, bench_warmup)
 
 // The requests (the parent's side of the door, read by a child of the
 // LibTorch server): the same one-list rule. A std::function (progress)
@@ -89,7 +91,7 @@ TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, load_path, input_source, warmup, wa
 TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
 TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
 TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
-                         strict, keep_unverified)
+                         strict, keep_unverified, bench_iters)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)

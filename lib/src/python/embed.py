@@ -410,15 +410,16 @@ def load_data(file, name):
     return ".pt", buf.getvalue()
 
 
-def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path):
+def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0):
     """tsctl migrate: the TorchScript archive converted to a torch.export
     program by the converter torch ships (TS2EPConverter), verified against
     the archive on the sample inputs and on one more input set per dynamic
     dimension the program claims, and saved to `path` (torch.export.save, or
     with `aoti` an AOTInductor package) only when verified or
-    `keep_unverified`. Returns how far it got, as data."""
+    `keep_unverified`. With `bench_iters`, a verified model's forms are
+    timed on the sample (_bench). Returns how far it got, as data."""
     archive, load_path, path = os.fsdecode(archive), os.fsdecode(load_path), os.fsdecode(path)
-    return _quietly(lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path))
+    return _quietly(lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters))
 
 
 _CONVERTER = "torch._export.converter.TS2EPConverter"
@@ -573,7 +574,42 @@ def _other_shapes(torch, ep, inputs):
     return out
 
 
-def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path):
+_BENCH_WARMUP = 3  # migrate.h's kMigrateBenchWarmup
+
+
+def _bench(torch, forms, x, iters):
+    """migrate --bench: each (name, callable) form on the inputs `x`, in
+    turns: _BENCH_WARMUP untimed calls of each, then `iters` timed calls of
+    each, interleaved (form 1, form 2, ..., form 1, ...) so that a machine
+    that speeds up or slows down during the run weighs on every form alike.
+    A form that fails is left out of the turns, with its error."""
+    import time
+    out = [{"form": name, "latencies_ns": [], "error": ""} for name, _ in forms]
+    live = list(range(len(forms)))
+
+    def call(k):
+        try:
+            forms[k][1](*x)
+            return True
+        except Exception as e:
+            out[k]["error"] = "%s: %s" % (type(e).__name__, _first_line(str(e)))
+            out[k]["latencies_ns"] = []
+            live.remove(k)
+            return False
+
+    with torch.no_grad():
+        for _ in range(_BENCH_WARMUP):
+            for k in list(live):
+                call(k)
+        for _ in range(iters):
+            for k in list(live):
+                start = time.perf_counter_ns()
+                if call(k):
+                    out[k]["latencies_ns"].append(time.perf_counter_ns() - start)
+    return out
+
+
+def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0):
     import torch
     converter = _converter(torch)
     import hashlib
@@ -582,7 +618,8 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path)
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     r = {"stage": "", "blockers": [], "error": "", "checks": [], "dynamic": [], "converter": _CONVERTER,
-         "torch": torch.__version__, "verified": False, "written": False, "sha256": digest.hexdigest(), "timings": []}
+         "torch": torch.__version__, "verified": False, "written": False, "sha256": digest.hexdigest(), "timings": [],
+         "bench": [], "bench_warmup": 0}
     import time
     clock = [time.monotonic()]
 
@@ -655,4 +692,22 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path)
         r["written"] = True
         if r["verified"]:
             r["stage"] = "packaged"
+    if bench_iters > 0 and r["verified"]:
+        forms = [("torchscript", ts), ("program", program)]
+        if aoti and r["written"]:
+            try:
+                import torch._inductor
+                forms.append(("aoti", torch._inductor.aoti_load_package(path)))
+            except Exception as e:
+                forms.append(("aoti", _failing(e)))
+        r["bench"] = _bench(torch, forms, inputs, bench_iters)
+        r["bench_warmup"] = _BENCH_WARMUP
+        timed("bench")
     return r
+
+
+def _failing(error):
+    """A form that could not be loaded: fails when called, with `error`."""
+    def call(*args):
+        raise error
+    return call

@@ -79,6 +79,13 @@ MigrateResult MigrateResultOf(const py::dict& out) {
   for (const auto& t : out["timings"]) r.timings.push_back({Text(t["step"]), t["seconds"].cast<double>()});
   for (const auto& d : out["dynamic"]) r.dynamic.push_back(Text(d));
   for (const auto& w : out["warnings"]) r.warnings.push_back(Text(w));
+  for (const auto& b : out["bench"]) {
+    MigrateBenchForm& form = r.bench.emplace_back();
+    form.form = Text(b["form"]);
+    form.error = Text(b["error"]);
+    for (const auto& t : b["latencies_ns"]) form.latencies_ns.push_back(t.cast<uint64_t>());
+  }
+  r.bench_warmup = out["bench_warmup"].cast<int>();
   r.converter = Text(out["converter"]);
   r.torch_version = Text(out["torch"]);
   r.sha256 = Text(out["sha256"]);
@@ -154,7 +161,7 @@ class Backend final : public PythonBackend {
       std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
       py::dict out = embed_.attr("migrate")(py::bytes(r.file), SpecList(r.inputs), py::bytes(r.load_inputs_path), r.aoti,
-                                            r.keep_unverified, r.rtol, r.atol, py::bytes(r.output));
+                                            r.keep_unverified, r.rtol, r.atol, py::bytes(r.output), r.bench_iters);
       MigrateResult result = MigrateResultOf(out);
       result.path = r.file;
       for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());

@@ -22,4 +22,10 @@ std::vector<std::pair<std::string, int>> RankedMigrateBlockers(const std::vector
 // How many models reached at least `stage`.
 int MigrateReached(const std::vector<MigrateResult>& results, MigrateStage stage);
 
+// A --bench median as text: "412 us", "1.23 ms", "2.05 s".
+std::string MigrateLatency(double ns);
+// A --bench form's name as the reports write it: "TorchScript",
+// "torch.export program", "AOTInductor package".
+std::string MigrateFormName(const std::string& form);
+
 }  // namespace tsctl

@@ -55,6 +55,27 @@ void RenderOne(const MigrateResult& r, std::ostream& out) {
     out << "  dynamic   " << EscapeText(d) << '\n';
   }
   for (size_t i = 0; i < r.checks.size(); ++i) out << (i ? "            " : "  checks    ") << CheckLine(r.checks[i]) << '\n';
+  if (!r.bench.empty()) {
+    for (size_t i = 0; i < r.bench.size(); ++i) {
+      const MigrateBenchForm& f = r.bench[i];
+      out << (i ? "            " : "  bench     ");
+      char line[160];
+      std::snprintf(line, sizeof line, "%-21s ", MigrateFormName(f.form).c_str());
+      out << line;
+      if (!f.error.empty()) {
+        out << "FAILED, " << EscapeText(f.error) << '\n';
+        continue;
+      }
+      out << MigrateLatency(f.median_ns);
+      if (i && f.ratio > 0) {
+        std::snprintf(line, sizeof line, " (%.2fx TorchScript's)", f.ratio);
+        out << line;
+      }
+      out << '\n';
+    }
+    const size_t iters = r.bench.front().latencies_ns.size();
+    out << "            median of " << iters << " calls each after " << r.bench_warmup << " warm-up, in turns\n";
+  }
   if (!r.converter.empty()) out << "  converter " << EscapeText(r.converter) << " (torch " << EscapeText(r.torch_version) << ")\n";
   for (const std::string& w : r.warnings) out << "  warning   " << EscapeText(w) << '\n';
 }
@@ -102,6 +123,14 @@ nlohmann::json ToJson(const MigrateResult& r) {
   }
   j["timings"] = nlohmann::json::array();
   for (const MigrateTiming& t : r.timings) j["timings"].push_back({{"step", t.step}, {"seconds", t.seconds}});
+  if (!r.bench.empty()) {
+    nlohmann::json forms = nlohmann::json::array();
+    for (const MigrateBenchForm& f : r.bench) {
+      forms.push_back({{"form", f.form}, {"median_ns", f.median_ns}, {"ratio", f.ratio}, {"error", f.error},
+                       {"latencies_ns", f.latencies_ns}});
+    }
+    j["bench"] = {{"warmup", r.bench_warmup}, {"forms", forms}};
+  }
   return j;
 }
 
@@ -119,6 +148,25 @@ std::vector<std::pair<std::string, int>> RankedMigrateBlockers(const std::vector
   std::vector<std::pair<std::string, int>> ranked(count.begin(), count.end());
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return ranked;
+}
+
+std::string MigrateLatency(double ns) {
+  char buf[32];
+  if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.0f us", ns / 1e3);
+  } else if (ns < 1e9) {
+    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
+  }
+  return buf;
+}
+
+std::string MigrateFormName(const std::string& form) {
+  if (form == "torchscript") return "TorchScript";
+  if (form == "program") return "torch.export program";
+  if (form == "aoti") return "AOTInductor package";
+  return form;
 }
 
 int MigrateReached(const std::vector<MigrateResult>& results, MigrateStage stage) {

@@ -163,6 +163,25 @@ std::string Check(const MigrateCheck& c) {
   return out;
 }
 
+// --bench: each form's median and its ratio to the archive's.
+std::string BenchTable(const MigrateResult& r) {
+  if (r.bench.empty()) return "";
+  const size_t iters = r.bench.front().latencies_ns.size();
+  std::string out = "<h3>Speed</h3><p>Median of " + std::to_string(iters) + " calls of each form after " +
+                    std::to_string(r.bench_warmup) + " warm-up calls, in turns, on the sample inputs.</p>"
+                    "<table><thead><tr><th>form</th><th class=\"n\">median</th><th class=\"n\">vs TorchScript</th>"
+                    "</tr></thead><tbody>";
+  for (const MigrateBenchForm& f : r.bench) {
+    char ratio[32] = "";
+    if (f.ratio > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", f.ratio);
+    out += "<tr class=\"f\"><td>" + E(MigrateFormName(f.form)) + "</td>" +
+           (f.error.empty() ? "<td class=\"n\">" + E(MigrateLatency(f.median_ns)) + "</td><td class=\"n\">" + ratio + "</td>"
+                            : "<td colspan=\"2\" class=\"fail\">FAILED: " + E(f.error) + "</td>") +
+           "</tr>";
+  }
+  return out + "</tbody></table>";
+}
+
 // The file written and the provenance record it carries.
 std::string Written(const MigrateResult& r) {
   if (!r.written) return "<h3>Written</h3><p class=\"muted\">Nothing written.</p>";
@@ -189,7 +208,7 @@ std::string ModelSection(const MigrateResult& r, size_t index) {
   out += KeyValues(rows) + TimingsTable(r) + BlockersTable(r);
   for (size_t i = 0; i < r.checks.size() && i < kMaxListed; ++i) out += Check(r.checks[i]);
   if (r.checks.size() > kMaxListed) out += report::More(r.checks.size() - kMaxListed, "checks", kTool);
-  return out + Written(r) + report::Warnings(r.warnings, kTool) + "</section>\n";
+  return out + BenchTable(r) + Written(r) + report::Warnings(r.warnings, kTool) + "</section>\n";
 }
 
 }  // namespace

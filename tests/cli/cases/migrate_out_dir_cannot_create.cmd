@@ -1,0 +1,1 @@
+migrate testdata/traced_cnn.pt --out-dir testdata/traced_cnn.pt/pt2
