@@ -141,8 +141,9 @@ int64_t SquareFree(int64_t n) {
 // wanted count times the smallest factor up to 16 that gives one), s as the
 // largest power of two with S / s >= h, and the image (rank 4, or a video's
 // frames: rank 5, square) takes the side (t + k) * s, batch and channels
-// kept: 224 -> 10000 and 784 wanted give 80. Where the counts share no
-// such part, the side scales by the square root of their ratio. A second
+// kept: 224 -> 10000 and 784 wanted give 80. Counts that share no such
+// part, or a map larger than the image, are left alone (a guess there cost
+// candidates and found nothing on the corpus: `[-1, 1, 100, 13]`). A second
 // error of the same kind refines again from the new side.
 std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e) {
   std::smatch m = Match(e, R"(shape '\[([-0-9, ]+)\]' is invalid for input of size (\d+))");
@@ -180,11 +181,7 @@ std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e) 
     const double lost = static_cast<double>(side) / static_cast<double>(stride) - static_cast<double>(h);
     next = std::llround((static_cast<double>(want) + lost) * static_cast<double>(stride));
   }
-  if (next == 0 || next == side) {
-    const double scaled = static_cast<double>(side) * std::sqrt(static_cast<double>(need) / static_cast<double>(got));
-    next = std::max<int64_t>(4, std::llround(scaled / 4) * 4);
-  }
-  if (next == side || next > 8192) return std::nullopt;
+  if (next <= 0 || next == side || next > 8192) return std::nullopt;
   s.shape[r - 1] = s.shape[r - 2] = next;
   return t.With(*i, s, "a view wants " + std::to_string(need) + (batch_free ? " features per item" : " elements") + " where the input gives " +
                            std::to_string(got) + ": a feature map that grows with the input's area");
