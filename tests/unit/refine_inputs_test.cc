@@ -141,3 +141,48 @@ TEST_CASE("refine: nothing for messages no rule reads, or without a tensor argum
   CHECK_FALSE(RefineFromError({}, "input must have 3 dimensions, got 4").has_value());
   CHECK_FALSE(RefineFromError({{"x", "1x3:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x99999999999999999999 and 1x1)").has_value());
 }
+
+TEST_CASE("refine: a flattened feature map's view, the batch left free", "[refine]") {
+  // Two 5x5 convolutions and pools of 4 and 2: 224 gives 16x25x25 = 10000,
+  // 80 gives 16x7x7 = 784.
+  CHECK(Refined({{"x", "1x4x224x224:float32"}}, "shape '[-1, 784]' is invalid for input of size 10000") ==
+        "1x4x80x80:float32");
+  CHECK(Refined({{"x", "1x4x64x64:float32"}}, "shape '[-1, 784]' is invalid for input of size 400") ==
+        "1x4x80x80:float32");
+  // The argument itself viewed stays ViewSize's case.
+  CHECK(Refined({{"x", "3x1024:float32"}}, "shape '[-1, 20, 2, 10, 3]' is invalid for input of size 3072") ==
+        "1x20x2x10x3:float32");
+}
+
+TEST_CASE("refine: integer indices, as LibTorch 1.13 and 2.x word the dtype error", "[refine]") {
+  for (const char* e : {
+           "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+           "CPUFloatType instead (while checking arguments for embedding)",
+           "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+           "torch.FloatTensor instead (while checking arguments for embedding)",
+           "index_select(): Expected dtype int32 or int64 for index", "gather(): Expected dtype int64 for index",
+           "gather(): Expected dtype int32/int64 for index",
+           "tensors used as indices must be long, byte or bool tensors",
+           "tensors used as indices must be long, int, byte or bool tensors",
+           "one_hot is only applicable to index tensor.", "one_hot is only applicable to index tensor of type LongTensor.",
+           "take(): Expected a long tensor for index, but got Float"}) {
+    CAPTURE(e);
+    CHECK(Refined({{"x", "1x3x224x224:float32"}}, e) == "1x16:int64:randint:0:2");
+  }
+}
+
+TEST_CASE("refine: an index past its table", "[refine]") {
+  CHECK(Refined({{"x", "1x16:float32"}}, "index out of range in self") == "1x16:int64:randint:0:2");
+  CHECK(Refined({{"x", "1x16:int64:randint:0:100"}}, "index 7 is out of bounds for dimension 0 with size 5") ==
+        "1x16:int64:randint:0:2");
+  CHECK(Refined({{"x", "4:float32"}}, "out of range: tried to access index 9 on a tensor of 1 elements.") ==
+        "4:int64:randint:0:1");
+  // Already in [0, 2): nothing left to narrow.
+  CHECK(Refined({{"x", "1x16:int64:randint:0:2"}}, "index out of range in self") == "");
+}
+
+TEST_CASE("refine: a stack's sizes", "[refine]") {
+  CHECK(Refined({{"x", "1x16:float32"}, {"y", "1x3x224x224:float32"}},
+                "stack expects each tensor to be equal size, but got [1, 11] at entry 0 and [1, 3, 224, 224] at entry 1",
+                1) == "1x11:float32");
+}

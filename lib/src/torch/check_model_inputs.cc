@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <deque>
+#include <regex>
 #include <set>
 
 #include "py_values.h"
@@ -12,6 +13,25 @@
 #include "torch_util.h"
 
 namespace tsctl {
+
+const ModelChecker::Lead* ModelChecker::MostInformative(const std::vector<Lead>& leads, const std::set<std::string>& tried) {
+  // Ranked by how much the error says: 3 when a refinement rule reads it
+  // (what an operator wanted, named), 2 for a check that names what it
+  // expected, 1 for anything else, one more for a refinement never tried
+  // (the steps or the time ran out); then by depth: a refined candidate got
+  // past the errors before it. The first of equals.
+  static const std::regex kNamed(R"(([Ee]xpected|must|invalid|out of (range|bounds)|mismatch|cannot be|KeyError))");
+  auto rank = [&](const Lead& l) {
+    int explains = !l.next_flags.empty() ? 3 : std::regex_search(l.error, kNamed) ? 2 : 1;
+    if (!l.next_flags.empty() && !tried.count(l.next_flags)) ++explains;
+    return std::pair{explains, l.depth};
+  };
+  const Lead* best = nullptr;
+  for (const Lead& l : leads) {
+    if (!best || rank(l) > rank(*best)) best = &l;
+  }
+  return best;
+}
 
 bool ModelChecker::GivenInputs() {
   const c10::FunctionSchema& schema = Schema();
@@ -114,6 +134,7 @@ bool ModelChecker::TryCandidates() {
   struct Queued {
     InputCandidate c;
     size_t base;
+    int depth = 0;  // refinements since the inferred candidate
   };
   const std::vector<InputCandidate> inferred = InferInputCandidates(module_, *method_, o_.max_candidates);
   std::deque<Queued> queue;
@@ -126,6 +147,7 @@ bool ModelChecker::TryCandidates() {
   std::set<std::string> seen;
   int refinements = 0;
   std::optional<Kept> suspect;
+  std::vector<Lead> leads;
   while (!queue.empty() && !have_inputs_) {
     const Queued q = std::move(queue.front());
     queue.pop_front();
@@ -154,11 +176,13 @@ bool ModelChecker::TryCandidates() {
     if (Fault("crash-guess") || (Fault("crash-first-guess") && q.base == 0)) std::raise(SIGSEGV);
     std::string error;
     if (TryCandidate(q.c, flags, suspect, error)) break;
-    if (!error.empty() && refinements < kRefinements) {
-      if (std::optional<Refinement> next = RefineFromError(q.c.args, error)) {
-        ++refinements;
-        queue.push_front({InputCandidate{ApplyValueRanges(next->args, formals, Ranges()), next->note}, q.base});
-      }
+    if (error.empty()) continue;
+    std::optional<Refinement> next = RefineFromError(q.c.args, error);
+    if (next) next->args = ApplyValueRanges(next->args, formals, Ranges());
+    leads.push_back({flags, error, next ? PinFlags(next->args) : std::string(), q.depth});
+    if (next && refinements < kRefinements) {
+      ++refinements;
+      queue.push_front({InputCandidate{next->args, next->note}, q.base, q.depth + 1});
     }
   }
   if (!have_inputs_ && suspect) {
@@ -166,12 +190,25 @@ bool ModelChecker::TryCandidates() {
     r_.guess_suspect = suspect->why;
   }
   if (have_inputs_) return true;
-  std::string last = r_.candidates.empty() ? std::string() : r_.candidates.back().outcome;
-  r_.run_skipped = "no inputs known and none of " + std::to_string(r_.candidates_tried) + " inferred candidates ran" +
-                   (last.empty() ? std::string() : " (last: " + last + ")") +
-                   (r_.candidates_stop.empty() ? std::string() : "; " + r_.candidates_stop) + "; " + schema.name() +
-                   " takes " + DescribeArguments(schema) + ": pass --arg NAME=VALUE for each";
+  DescribeNoneRan(leads, seen, refinements >= kRefinements);
   return false;
+}
+
+void ModelChecker::DescribeNoneRan(const std::vector<Lead>& leads, const std::set<std::string>& tried, bool steps_spent) {
+  std::string why;
+  if (const Lead* best = MostInformative(leads, tried)) {
+    why = " (the error that explains the most, for " + best->flags + ": " + best->error;
+    if (!best->next_flags.empty() && !tried.count(best->next_flags)) {
+      why += std::string("; what it asks for, not tried (") +
+             (steps_spent ? "the steps from errors were all spent" : "the search stopped") + "): " + best->next_flags;
+    }
+    why += ")";
+  } else if (!r_.candidates.empty()) {
+    why = " (last: " + r_.candidates.back().outcome + ")";
+  }
+  r_.run_skipped = "no inputs known and none of " + std::to_string(r_.candidates_tried) + " inferred candidates ran" + why +
+                   (r_.candidates_stop.empty() ? std::string() : "; " + r_.candidates_stop) + "; " + Schema().name() +
+                   " takes " + DescribeArguments(Schema()) + ": pass --arg NAME=VALUE for each";
 }
 
 void ModelChecker::DescribeInputs() {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,21 @@ class ModelChecker {
   // in r_.candidates, `suspect` keeps the first that ran, `error` LibTorch's
   // message if it raised.
   bool TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<Kept>& suspect, std::string& error);
+
+  // A candidate that raised: its flags, LibTorch's error, the flags of the
+  // candidate that error asks for (RefineFromError; empty if none), and how
+  // many refinements led to it.
+  struct Lead {
+    std::string flags, error, next_flags;
+    int depth = 0;
+  };
+  // The lead whose error explains the most (nullptr if none), for the WARN
+  // when no candidate ran; `tried` are the flags of the candidates tried.
+  static const Lead* MostInformative(const std::vector<Lead>& leads, const std::set<std::string>& tried);
+  // r_.run_skipped when no candidate ran: the error that explains the most,
+  // and the --arg it asks for if that was never tried (`steps_spent`: the
+  // refinement steps ran out).
+  void DescribeNoneRan(const std::vector<Lead>& leads, const std::set<std::string>& tried, bool steps_spent);
 
   // Inferred inputs. Each candidate is a guess: one that raises, gives
   // NaN/Inf or differs between two runs is set aside (with why) and the next

@@ -102,6 +102,91 @@ std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e) 
   return std::nullopt;
 }
 
+std::optional<Refinement> Stack(const Tensors& t, const std::string& e) {
+  // "stack expects each tensor to be equal size, but got [1, 11] at entry 0
+  // and [1, 3] at entry 1": the argument of the second shape takes the first.
+  std::smatch m = Match(e, R"(stack expects each tensor to be equal size, but got \[([0-9, ]*)\] at entry \d+ and \[([0-9, ]*)\] at entry)");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> want = Dims(m[1]), got = Dims(m[2]);
+  if (!want || !got || *want == *got) return std::nullopt;
+  for (const auto& sizes : {std::pair{*got, *want}, std::pair{*want, *got}}) {
+    const Shape from = sizes.first, to = sizes.second;
+    auto i = t.Find([&](const InputSpec& s) { return s.shape == from; });
+    if (!i) continue;
+    InputSpec s = *t.specs[*i];
+    s.shape = to;
+    return t.With(*i, s, "a stack wants " + ShapeText(to) + " like the other tensors");
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// n without its square factors: 10000 -> 1, 392 -> 2.
+int64_t SquareFree(int64_t n) {
+  for (int64_t p = 2; p * p <= n; ++p) {
+    while (n % (p * p) == 0) n /= p * p;
+  }
+  return n;
+}
+
+}  // namespace
+
+// A view or reshape of a flattened feature map: "shape '[-1, 784]' is
+// invalid for input of size 10000". The map of an image of side S has
+// C * h * h elements, h = S / s - k for a stride s (a power of two) and a few
+// pixels k lost at the borders; the view wants a multiple of 784 (the sizes
+// other than -1; all of them without a -1). The count and the one wanted
+// are read as C * h^2 and C * t^2 (C their common square-free part, the
+// wanted count times the smallest factor up to 16 that gives one), s as the
+// largest power of two with S / s >= h, and the image (rank 4, or a video's
+// frames: rank 5, square) takes the side (t + k) * s, batch and channels
+// kept: 224 -> 10000 and 784 wanted give 80. Counts that share no such
+// part, or a map larger than the image, are left alone (a guess there cost
+// candidates and found nothing on the corpus: `[-1, 1, 100, 13]`). A second
+// error of the same kind refines again from the new side.
+std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(shape '\[([-0-9, ]+)\]' is invalid for input of size (\d+))");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> target = Dims(m[1]);
+  if (!target || target->empty()) return std::nullopt;
+  const bool batch_free = std::count(target->begin(), target->end(), -1) == 1;
+  int64_t need = 1;
+  for (int64_t d : *target) {
+    if (d == -1) continue;
+    if (d <= 0 || need > (int64_t{1} << 40) / d) return std::nullopt;
+    need *= d;
+  }
+  const int64_t got = std::stoll(m[2]);
+  if (got < 1 || (batch_free && got % need == 0) || (!batch_free && got == need)) return std::nullopt;
+  // The argument itself viewed: ViewSize's case.
+  if (t.Find([&](const InputSpec& s) { return Numel(s.shape) == got; })) return std::nullopt;
+  auto i = t.Find([](const InputSpec& s) {
+    const size_t r = s.shape.size();
+    return IsFloatingDtype(s.dtype) && (r == 4 || r == 5) && s.shape[r - 1] == s.shape[r - 2];
+  });
+  if (!i) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  const size_t r = s.shape.size();
+  const int64_t side = s.shape[r - 1];
+  int64_t next = 0;
+  const int64_t c = SquareFree(got);
+  for (int64_t k = 1; k <= (batch_free ? 16 : 1) && next == 0; ++k) {
+    if (SquareFree(need * k) != c) continue;
+    const auto h = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(got / c))));
+    const auto want = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(need * k / c))));
+    if (h < 1 || side < h) break;
+    int64_t stride = 1;
+    while (side / (stride * 2) >= h) stride *= 2;
+    const double lost = static_cast<double>(side) / static_cast<double>(stride) - static_cast<double>(h);
+    next = std::llround((static_cast<double>(want) + lost) * static_cast<double>(stride));
+  }
+  if (next <= 0 || next == side || next > 8192) return std::nullopt;
+  s.shape[r - 1] = s.shape[r - 2] = next;
+  return t.With(*i, s, "a view wants " + std::to_string(need) + (batch_free ? " features per item" : " elements") + " where the input gives " +
+                           std::to_string(got) + ": a feature map that grows with the input's area");
+}
+
 std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e) {
   // "Dimension out of range (expected to be in range of [-2, 1], but got 2)":
   // an operator indexes a dimension the argument lacks; one more leading 1.
