@@ -73,6 +73,16 @@ if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
   "$tsctl" validate --reference-model "$a" "$tmp/recorded.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
   expect "--reference-model runs both on A's recorded inputs" 0 $rc "$tmp/out" "PASS  torch.reference .*against reference model"
   grep -q "Float\[2, 3, 16, 16\]" "$tmp/out" && ok "  ... of A's shape, 2x3x16x16" || bad "  ... of A's shape: $(grep torch.run "$tmp/out")"
+  # A alone: compared with its own record inside the sandbox (the child reads
+  # it from memory; through a temporary file it was a torch.sandbox FAIL),
+  # and the report says where the recorded inputs came from.
+  "$tsctl" validate "$tmp/recorded.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "a recorded reference is compared on a later run" 0 $rc "$tmp/out" "PASS  torch.reference .*against extra/tsctl_reference.pt"
+  grep -q "inputs from extra/tsctl_reference.pt, recorded on inputs from --input" "$tmp/out" && ok "  ... naming the inputs' origin, --input" || bad "  ... naming the inputs' origin: $(grep torch.run "$tmp/out")"
+  cp "$a" "$tmp/guessed.pt"
+  "$tsctl" validate --record-reference "$tmp/guessed.pt" >"$tmp/out" 2>"$tmp/err"
+  "$tsctl" validate "$tmp/guessed.pt" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  expect "a reference recorded on inferred inputs says so later" 0 $rc "$tmp/out" "recorded on inferred inputs (a guess, not the model's own)"
 
   # bench runs on the values a recorded reference holds, of any type, as
   # validate does (issue 24, finding 10), not on specs or fresh guesses.

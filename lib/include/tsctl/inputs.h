@@ -95,6 +95,12 @@ inline constexpr char kInputsRecord[] = "tsctl_inputs.json";
 inline constexpr char kReferenceRecord[] = "tsctl_reference.pt";
 inline constexpr char kInputsRecordPath[] = "extra/tsctl_inputs.json";
 inline constexpr char kReferenceRecordPath[] = "extra/tsctl_reference.pt";
+// Beside the reference: where the inputs it was recorded on came from
+// ({"input_source": "inferred" | "--input" | "extra/tsctl_inputs.json" | ...,
+// "inputs": "1x3x224x224:float32"}), so that later runs can say whether
+// the reference rests on the model's own inputs or on a guess.
+inline constexpr char kReferenceOriginRecord[] = "tsctl_reference_inputs.json";
+inline constexpr char kReferenceOriginRecordPath[] = "extra/tsctl_reference_inputs.json";
 
 struct ArchiveInputs {
   std::vector<InputSpec> inputs;
@@ -112,5 +118,11 @@ ArchiveInputs InputsFromArchive(const Archive& archive, const std::string& metho
 // of any type; --load-inputs takes such a file. Empty when there is none.
 inline constexpr const char* kRecordedReference = "extra/tsctl_reference.pt";
 std::string RecordedInputs(const Archive& archive);
+// What a later report says of those inputs' origin, from
+// extra/tsctl_reference_inputs.json: "recorded on inferred inputs (a
+// guess, not the model's own)", "recorded on inputs from --input", ...;
+// empty when the record is absent or unreadable (references recorded
+// before it existed).
+std::string RecordedInputsOrigin(const Archive& archive);
 
 }  // namespace tsctl

@@ -71,6 +71,20 @@ std::string RecordedInputs(const Archive& archive) {
   return {};
 }
 
+std::string RecordedInputsOrigin(const Archive& archive) {
+  if (!archive.Has(kReferenceOriginRecordPath)) return {};
+  try {
+    const nlohmann::json j = nlohmann::json::parse(archive.Read(kReferenceOriginRecordPath, 64 << 10), nullptr, false);
+    if (!j.is_object() || !j.contains("input_source") || !j["input_source"].is_string()) return {};
+    std::string from = j["input_source"].get<std::string>();
+    if (from.empty() || from.size() > 200) return {};
+    if (from == "inferred" || from.rfind("inferred ", 0) == 0) return "recorded on inferred inputs (a guess, not the model's own)";
+    return "recorded on inputs from " + from;
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 std::string InputSpec::ToString() const {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);

@@ -84,6 +84,7 @@ ResolvedInputs ResolveInputs(const Archive& archive, const RunSpec& spec, const 
     if (std::string bytes = RecordedInputs(archive); !bytes.empty()) {
       r.origin = InputOrigin::kRecorded;
       r.source = kRecordedReference;
+      if (std::string origin = RecordedInputsOrigin(archive); !origin.empty()) r.source += ", " + origin;
       ToFile(r, bytes);
       return r;
     }

@@ -197,6 +197,9 @@ ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, 
   const std::string reference = m.reference_from_archive ? kReferenceRecordPath : options.reference_path;
   ResolvedInputs in = ResolveInputs(archive, options, {.reference_path = reference, .key = options.method == "all" ? "" : options.method});
   ApplyResolved(in, m);
+  if (m.reference_from_archive && in.origin == InputOrigin::kReference) {
+    if (std::string origin = RecordedInputsOrigin(archive); !origin.empty()) m.input_source += ", " + origin;
+  }
   inputs_file = in.temp;
   return m;
 }

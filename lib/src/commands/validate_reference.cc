@@ -1,6 +1,8 @@
 // The reference runs of `tsctl validate`: a reference model recorded in
 // its own child (--reference-model), and the files a method's run leaves
 // (--save-reference, --record-reference, --save-outputs).
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -123,7 +125,8 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
     if (options.record_reference && !bytes.empty()) {
       StampOptions s;
       s.auto_fields = false;
-      s.files = {{kReferenceRecord, bytes}};
+      nlohmann::json origin = {{"input_source", r.input_source}, {"inputs", r.inputs_desc}};
+      s.files = {{kReferenceRecord, bytes}, {kReferenceOriginRecord, origin.dump(2) + "\n"}};
       s.read_only_hint = "pass --save-reference FILE to write the reference to a file instead";
       try {
         const StampResult stamped = Stamp(path, s);

@@ -63,7 +63,9 @@ bool ModelChecker::GivenInputs() {
     have_inputs_ = true;
   } else if (ref_has_inputs_) {
     inputs_ = ref_inputs_;
-    r_.input_source = r_.reference_source;
+    // The parent's words where it has some (a stored reference: where its
+    // inputs came from when it was recorded).
+    r_.input_source = o_.input_source.empty() ? r_.reference_source : o_.input_source;
     have_inputs_ = true;
   } else {
     try {

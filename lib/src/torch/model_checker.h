@@ -58,7 +58,7 @@ class ModelChecker {
   // --reference FILE, or the archive's extra/tsctl_reference.pt.
   bool ReadReference();
 
-  // extra/tsctl_reference.pt, through a temporary file (LoadValueFile reads files).
+  // extra/tsctl_reference.pt, read from memory.
   void ReadStoredReference();
 
   // Inputs from the first source that has them: given, loaded, the

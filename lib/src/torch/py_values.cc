@@ -131,6 +131,9 @@ class Converter {
   std::map<std::string, at::Tensor> storages_;
 };
 
+// LoadValueFile's and LoadValueBytes's reading.
+c10::IValue LoadValueSource(std::unique_ptr<ByteSource> src, const std::string& path);
+
 }  // namespace
 
 std::vector<std::pair<std::string, c10::IValue>> LoadNpzArrays(const std::string& path) {
@@ -247,6 +250,16 @@ c10::IValue LoadValueFile(const std::string& path) {
   } catch (const Error& e) {
     throw Error(e.kind(), path + ": " + e.what());
   }
+  return LoadValueSource(std::move(src), path);
+}
+
+c10::IValue LoadValueBytes(std::string bytes, const std::string& name) {
+  return LoadValueSource(MakeMemorySource(std::move(bytes), name), name);
+}
+
+namespace {
+
+c10::IValue LoadValueSource(std::unique_ptr<ByteSource> src, const std::string& path) {
   if (EndsWith(path, ".npy")) return ReadNpy(src->ReadString(0, static_cast<size_t>(src->Size())), path);
   Archive archive = Archive::OpenAny(std::move(src));
   if (EndsWith(path, ".npz") || (archive.kind() == ArchiveKind::kOtherZip && !archive.Has("data.pkl"))) {
@@ -262,6 +275,8 @@ c10::IValue LoadValueFile(const std::string& path) {
   Converter c(archive, path);
   return c.Convert(root);
 }
+
+}  // namespace
 
 c10::IValue Retype(const c10::TypePtr& type, const c10::IValue& value) {
   using c10::TypeKind;

@@ -17,6 +17,10 @@ namespace tsctl {
 // read, kFormat if it is none of these or holds something that is not data
 // (objects other than tensors, OrderedDict, complex numbers).
 c10::IValue LoadValueFile(const std::string& path);
+// The same from bytes in memory (`name` in messages, ".npy"/".npz" by its
+// ending): a record of the archive, read inside the sandbox, where no
+// temporary file may be written.
+c10::IValue LoadValueBytes(std::string bytes, const std::string& name);
 
 // The arrays of an .npz archive with their names ("x" for x.npy), in file
 // order. Throws as LoadValueFile.
