@@ -5,25 +5,19 @@
 // its own isolated child, and sends the result back whole in the LibTorch
 // door's codec (MigrateResult is a ChildValue), so the results come out in
 // the order given and the same as with --jobs 1.
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <map>
 
 #include "process.h"
 #include "torch_child.h"
 #include "torch_child_codec.h"
 #include "tsctl/error.h"
 #include "tsctl/migrate.h"
+#include "worker_pool.h"
 
 namespace tsctl {
 namespace {
-
-// A worker's one frame: its result, or the error that stopped it.
-constexpr char kAnswerFrame = 'A';
 
 // One archive, as the one-by-one path converts it.
 MigrateEntry MigrateOne(const MigrateOptions& options) {
@@ -50,49 +44,8 @@ void WorkerMain(const MigrateOptions& options, int fd) {
   } catch (const Interrupted&) {
     ::_exit(125);
   }
-  WriteFrame(fd, kAnswerFrame,
+  WriteFrame(fd, kWorkerAnswerFrame,
              e.migrated ? EncodeChildValue(e.result) : EncodeChildError(Error(e.error_kind, e.error, e.error_detail)));
-}
-
-struct Worker {
-  size_t index = 0;
-  int fd = -1;
-  std::string buffer;
-};
-
-// What a worker sent (or how it died), as its entry.
-MigrateEntry Finish(Worker& w, pid_t pid) {
-  ::close(w.fd);
-  const int status = Reap(pid);
-  MigrateEntry e;
-  bool answered = false;
-  try {
-    TakeFrames(w.buffer, [&](char type, std::string payload) {
-      if (type != kAnswerFrame) return;
-      ChildOutcome answer;
-      DecodeChildAnswer(payload, answer);
-      answered = true;
-      if (answer.end == ChildEnd::kRaised) {
-        e.error_kind = answer.error_kind;
-        e.error = answer.error;
-        e.error_detail = answer.error_detail;
-        return;
-      }
-      e.result = std::move(answer).Take<MigrateResult>("migrating it");
-      e.migrated = true;
-    });
-  } catch (const Error& err) {
-    e.migrated = false;
-    e.error_kind = err.kind();
-    e.error = err.what();
-    answered = true;
-  }
-  if (!answered) {
-    e.error_kind = ErrorKind::kIo;
-    e.error = WIFSIGNALED(status) ? "the worker migrating it crashed with " + SignalName(WTERMSIG(status))
-                                  : "the worker migrating it ended without a result";
-  }
-  return e;
 }
 
 bool StopsAll(const MigrateEntry& e) { return !e.migrated && e.error_kind == ErrorKind::kUnavailable; }
@@ -108,55 +61,25 @@ void MigrateInWorkers(std::vector<MigrateOptions> archives, size_t jobs, const M
     WarmUpTorch();  // before the first fork: every worker's children come from this server
   } catch (const Error&) {
   }
-  SignalCatcher signals;
-  std::map<pid_t, Worker> running;
-  size_t next = 0, done = 0;
-  bool stopped = false;
-  while (!running.empty() || (!stopped && next < archives.size())) {
-    while (!stopped && running.size() < jobs && next < archives.size()) {
-      Worker w;
-      w.index = next;
-      const MigrateOptions& o = archives[next];
-      if (batch.started) batch.started(next);
-      pid_t pid = ForkChild(&w.fd, [&](int fd) { WorkerMain(o, fd); });
-      running.emplace(pid, std::move(w));
-      ++next;
-    }
-    std::vector<pollfd> fds = {{signals.fd(), POLLIN, 0}};
-    std::vector<pid_t> pids;
-    for (auto& [pid, w] : running) {
-      fds.push_back({w.fd, POLLIN, 0});
-      pids.push_back(pid);
-    }
-    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
-    if (fds[0].revents & POLLIN) {
-      if (int sig = signals.Caught()) {
-        for (auto& [pid, w] : running) {
-          KillGroup(pid);
-          Reap(pid);
-          ::close(w.fd);
-        }
-        throw Interrupted(sig);
-      }
-    }
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Worker& w = running.at(pids[i - 1]);
-      char chunk[65536];
-      ssize_t n = ::read(w.fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n > 0) {
-        w.buffer.append(chunk, static_cast<size_t>(n));
-        continue;
-      }
-      MigrateEntry& e = entries[w.index];
-      e = Finish(w, pids[i - 1]);
-      if (e.migrated) e.result.path = archives[w.index].path;
-      if (StopsAll(e)) stopped = true;
-      running.erase(pids[i - 1]);
-      if (batch.finished) batch.finished(w.index, e, ++done, archives.size());
-    }
-  }
+  size_t done = 0;
+  WorkerPool pool;
+  pool.count = archives.size();
+  pool.jobs = jobs;
+  pool.work = [&](size_t index, int fd) { WorkerMain(archives[index], fd); };
+  pool.started = batch.started;
+  pool.finished = [&](size_t index, std::string& sent, int status) {
+    WorkerAnswer<MigrateResult> a = TakeWorkerAnswer<MigrateResult>(sent, status, "migrating it", "a result");
+    MigrateEntry& e = entries[index];
+    e.migrated = a.ok;
+    e.result = std::move(a.value);
+    e.error_kind = a.error_kind;
+    e.error = std::move(a.error);
+    e.error_detail = std::move(a.error_detail);
+    if (e.migrated) e.result.path = archives[index].path;
+    if (batch.finished) batch.finished(index, e, ++done, archives.size());
+    return StopsAll(e);
+  };
+  RunInWorkers(pool);
 }
 
 }  // namespace

@@ -6,16 +6,11 @@
 // whole (the LibTorch door's CBOR codec: names that are not UTF-8 and
 // non-finite numbers kept), so reports come out in input order and the same
 // as with --jobs 1.
-#include <chrono>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <deque>
-#include <map>
 
 #include "process.h"
 #include "torch_child.h"
@@ -27,13 +22,10 @@
 #include "tsctl/source.h"
 #include "tsctl/validate.h"
 #include "validate_internal.h"
+#include "worker_pool.h"
 
 namespace tsctl {
 namespace {
-
-// A worker's one frame: its report, or the error that stopped it, in the
-// LibTorch door's codec (torch_child_codec.h: ArchiveReport is a ChildValue).
-constexpr char kAnswerFrame = 'A';
 
 // One archive's check, as the one-by-one path makes it.
 BatchEntry CheckOne(const std::string& path, const ValidateOptions& options) {
@@ -63,61 +55,8 @@ void WorkerMain(const std::string& path, const ValidateOptions& options, int fd)
   } catch (const Interrupted&) {
     ::_exit(125);
   }
-  WriteFrame(fd, kAnswerFrame,
+  WriteFrame(fd, kWorkerAnswerFrame,
              e.checked ? EncodeChildValue(e.report) : EncodeChildError(Error(e.error_kind, e.error, e.error_detail)));
-}
-
-struct Worker {
-  size_t index = 0;
-  int fd = -1;
-  std::string buffer;
-  bool answered = false;
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-};
-
-// batch.waiting with the worker that started first.
-void ReportWaiting(const std::map<pid_t, Worker>& running, const std::vector<std::string>& paths,
-                   const ValidateBatchOptions& batch) {
-  if (!batch.waiting) return;
-  const Worker* oldest = nullptr;
-  for (const auto& [pid, w] : running) {
-    if (!oldest || w.started < oldest->started) oldest = &w;
-  }
-  if (!oldest) return batch.waiting("", 0);
-  batch.waiting(paths[oldest->index],
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - oldest->started).count());
-}
-
-// Turns what a worker sent (or how it died) into its entry.
-void Finish(Worker& w, pid_t pid, BatchEntry& e) {
-  ::close(w.fd);
-  const int status = Reap(pid);
-  try {
-    TakeFrames(w.buffer, [&](char type, std::string payload) {
-      if (type != kAnswerFrame) return;
-      ChildOutcome answer;
-      DecodeChildAnswer(payload, answer);
-      w.answered = true;
-      if (answer.end == ChildEnd::kRaised) {
-        e.error_kind = answer.error_kind;
-        e.error = answer.error;
-        e.error_detail = answer.error_detail;
-        return;
-      }
-      e.report = std::move(answer).Take<ArchiveReport>("checking it");
-      e.checked = true;
-    });
-  } catch (const Error& err) {
-    e.checked = false;
-    e.error_kind = err.kind();
-    e.error = err.what();
-    w.answered = true;
-  }
-  if (!w.answered) {
-    e.error_kind = ErrorKind::kIo;
-    e.error = WIFSIGNALED(status) ? "the worker checking it crashed with " + SignalName(WTERMSIG(status))
-                                  : "the worker checking it ended without a report";
-  }
 }
 
 }  // namespace
@@ -195,56 +134,25 @@ void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions op
     } catch (const Error&) {
     }
   }
-  SignalCatcher signals;
-  std::map<pid_t, Worker> running;
-  size_t next = 0, done = 0;
-  auto stop_all = [&] {
-    for (auto& [pid, w] : running) {
-      KillGroup(pid);
-      Reap(pid);
-      ::close(w.fd);
-    }
+  size_t done = 0;
+  WorkerPool pool;
+  pool.count = paths.size();
+  pool.jobs = jobs;
+  pool.work = [&](size_t index, int fd) { WorkerMain(paths[index], options, fd); };
+  pool.finished = [&](size_t index, std::string& sent, int status) {
+    WorkerAnswer<ArchiveReport> a = TakeWorkerAnswer<ArchiveReport>(sent, status, "checking it", "a report");
+    BatchEntry& e = entries[index];
+    e.path = paths[index];
+    e.checked = a.ok;
+    e.report = std::move(a.value);
+    e.error_kind = a.error_kind;
+    e.error = std::move(a.error);
+    e.error_detail = std::move(a.error_detail);
+    if (batch.progress) batch.progress(++done, paths.size());
+    return false;
   };
-  while (done < paths.size()) {
-    while (running.size() < jobs && next < paths.size()) {
-      Worker w;
-      w.index = next;
-      const std::string& path = paths[next];
-      pid_t pid = ForkChild(&w.fd, [&](int fd) { WorkerMain(path, options, fd); });
-      running.emplace(pid, std::move(w));
-      ++next;
-    }
-    std::vector<pollfd> fds = {{signals.fd(), POLLIN, 0}};
-    std::vector<pid_t> pids;
-    for (auto& [pid, w] : running) {
-      fds.push_back({w.fd, POLLIN, 0});
-      pids.push_back(pid);
-    }
-    ReportWaiting(running, paths, batch);
-    if (::poll(fds.data(), fds.size(), 1000) <= 0) continue;
-    if (fds[0].revents & POLLIN) {
-      if (int sig = signals.Caught()) {
-        stop_all();
-        throw Interrupted(sig);
-      }
-    }
-    for (size_t i = 1; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Worker& w = running.at(pids[i - 1]);
-      char chunk[65536];
-      ssize_t n = ::read(w.fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n > 0) {
-        w.buffer.append(chunk, static_cast<size_t>(n));
-        continue;
-      }
-      Finish(w, pids[i - 1], entries[w.index]);  // EOF: the worker is done
-      entries[w.index].path = paths[w.index];
-      running.erase(pids[i - 1]);
-      ++done;
-      if (batch.progress) batch.progress(done, paths.size());
-    }
-  }
+  if (batch.waiting) pool.waiting = [&](size_t index, double seconds) { batch.waiting(paths[index], seconds); };
+  RunInWorkers(pool);
 }
 
 }  // namespace
