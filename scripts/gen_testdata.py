@@ -667,6 +667,7 @@ PyTorch names an archive's root folder after the file stem it was saved to
 | `cuda_pinned.pt` | scripted module whose forward creates `torch.zeros([2, 3], device=torch.device("cuda:0"))`, as a model traced on a GPU does: validate's `ts.device` warns that it needs CUDA, and a run without CUDA is reported as unavailable. |
 | `verdict/guess_log.pt`, `verdict/guess_noisy.pt` | scripted `log(x)` (NaN on random inputs, numbers on positive ones) and a one-hot at a random place (two runs differ, by 1); `verdict/stateful.pt`, `x + calls` with a buffer it increments (a second call differs; two copies as loaded agree: `torch.deterministic` passes and says stateful): on inferred inputs validate WARNs (a guess never fails an archive), on given inputs it FAILs. |
 | `infer/xnnpack_conv6.ptl`, `infer/quantized_conv6.pt` | a 6-channel convolution and a linear layer, packed by `optimize_for_mobile` (XNNPACK contexts) and by static quantization (scripted, so the input reaches the convolution through the If of the padding mode): validate infers 6 channels from the unpacked weights. |
+| `infer/xnnpack_flat.pt` | `optimize_for_mobile` of a stride-8 convolution (3 channels) flattened into Linear(128, 5): it takes 3x32x32 images, but XNNPACK's prepacked operators check no shapes, so 3x224x224 (the linear reads 128 of 6272 features) and 1x32x32 (one channel into a 3-channel convolution) run too: validate warns with given inputs of those shapes and refines a guess to 32x32. |
 | `hooks/setstate_reads_file.pt`, `hooks/submodule_setstate.pt`, `hooks/forward_reads_file.pt` | a `__setstate__` that reads `/etc/passwd` with `torch.from_file` while `torch.jit.load` unpickles it (at the top, and one submodule down), and a `forward` that reads it behind a flag argument: validate's `ts.hooks` fails them before LibTorch loads anything. |
 | `hooks/unchecked_view.pt` | a `forward` that views its input through `aten::_reshape_alias` with sizes 4096 times past its storage (LibTorch checks none of them): validate's `torch.unsafe` fails it from the loaded graph, before any method runs. |
 | `models/` | hand-written sources (not generated): `tiny_models.py` (eager models for `trace/script --python`), `net.ts`, `broken.ts` and `no_forward.ts` (TorchScript sources for `tsctl script`). |
@@ -845,6 +846,32 @@ def gen_packed_weights(out):
     torch.jit.save(torch.jit.script(m), os.path.join(d, "quantized_conv6.pt"))
 
 
+class PackedFlat(torch.nn.Module):
+    """A strided convolution whose map is flattened into a linear layer of
+    128 inputs: it takes 3x32x32 images. Once packed by optimize_for_mobile,
+    a 224x224 image (6272 features) still runs: XNNPACK's linear reads the
+    first 128 of each row, and its convolution takes any channel count."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 8, stride=8)
+        self.fc = nn.Linear(128, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.flatten(torch.relu(self.conv(x)), 1))
+
+
+def gen_packed_flat(out):
+    """For the checks XNNPACK's prepacked operators skip (PackedFlat)."""
+    from torch.utils.mobile_optimizer import optimize_for_mobile
+    d = os.path.join(out, "infer")
+    os.makedirs(d, exist_ok=True)
+    PackedFlat.__module__ = "__main__"
+    seed()
+    opt = optimize_for_mobile(torch.jit.script(PackedFlat().eval()))
+    torch.jit.save(opt, os.path.join(d, "xnnpack_flat.pt"))
+
+
 class LoadHook(torch.nn.Module):
     """A state hook: torch.jit.load runs __setstate__ while it unpickles
     data.pkl, and this one reads a file of the machine that loads it."""
@@ -942,6 +969,7 @@ def main(argv=None):
         gen_guess_verdicts(out)
         gen_load_hooks(out)
         gen_packed_weights(out)
+        gen_packed_flat(out)
 
     stems = ["traced_cnn", "scripted_multi"] + [f[:-3] for f in q_files] + ["with_extra", "renamed_root"]
     gen_golden(out, stems, notes)

@@ -6,7 +6,9 @@ checks every argument type end to end against Python.
    torch loads, and of those, on how many `tsctl validate` (no flags) ran
    `forward`, by input source (goal: 95 %); how many runs on inferred inputs
    FAILed (goal: 0: a guess never fails an archive) or WARNed about a guess;
-   LibTorch time per archive.
+   how many passes ran on inferred inputs that contradict the weights of an
+   XNNPACK prepacked operator (goal 0; checked in Python, independently of
+   tsctl); LibTorch time per archive.
 2. Over testdata/args (scripts/gen_args_testdata.py): validate --load-inputs,
    --reference (matching and perturbed), --save-outputs and bench
    --load-inputs, with outputs compared to Python's.
@@ -26,6 +28,54 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LOAD = "import sys, torch\ntorch.jit.load(sys.argv[1], map_location='cpu')\n"
+
+# Independent of tsctl: whether an input contradicts the weights of XNNPACK's
+# prepacked operators (which skip the shape checks of aten::linear/conv2d),
+# from the shapes torch's profiler records for each call against every
+# context's weight (__getstate__) in the inlined graph. Prints "consistent",
+# "no prepacked operators" or the contradictions.
+CONTRA = r'''
+import sys, torch
+def contexts(m):
+    g = m.inlined_graph
+    out = []
+    def resolve(v):
+        n = v.node()
+        if n.kind() == "prim::Constant":
+            return n.output().toIValue()
+        if n.kind() == "prim::GetAttr":
+            p = resolve(n.inputsAt(0))
+            return None if p is None else getattr(p, n.s("name"))
+        if v.debugName() == list(g.inputs())[0].debugName():
+            return m
+        return None
+    def walk(block):
+        for n in block.nodes():
+            for b in n.blocks(): walk(b)
+            if n.kind().startswith("prepacked::") and n.kind().endswith("_run"):
+                obj = resolve(n.inputsAt(1))
+                if obj is not None: out.append((n.kind(), obj.__getstate__()))
+    walk(g)
+    return out
+m = torch.jit.load(sys.argv[1])
+shape = [int(x) for x in sys.argv[2].split("x")]
+lin, conv = set(), set()
+for kind, st in contexts(m):
+    st = st[0] if isinstance(st[0], tuple) else st
+    w = st[0]
+    groups = [e for e in st if isinstance(e, int)]
+    if "linear" in kind: lin.add(w.shape[1])
+    elif "transpose" in kind: conv.add(w.shape[0])
+    else: conv.add(w.shape[1] * (groups[-1] if groups else 1))
+with torch.autograd.profiler.profile(record_shapes=True) as p:
+    m(torch.rand(*shape))
+bad = []
+for e in p.function_events:
+    s = e.input_shapes[0] if e.input_shapes else []
+    if e.name == "prepacked::linear_clamp_run" and s and s[-1] not in lin: bad.append(f"{e.name} {s} vs {sorted(lin)}")
+    if e.name.startswith("prepacked::conv2d") and len(s) == 4 and s[1] not in conv: bad.append(f"{e.name} {s} vs {sorted(conv)}")
+print("; ".join(bad) if bad else "consistent" if lin or conv else "no prepacked operators")
+'''
 
 
 def torch_loads(path):
@@ -70,7 +120,8 @@ def forward_run(report):
 
 def guess_verdicts(report):
     """(a FAIL among the run checks on inferred inputs, a WARN that names a
-    guess set aside, LibTorch seconds) of one archive's report."""
+    guess set aside, LibTorch seconds, a candidate set aside for contradicting
+    the weights) of one archive's report."""
     a = report["archives"][0]
     model = a["details"].get("model")
     models = model if isinstance(model, list) else [model] if isinstance(model, dict) else []
@@ -78,7 +129,28 @@ def guess_verdicts(report):
     run_ids = ("torch.run", "torch.finite", "torch.deterministic")
     fail = inferred and any(c["id"] in run_ids and c["status"] == "FAIL" for c in a["checks"])
     warn = any(c["id"] == "torch.run" and c["status"] == "WARN" and "guessed" in c["message"] for c in a["checks"])
-    return fail, warn, float(a["details"].get("torch_seconds", 0.0))
+    contra = any("where aten::" in c.get("outcome", "") and "would have refused" in c.get("outcome", "")
+                 for m in models for c in m.get("candidates", []))
+    return fail, warn, float(a["details"].get("torch_seconds", 0.0)), contra
+
+
+def contradicts_weights(path, message):
+    """For a PASS on one inferred float tensor: Python's word on whether that
+    input contradicts a prepacked operator's weight ("" if it does not, or
+    the contradiction); None where not checked (no prepacked operators, or
+    another kind of input)."""
+    import re
+    pins = re.findall(r"--arg (\w+)=([0-9x]+):float32\b", message.split("pin them with ", 1)[-1])
+    if "pin them with " not in message or len(pins) != 1:
+        return None
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-c", CONTRA, path, pins[0][1]], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return None
+    said = r.stdout.strip()
+    if r.returncode != 0 or said == "no prepacked operators":
+        return None
+    return "" if said == "consistent" else said
 
 
 def corpus_report(tsctl, corpus, jobs):
@@ -122,8 +194,25 @@ def corpus_report(tsctl, corpus, jobs):
     guess_warns = [os.path.basename(p) for p, v in verdicts.items() if v[1]]
     print(f"FAILs of a run on inferred inputs (a guess blamed on the archive; goal 0): {len(guess_fails)}"
           + (": " + ", ".join(guess_fails) if guess_fails else ""))
-    print(f"WARNs naming a guess set aside (crashed, NaN/Inf or runs that differ): {len(guess_warns)}"
+    print(f"WARNs naming a guess set aside (crashed, NaN/Inf, runs that differ or contradicted weights): {len(guess_warns)}"
           + (": " + ", ".join(guess_warns) if guess_warns else ""))
+    # Passes on inferred inputs that contradict the weights (goal 0), checked
+    # in Python, and the guesses tsctl set aside for a contradiction.
+    checked, contradicted = 0, []
+    for path in loadable:
+        status, source, message = results[path]
+        if status == "PASS" and source == "inferred":
+            said = contradicts_weights(path, message)
+            if said is not None:
+                checked += 1
+                if said:
+                    contradicted.append(f"{os.path.basename(path)} ({said[:120]})")
+    print(f"PASSes on inferred inputs that contradict the weights of a prepacked XNNPACK operator (checked in Python: "
+          f"the profiler's input shapes against each context's weight; goal 0): {len(contradicted)} of {checked} checked"
+          + (": " + "; ".join(contradicted) if contradicted else ""))
+    set_aside = [os.path.basename(p) for p, v in verdicts.items() if v[3]]
+    print(f"archives where a guess was set aside for contradicting the weights: {len(set_aside)}"
+          + (": " + ", ".join(set_aside) if set_aside else ""))
     seconds = sorted(v[2] for v in verdicts.values())
     if seconds:
         print(f"LibTorch time per archive (load, inference, runs): median {seconds[len(seconds) // 2]:.2f} s, "

@@ -111,6 +111,7 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
   }
   if (r.deterministic == false) unsound = "two runs differ at " + r.determinism_note;
   if (!r.guess_suspect.empty()) unsound = "the guessed inputs gave " + r.guess_suspect;
+  if (!r.inputs_contradict.empty()) unsound = "the inputs contradict the model's weights: " + r.inputs_contradict;
   if (reference_tmp && !bytes.empty() && !unsound.empty()) {
     out.push_back({check::kTorchReference, CheckStatus::kFail,
                    "not recorded: " + unsound + "; a reference must come from a sound run"});

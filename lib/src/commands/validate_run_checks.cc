@@ -39,7 +39,8 @@ CheckResult NotRunCheck(const ModelCheckResult& r, const std::string& prefix) {
 
 // torch.run of a method that ran: how its inputs came, and its outputs. A
 // WARN when no inferred candidate ran cleanly (the guess, not the archive,
-// may be at fault; given inputs decide); `suspect` says so.
+// may be at fault; given inputs decide); `suspect` says so. A WARN too when
+// given inputs ran through a prepacked operator their shape contradicts.
 CheckResult RanCheck(const ModelCheckResult& r, const std::string& prefix, bool& suspect) {
   std::string shapes;
   for (const auto& o : r.outputs) shapes += (shapes.empty() ? "" : ", ") + o.name + " " + o.desc;
@@ -61,27 +62,37 @@ CheckResult RanCheck(const ModelCheckResult& r, const std::string& prefix, bool&
     }
   } else {
     how = "ran with inputs from " + r.input_source + (r.inputs_desc.empty() ? "" : " (" + r.inputs_desc + ")");
+    if (!r.inputs_contradict.empty()) {
+      return {check::kTorchRun, CheckStatus::kWarn,
+              prefix + how + ": " + shapes + "; but the inputs contradict the model's weights: " + r.inputs_contradict +
+                  " (the outputs are not what the model computes for inputs it takes)"};
+    }
   }
   return {check::kTorchRun, CheckStatus::kPass, prefix + how + ": " + shapes};
 }
 
-// torch.finite and torch.deterministic.
+// torch.finite and torch.deterministic. On inputs that contradict the
+// weights (a prepacked operator read past them) NaN/Inf and runs that differ
+// are the inputs' doing: a WARN that says so.
 void OutputChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out) {
+  const bool contradict = !r.inputs_contradict.empty();
+  const CheckStatus bad = contradict ? CheckStatus::kWarn : CheckStatus::kFail;
+  const std::string why = contradict ? " (on inputs that contradict the model's weights: see torch.run)" : "";
   std::vector<std::string> nonfinite;
   for (const auto& o : r.outputs) {
     if (o.nonfinite > 0) nonfinite.push_back(o.name + " has " + std::to_string(o.nonfinite) + " NaN/Inf");
   }
-  out.push_back({check::kTorchFinite, nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : JoinAll(nonfinite, "; "))});
+  out.push_back({check::kTorchFinite, nonfinite.empty() ? CheckStatus::kPass : bad,
+                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : JoinAll(nonfinite, "; ") + why)});
   if (r.deterministic.has_value()) {
-    out.push_back({check::kTorchDeterministic, *r.deterministic ? CheckStatus::kPass : CheckStatus::kFail,
+    out.push_back({check::kTorchDeterministic, *r.deterministic ? CheckStatus::kPass : bad,
                    prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
                                                     (r.stateful ? " (from the loaded state each: forward changes the "
                                                                   "model's own buffers or attributes, so a second call "
                                                                   "on one copy differs by design)"
                                                                 : "")
                                               : "two runs differ at " + r.determinism_note + " (max abs difference " +
-                                                    Fmt("%.3g", r.max_run_diff) + ")")});
+                                                    Fmt("%.3g", r.max_run_diff) + ")" + why)});
   } else if (!r.determinism_note.empty()) {
     out.push_back({check::kTorchDeterministic, CheckStatus::kWarn, prefix + "not checked: " + r.determinism_note});
   }

@@ -147,6 +147,11 @@ struct ModelCheckResult {
   // this was wrong with it ("NaN/Inf in output", "two runs differ at ...").
   // A guess's fault, not the archive's: validate warns, never fails.
   std::string guess_suspect;
+  // Given (not inferred) inputs ran, but an operator that skips its shape
+  // checks (XNNPACK's prepacked linear and convolution) was fed a tensor its
+  // weights contradict: PackedOpChecks' words. validate warns: the outputs
+  // are numbers read past or short of what the weights take.
+  std::string inputs_contradict;
   bool outputs_saved = false;         // save_outputs_path was written
   // Reference comparison.
   bool reference_compared = false;

@@ -17,7 +17,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 15;
+inline constexpr int kTorchPluginAbi = 16;
 inline constexpr int kPythonPluginAbi = 8;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the

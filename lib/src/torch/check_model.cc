@@ -6,6 +6,7 @@
 #include <torch/serialize.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "tensors.h"
 #include "torch_util.h"
 #include "unsafe_ops.h"
+#include "weight_checks.h"
 
 namespace tsctl {
 
@@ -138,6 +140,7 @@ bool ModelChecker::Load() {
       r_.ops_error = "operators not listed: " + largest_method + " inlines to about " + std::to_string(largest) + " nodes";
     } else {
       r_.ops = torch::jit::export_opnames(module_);
+      prepacked_ = std::any_of(r_.ops.begin(), r_.ops.end(), [](const std::string& op) { return op.rfind("prepacked::", 0) == 0; });
     }
   } catch (const std::exception& e) {
     r_.ops_error = FromTorch(e).what();
@@ -237,9 +240,12 @@ bool ModelChecker::RunAndCompare() {
     // own: one is stepped twice here).
     std::optional<torch::jit::Method> first;
     if (!ran_once_) {
+      std::optional<PackedOpChecks> checks;
+      if (prepacked_) checks.emplace();
       first = fresh_->Fresh();
       out1_ = Run(*first, inputs_, device_);
       if (o_.check_determinism) out2_ = Run(fresh_->Fresh(), inputs_, device_);
+      if (checks) r_.inputs_contradict = checks->Take();
     }
     if (o_.check_determinism && fresh_->cloned()) {
       if (!first) {

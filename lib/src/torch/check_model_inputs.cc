@@ -11,6 +11,7 @@
 #include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
+#include "weight_checks.h"
 
 namespace tsctl {
 
@@ -105,15 +106,20 @@ bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flag
     // printed pin flags (--arg ...) make exactly these values again.
     at::Generator gen = at::detail::createCPUGenerator(o_.seed);
     std::vector<c10::IValue> values = BuildArguments(Schema(), c.args, gen);
+    std::optional<PackedOpChecks> checks;
+    if (prepacked_) checks.emplace();
     c10::IValue a = Run(fresh_->Fresh(), values, device_), b;
     if (o_.check_determinism) b = Run(fresh_->Fresh(), values, device_);
-    std::string why = Suspect(a, b, o_.check_determinism);
+    const std::string contradiction = checks ? checks->Take() : std::string();
+    checks.reset();
+    std::string why = contradiction.empty() ? Suspect(a, b, o_.check_determinism) : contradiction;
     if (why.empty()) {
       Take(std::move(values), a, b, c);
       return true;
     }
     r_.candidates.push_back({flags, why});
     if (!suspect) suspect = Kept{std::move(values), a, b, c, why};
+    error = contradiction;
   } catch (const std::exception& e) {
     error = FromTorch(e).what();
     r_.candidates.push_back({flags, "raised: " + error});

@@ -27,11 +27,12 @@ std::optional<c10::IValue> CallOp(const char* name, std::vector<c10::IValue> arg
   }
 }
 
-// The weight of a packed context, read the way the class serializes itself:
+}  // namespace
+
 // XNNPACK contexts by their __getstate__ (a tuple whose first tensor is the
 // weight and whose last plain int is the groups), quantized parameters by
-// their unpack operators. nullopt for any other object.
-std::optional<PackedWeight> Unpack(const c10::IValue& v) {
+// their unpack operators.
+std::optional<PackedWeight> UnpackWeight(const c10::IValue& v) {
   if (!v.isObject()) return std::nullopt;
   const auto obj = v.toObject();
   const std::string cls = obj->type()->name() ? obj->type()->name()->qualifiedName() : "";
@@ -71,8 +72,6 @@ std::optional<PackedWeight> Unpack(const c10::IValue& v) {
   if (!p.weight.defined() || p.groups < 1) return std::nullopt;
   return p;
 }
-
-}  // namespace
 
 c10::IValue Resolver::Resolve(Value* v, std::string& name) const {
   if (v == self_) return module_._ivalue();
@@ -115,7 +114,7 @@ std::optional<at::Tensor> Resolver::Tensor(Value* v, std::string& name) const {
   return r.toTensor();
 }
 
-std::optional<PackedWeight> Resolver::Packed(Value* v, std::string& name) const { return Unpack(Resolve(v, name)); }
+std::optional<PackedWeight> Resolver::Packed(Value* v, std::string& name) const { return UnpackWeight(Resolve(v, name)); }
 
 std::optional<std::vector<int64_t>> Resolver::IntList(Value* v) const {
   auto c = torch::jit::toIValue(v);

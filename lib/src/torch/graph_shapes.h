@@ -33,6 +33,11 @@ struct PackedWeight {
   bool transposed = false;
 };
 
+// The weight of a packed context, read the way its class serializes itself
+// (XNNPACK contexts by __getstate__, quantized parameters by their unpack
+// operators); nullopt for any other object or one that cannot say.
+std::optional<PackedWeight> UnpackWeight(const c10::IValue& v);
+
 // Resolves graph values that come from the module: attributes reached from
 // `self` through prim::GetAttr, constants, and a few views of them.
 class Resolver {

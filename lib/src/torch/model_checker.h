@@ -79,7 +79,7 @@ class ModelChecker {
   // Runs one candidate (twice with the determinism check, each from the
   // loaded state). True if it ran cleanly and was taken; else its outcome is
   // in r_.candidates, `suspect` keeps the first that ran, `error` LibTorch's
-  // message if it raised.
+  // message if it raised (or the unpacked operator's, for a contradiction).
   bool TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<Kept>& suspect, std::string& error);
 
   // A candidate that raised: its flags, LibTorch's error, the flags of the
@@ -98,8 +98,10 @@ class ModelChecker {
   void DescribeNoneRan(const std::vector<Lead>& leads, const std::set<std::string>& tried, bool steps_spent);
 
   // Inferred inputs. Each candidate is a guess: one that raises, gives
-  // NaN/Inf or differs between two runs is set aside (with why) and the next
-  // tried. If none runs cleanly, the first that ran is kept and
+  // NaN/Inf, differs between two runs or feeds a prepacked operator a tensor
+  // its weights contradict is set aside (with why) and the next tried (after
+  // a contradiction, first what it asks for, read as the unpacked operator's
+  // error). If none runs cleanly, the first that ran is kept and
   // r_.guess_suspect says what was wrong: validate then warns, since the
   // guess, not the archive, may be at fault. A candidate that raises is
   // followed by what LibTorch's error for it says to try next
@@ -126,6 +128,9 @@ class ModelChecker {
   // Each method's size once inlined (InlinedNodes), counted in Load.
   std::map<std::string, uint64_t> inlined_nodes_;
   std::optional<FreshCopies> fresh_;
+  // The graphs call XNNPACK's prepacked operators, which skip the shape
+  // checks of the operators they replace: runs are watched (PackedOpChecks).
+  bool prepacked_ = false;
   // The reference.
   std::vector<c10::IValue> ref_inputs_;
   bool ref_has_inputs_ = false;

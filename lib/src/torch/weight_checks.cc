@@ -1,0 +1,143 @@
+#include "weight_checks.h"
+
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "graph_shapes.h"
+
+namespace tsctl {
+namespace {
+
+std::string Sizes(at::IntArrayRef s) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < s.size(); ++i) out << (i ? ", " : "") << s[i];
+  out << ']';
+  return out.str();
+}
+
+// The shape of a context's weight as the unpacked module holds it, and its
+// groups.
+struct Known {
+  std::vector<int64_t> shape;
+  int64_t groups = 1;
+};
+
+// Callbacks are plain function pointers: their state is global.
+struct State {
+  std::mutex mu;
+  std::string first;
+  // By context object; nullopt where the context cannot say (weights
+  // released after packing). Cleared when the checks end.
+  std::unordered_map<const void*, std::optional<Known>> weights;
+};
+
+State& G() {
+  static State s;
+  return s;
+}
+
+// Inside the callback, reading a context's weight runs its __getstate__,
+// which may call operators of its own.
+thread_local bool in_check = false;
+
+std::optional<Known> WeightOf(const c10::IValue& ctx) {
+  if (!ctx.isObject()) return std::nullopt;
+  const void* key = &ctx.toObjectRef();
+  State& g = G();
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    auto it = g.weights.find(key);
+    if (it != g.weights.end()) return it->second;
+  }
+  std::optional<Known> known;
+  if (std::optional<PackedWeight> p = UnpackWeight(ctx)) known = Known{p->weight.sizes().vec(), p->groups};
+  std::lock_guard<std::mutex> lock(g.mu);
+  g.weights[key] = known;
+  return known;
+}
+
+// The contradiction between `input` and the weight of operator `op`, in the
+// words of the operator it replaced; "" if none.
+std::string Contradiction(const std::string& op, const at::Tensor& input, const Known& w) {
+  const auto in = input.sizes();
+  if (op == "prepacked::linear_clamp_run") {
+    // aten::linear's addmm/matmul: the last size against in_features.
+    if (w.shape.size() != 2 || in.empty() || in.back() == w.shape[1]) return "";
+    const int64_t rows = in.back() > 0 ? input.numel() / in.back() : 0;
+    return op + " read " + std::to_string(w.shape[1]) + " of the " + std::to_string(in.back()) +
+           " values of each row where aten::linear would have refused: mat1 and mat2 shapes cannot be multiplied (" +
+           std::to_string(rows) + "x" + std::to_string(in.back()) + " and " + std::to_string(w.shape[1]) + "x" +
+           std::to_string(w.shape[0]) + ")";
+  }
+  // aten::_convolution's check_input_shape_forward: input channels against
+  // weight.size(1) * groups, or weight.size(0) for a transposed convolution.
+  const bool transposed = op == "prepacked::conv2d_transpose_clamp_run";
+  if (w.shape.size() != 4 || in.size() != 4) return "";
+  const int64_t want = transposed ? w.shape[0] : w.shape[1] * w.groups;
+  if (in[1] == want) return "";
+  return op + " took " + std::to_string(in[1]) + " input channels where aten::conv2d" +
+         (transposed ? "_transpose" : "") + " would have refused: Given " +
+         (transposed ? "transposed=1" : "groups=" + std::to_string(w.groups)) + ", weight of size " + Sizes(w.shape) +
+         ", expected input" + Sizes(in) + " to have " + std::to_string(want) + " channels, but got " +
+         std::to_string(in[1]) + " channels instead";
+}
+
+std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
+  if (in_check) return nullptr;
+  const char* name = fn.name();
+  if (!name || std::strncmp(name, "prepacked::", 11) != 0) return nullptr;
+  const std::string op = name;
+  if (op != "prepacked::linear_clamp_run" && op != "prepacked::conv2d_clamp_run" &&
+      op != "prepacked::conv2d_transpose_clamp_run") {
+    return nullptr;
+  }
+  in_check = true;
+  try {
+    auto inputs = fn.inputs();
+    if (inputs.size() >= 2 && inputs[0].isTensor()) {
+      if (std::optional<Known> w = WeightOf(inputs[1])) {
+        std::string why = Contradiction(op, inputs[0].toTensor(), *w);
+        if (!why.empty()) {
+          std::lock_guard<std::mutex> lock(G().mu);
+          if (G().first.empty()) G().first = why;
+        }
+      }
+    }
+  } catch (const std::exception&) {
+    // A context that cannot say its weight: nothing to compare.
+  }
+  in_check = false;
+  return nullptr;
+}
+
+}  // namespace
+
+PackedOpChecks::PackedOpChecks() {
+  {
+    std::lock_guard<std::mutex> lock(G().mu);
+    G().first.clear();
+    G().weights.clear();
+  }
+  at::RecordFunctionCallback cb(&OnStart);
+  cb.needsInputs(true).scopes({at::RecordScope::FUNCTION});
+  handle_ = at::addGlobalCallback(cb);
+}
+
+PackedOpChecks::~PackedOpChecks() {
+  at::removeCallback(handle_);
+  std::lock_guard<std::mutex> lock(G().mu);
+  G().weights.clear();
+}
+
+std::string PackedOpChecks::Take() {
+  std::lock_guard<std::mutex> lock(G().mu);
+  std::string first;
+  first.swap(G().first);
+  return first;
+}
+
+}  // namespace tsctl
