@@ -252,6 +252,10 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--bench-iters", f->options.bench_iters, "Timed calls of each form with --bench (after 3 warm-up calls)")
       ->capture_default_str()
       ->check(NumberIn(1, 1000000, true, "a whole number of at least 1"));
+  sub->add_flag("--compare-intermediates", f->options.compare_intermediates,
+                "Where the outputs differ, run both graphs again keeping every intermediate tensor, match their nodes "
+                "(the same operator on the same shapes, in order) and name the first whose value differs, with its "
+                "source line");
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("--report", f->report,
                   "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "

@@ -1,7 +1,8 @@
 """Models tests/pt2/migrate_test.sh saves as TorchScript archives with the
 pinned torch 2.x and gives to tsctl migrate: one per thing migrate must get
 right (a convertible CNN with stored inputs, data-dependent control flow, a
-loop the converter cannot convert, a model whose outputs differ run to run)."""
+loop the converter cannot convert, a model whose outputs differ run to run,
+and one whose difference starts in the middle of its graph)."""
 import json
 import sys
 
@@ -43,6 +44,20 @@ class Noisy(torch.nn.Module):
         return x + torch.rand(x.shape)
 
 
+class NoisyDeep(torch.nn.Module):
+    """Noise in the middle: the linear layer and relu before it agree between
+    the archive and the program, the first node that differs is aten::rand."""
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(6, 8)
+        self.b = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        y = y + 0.1 * torch.rand(y.shape)
+        return self.b(y)
+
+
 def save(out):
     torch.manual_seed(0)
     cnn = torch.jit.trace(SmallCNN().eval(), torch.randn(1, 3, 8, 8))
@@ -50,6 +65,7 @@ def save(out):
     torch.jit.save(torch.jit.script(Branchy().eval()), out + "/branchy.pt")
     torch.jit.save(torch.jit.script(Loop()), out + "/loop.pt")
     torch.jit.save(torch.jit.script(Noisy()), out + "/noisy.pt")
+    torch.jit.save(torch.jit.script(NoisyDeep().eval()), out + "/noisy_deep.pt")
 
 
 if __name__ == "__main__":

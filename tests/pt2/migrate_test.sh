@@ -95,6 +95,19 @@ expect 1 migrate "$z/noisy.pt" -i 2x3 -o "$tmp/noisy.pt2"
 has 'DIFFERS'
 has 'blocker   wrong result'
 [ -e "$tmp/noisy.pt2" ] && bad "an unverified conversion wrote $tmp/noisy.pt2"
+has 'compare-intermediates names the first node'
+grep -q 'first differing node' "$tmp/out" && bad "a divergence named without --compare-intermediates"
+# --compare-intermediates: the noise in the middle of noisy_deep.pt is named
+# (aten::rand, after the linear layer and relu that agree), in text and JSON.
+expect 1 migrate "$z/noisy_deep.pt" -i 2x6 -o "$tmp/noisy_deep.pt2" --compare-intermediates
+has 'first differing node aten::rand at .*migrate_models.py.* (the program.s rand (aten::rand)): max abs'
+has '2 of [0-9]* matched nodes agree before it'
+expect 1 migrate "$z/noisy_deep.pt" -i 2x6 -o "$tmp/noisy_deep.pt2" --compare-intermediates --json
+/usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['results'][0]['checks'][0]['intermediates']
+assert d['compared'] and d['node'] == 'aten::rand' and d['agreed'] == 2 and d['matched'] >= 3 and d['max_abs'] > 0, d
+" "$tmp/out" || bad "--compare-intermediates --json: no intermediates naming aten::rand: $(head -c 600 "$tmp/out")"
 expect 1 migrate "$z/noisy.pt" -i 2x3 -o "$tmp/noisy.pt2" --keep-unverified
 has 'written UNVERIFIED'
 "$py" -c "

@@ -130,11 +130,41 @@ TEST_CASE("migrate page: every string from an archive or torch is escaped", "[re
     for (MigrateOutputError& o : c.outputs) o.name = kEvil;
   }
   r.checks[0].matched = false;  // its error shown
+  r.checks[0].divergence = {true, kEvil, kEvil, kEvil, 0.5, 3, 2, ""};
   r.checks[2].skipped = kEvil;
   r.timings = {{kEvil, 1}};
   const std::string page = RenderMigrateHtml({r, MigrateRefused(kEvil, Error(ErrorKind::kFormat, kEvil))});
   RequireSafe(page);
-  CHECK(Count(page, kEvilShown) >= 25);
+  CHECK(Count(page, kEvilShown) >= 28);
+  // The text report escapes what the divergence names too.
+  const std::string text = RenderMigrateText({r});
+  CHECK(text.find("\x1b") == std::string::npos);
+  CHECK(text.find("first differing node ") != std::string::npos);
+  CHECK(text.find("2 of 3 matched nodes agree before it") != std::string::npos);
+}
+
+TEST_CASE("migrate --compare-intermediates: the first differing node, or why none, in text and JSON", "[report]") {
+  MigrateResult r = Packaged();
+  r.checks[0].matched = false;
+  r.checks[0].error = "output 0 differs: 6 of 6 values beyond rtol 1e-05, atol 1e-06";
+  r.checks[0].divergence = {true, "aten::rand", "File \"code/__torch__.py\", line 9", "rand (aten::rand)", 0.84, 6, 2, ""};
+  r.checks[1].matched = false;
+  r.checks[1].error = "output 0 differs";
+  r.checks[1].divergence.compared = true;
+  r.checks[1].divergence.matched = 4;
+  r.checks[1].divergence.note = "the 4 nodes matched agree: the difference arises in the nodes that could not be matched";
+  const std::string text = RenderMigrateText({r});
+  CHECK(Has(text, "first differing node aten::rand at File \"code/__torch__.py\", line 9 (the program's rand (aten::rand)): "
+                  "max abs 0.84; 2 of 6 matched nodes agree before it"));
+  CHECK(Has(text, "intermediates: the 4 nodes matched agree"));
+  const auto j = nlohmann::json::parse(RenderMigrateJson({r}));
+  const auto& checks = j["results"][0]["checks"];
+  CHECK(checks[0]["intermediates"]["node"] == "aten::rand");
+  CHECK(checks[0]["intermediates"]["agreed"] == 2);
+  CHECK(checks[1]["intermediates"]["node"] == "");
+  CHECK_FALSE(checks[2].contains("intermediates"));  // not asked, or nothing differed
+  const std::string page = RenderMigrateHtml({r});
+  CHECK(Has(page, "first differing node aten::rand"));
 }
 
 TEST_CASE("migrate page: every model blocked, one refused, and a run of none", "[report]") {

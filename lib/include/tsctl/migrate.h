@@ -28,6 +28,9 @@ struct MigrateOptions : RunSpec {
   // LibTorch's intra-op threads in the child (0: LibTorch's default); set
   // by MigrateBatch when archives are converted side by side.
   int torch_threads = 0;
+  // --compare-intermediates: an input set whose outputs differ names the
+  // first node whose value differs (MigrateCheck::divergence).
+  bool compare_intermediates = false;
 };
 
 // Untimed calls of each form before --bench's timed ones.
@@ -48,6 +51,21 @@ struct MigrateOutputError {
   double max_rel = 0;
 };
 
+// --compare-intermediates, for an input set whose outputs differ: the two
+// graphs' intermediate tensors matched where they can be (the same operator
+// on the same shapes and dtype, in the same order) and compared in the
+// archive's order.
+struct MigrateDivergence {
+  bool compared = false;     // the intermediates were computed and matched
+  std::string node;          // the first matched node that differs: "aten::rand"
+  std::string where;         // its source line, from the archive's debug info
+  std::string program_node;  // its counterpart in the program: "rand (aten::rand)"
+  double max_abs = -1;       // between the two values there
+  int matched = 0;           // nodes matched between the graphs
+  int agreed = 0;            // matched nodes that agreed before it
+  std::string note;          // why no node is named, where none is
+};
+
 // One input set both ran on.
 struct MigrateCheck {
   std::string inputs;   // "sample (1x3x8x8)", "x.shape[2]=9 (1x3x9x8)"
@@ -59,6 +77,7 @@ struct MigrateCheck {
   // Per output, those compared (none where the counts differ; up to the
   // first whose dtype or shape differs).
   std::vector<MigrateOutputError> outputs;
+  MigrateDivergence divergence;  // with --compare-intermediates, where the outputs differ
 };
 
 // How long one step of a migration took.

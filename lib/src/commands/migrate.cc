@@ -22,15 +22,20 @@
 namespace tsctl {
 namespace {
 
-// What to do about a blocker, for the kinds the converter or the checks name.
-std::string AdviceFor(const std::string& kind) {
+// What to do about a blocker, for the kinds the converter or the checks name
+// (`intermediates`: --compare-intermediates was given).
+std::string AdviceFor(const std::string& kind, bool intermediates = false) {
   if (kind == "prim::Loop") {
     return "a loop whose trip count depends on an input: unroll it for the shapes served, or export the Python "
            "model with torch.export (tsctl export) where the loop is traced";
   }
   if (kind == "prim::SetAttr") return "state written while running: keep it in a buffer returned as an output";
   if (kind == "prim::If") return "a branch the converter cannot express: rewrite it with torch.cond in the Python model";
-  if (kind == "wrong result") return "the program computes another result: compare the graphs (tsctl graph) and export from Python";
+  if (kind == "wrong result") {
+    return intermediates ? "the program computes another result from the node named under checks on: export from Python"
+                         : "the program computes another result: --compare-intermediates names the first node that "
+                           "differs; or export from Python";
+  }
   if (kind == "refused shape") {
     return "the program refuses a shape it claims dynamic: export from Python with torch.export.Dim bounds";
   }
@@ -162,6 +167,7 @@ MigrateResult Migrate(const MigrateOptions& o) {
   p.atol = o.atol;
   p.aoti = o.aoti;
   p.keep_unverified = o.keep_unverified;
+  p.compare_intermediates = o.compare_intermediates;
   if (o.bench) {
     if (o.bench_iters < 1) throw Error(ErrorKind::kUsage, "--bench-iters must be at least 1");
     p.bench_iters = o.bench_iters;
@@ -179,7 +185,7 @@ MigrateResult Migrate(const MigrateOptions& o) {
   r.path = o.path;
   r.timings.insert(r.timings.begin(), {"inputs", inputs_seconds});
   r.input_source = example.source.empty() ? "--input" : example.source;
-  for (MigrateBlocker& b : r.blockers) b.advice = AdviceFor(b.kind);
+  for (MigrateBlocker& b : r.blockers) b.advice = AdviceFor(b.kind, o.compare_intermediates);
   Summarize(r.bench);
   if (r.written) {
     StampOptions stamp;

@@ -18,7 +18,7 @@
 namespace tsctl {
 
 inline constexpr int kTorchPluginAbi = 16;
-inline constexpr int kPythonPluginAbi = 8;
+inline constexpr int kPythonPluginAbi = 9;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).
@@ -40,6 +40,7 @@ struct PythonRequest : RunSpec {
   bool strict = false;
   bool keep_unverified = false;  // migrate: write it even when not verified
   int bench_iters = 0;           // migrate --bench: timed calls of each form (0: no bench)
+  bool compare_intermediates = false;  // migrate: name the first node whose value differs
 };
 
 class TorchBackend {

@@ -50,7 +50,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
                                    dynamic)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateOutputError, name, max_abs, max_rel)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateDivergence, compared, node, where, program_node, max_abs, matched, agreed, note)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs, divergence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateTiming, step, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBlocker, kind, node, where, advice)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBenchForm, form, latencies_ns, median_ns, ratio, error)
@@ -91,7 +92,7 @@ TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, load_path, input_source, warmup, wa
 TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
 TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
 TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
-                         strict, keep_unverified, bench_iters)
+                         strict, keep_unverified, bench_iters, compare_intermediates)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)

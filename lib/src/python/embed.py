@@ -410,16 +410,19 @@ def load_data(file, name):
     return ".pt", buf.getvalue()
 
 
-def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0):
+def migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0, intermediates=False):
     """tsctl migrate: the TorchScript archive converted to a torch.export
     program by the converter torch ships (TS2EPConverter), verified against
     the archive on the sample inputs and on one more input set per dynamic
     dimension the program claims, and saved to `path` (torch.export.save, or
     with `aoti` an AOTInductor package) only when verified or
     `keep_unverified`. With `bench_iters`, a verified model's forms are
-    timed on the sample (_bench). Returns how far it got, as data."""
+    timed on the sample (_bench). With `intermediates`, an input set whose
+    outputs differ names the first node whose value differs
+    (_first_divergence). Returns how far it got, as data."""
     archive, load_path, path = os.fsdecode(archive), os.fsdecode(load_path), os.fsdecode(path)
-    return _quietly(lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters))
+    return _quietly(lambda: _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters,
+                                     intermediates))
 
 
 _CONVERTER = "torch._export.converter.TS2EPConverter"
@@ -502,11 +505,117 @@ def _errors(torch, want, got):
     return True, worst_abs, worst_rel, "", outputs
 
 
-def _verify(torch, ts, program, x, label, rtol, atol):
+# --compare-intermediates: nodes compared at most, per graph (a larger graph
+# is cut there, and the note says so).
+_MAX_INTERMEDIATES = 20000
+
+
+def _ts_intermediates(torch, ts, x):
+    """Every tensor a TorchScript method's inlined graph computes at its top
+    level, as (operator, node, value) in graph order: a copy of forward's
+    graph that returns them too, run as a function on the module (the values
+    inside a loop's or an if's blocks are the block node's outputs)."""
+    g = ts.graph.copy()
+    torch._C._jit_pass_inline(g)
+    nodes = []
+    for n in g.nodes():
+        if n.kind() in ("prim::Constant", "prim::GetAttr"):
+            continue
+        for o in n.outputs():
+            if isinstance(o.type(), torch._C.TensorType) and len(nodes) < _MAX_INTERMEDIATES:
+                nodes.append((n, o))
+    ret = g.return_node()
+    outs = list(ret.inputs())
+    t = g.create("prim::TupleConstruct", outs + [o for _, o in nodes], 1)
+    t.insertBefore(ret)
+    t.output().setType(torch._C.TupleType([v.type() for v in outs] + [o.type() for _, o in nodes]))
+    while len(list(g.outputs())):
+        g.eraseOutput(0)
+    g.registerOutput(t.output())
+    fn = torch._C._create_function_from_graph("tsctl_intermediates", g)
+    values = fn(ts._c, *x)[len(outs):]
+    return [(n.kind(), n, v) for (n, _), v in zip(nodes, values)]
+
+
+def _program_intermediates(torch, program, x):
+    """Every tensor the program's graph computes, as (operator, node, value)
+    in graph order (torch.fx.Interpreter over ep.module())."""
+    out = []
+
+    class Capture(torch.fx.Interpreter):
+        def run_node(self, n):
+            value = super().run_node(n)
+            if n.op == "call_function" and isinstance(value, torch.Tensor) and len(out) < _MAX_INTERMEDIATES:
+                schema = getattr(n.target, "_schema", None)
+                out.append((schema.name if schema is not None else str(n.target), n, value))
+            return value
+
+    Capture(program).run(*x)
+    return out
+
+
+def _where(node):
+    """The first line of a TorchScript node's source range: the archive's
+    code/ file and line, or the source the model was scripted from."""
+    try:
+        text = node.sourceRange()
+    except Exception:
+        return ""
+    return text.strip().split("\n", 1)[0].strip() if text else ""
+
+
+def _first_divergence(torch, ts, program, x, rtol, atol):
+    """--compare-intermediates: the two graphs' intermediate tensors matched
+    where they can be (difflib's longest matching blocks over each graph's
+    sequence of (operator, shape, dtype): the same operator on the same
+    shapes in the same order), then compared in the archive's order; the
+    first matched pair beyond rtol/atol is the first differing node."""
+    import difflib
+    d = {"compared": False, "node": "", "where": "", "program_node": "", "max_abs": -1.0, "matched": 0,
+         "agreed": 0, "note": ""}
+    try:
+        a = _ts_intermediates(torch, ts, x)
+        b = _program_intermediates(torch, program, x)
+    except Exception as e:
+        d["note"] = "intermediates not computed: %s: %s" % (type(e).__name__, _first_line(str(e)))
+        return d
+
+    def key(item):
+        return (item[0], tuple(item[2].shape), str(item[2].dtype))
+
+    blocks = difflib.SequenceMatcher(None, [key(i) for i in a], [key(i) for i in b], autojunk=False).get_matching_blocks()
+    pairs = [(i + k, j + k) for i, j, n in blocks for k in range(n)]
+    d["matched"] = len(pairs)
+    d["compared"] = True
+    if not pairs:
+        d["note"] = "no node of the archive's %d matches one of the program's %d (operator, shape and dtype)" % (
+            len(a), len(b))
+        return d
+    for i, j in pairs:
+        p, q = a[i][2], b[j][2]
+        if p.is_floating_point() or p.is_complex():
+            same = torch.allclose(p, q, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            same = torch.equal(p, q)
+        if same:
+            d["agreed"] += 1
+            continue
+        d["node"] = a[i][0]
+        d["where"] = _where(a[i][1])
+        d["program_node"] = "%s (%s)" % (b[j][1].name, b[j][0])
+        if p.numel():
+            d["max_abs"] = (p.double() - q.double()).abs().max().item()
+        return d
+    d["note"] = ("the %d nodes matched agree: the difference arises in the nodes that could not be matched "
+                 "(the archive's %d, the program's %d)" % (len(pairs), len(a) - len(pairs), len(b) - len(pairs)))
+    return d
+
+
+def _verify(torch, ts, program, x, label, rtol, atol, intermediates=False):
     """The archive and the program on one input set."""
     shapes = ", ".join("x".join(str(d) for d in t.shape) or "scalar" for t in x if isinstance(t, torch.Tensor))
     c = {"inputs": label + " (" + shapes + ")", "matched": False, "skipped": "", "max_abs": -1.0, "max_rel": -1.0,
-         "error": "", "outputs": []}
+         "error": "", "outputs": [], "divergence": None}
     try:
         want = ts(*x)
     except Exception as e:
@@ -530,6 +639,8 @@ def _verify(torch, ts, program, x, label, rtol, atol):
         if not torch.allclose(p.double(), q.double(), rtol=rtol, atol=atol, equal_nan=True):
             n = (~torch.isclose(p.double(), q.double(), rtol=rtol, atol=atol, equal_nan=True)).sum().item()
             c["error"] = "output %d differs: %d of %d values beyond rtol %g, atol %g" % (i, n, p.numel(), rtol, atol)
+            if intermediates:
+                c["divergence"] = _first_divergence(torch, ts, program, x, rtol, atol)
             return c
     c["matched"] = True
     return c
@@ -609,7 +720,7 @@ def _bench(torch, forms, x, iters):
     return out
 
 
-def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0):
+def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path, bench_iters=0, intermediates=False):
     import torch
     converter = _converter(torch)
     import hashlib
@@ -658,13 +769,13 @@ def _migrate(archive, specs, load_path, aoti, keep_unverified, rtol, atol, path,
     r["dynamic"] = _dynamic_dims(torch, ep)
     program = ep.module()
     with torch.no_grad():
-        sample = _verify(torch, ts, program, inputs, "sample", rtol, atol)
+        sample = _verify(torch, ts, program, inputs, "sample", rtol, atol, intermediates)
         r["checks"].append(sample)
         timed("verification on the sample")
         if sample["matched"]:
             r["stage"] = "verified_sample"
             for label, x in _other_shapes(torch, ep, inputs):
-                r["checks"].append(_verify(torch, ts, program, x, label, rtol, atol))
+                r["checks"].append(_verify(torch, ts, program, x, label, rtol, atol, intermediates))
             timed("verification on other shapes")
     failed = [c for c in r["checks"] if not c["matched"] and not c["skipped"]]
     r["verified"] = sample["matched"] and not failed

@@ -71,9 +71,15 @@ MigrateResult MigrateResultOf(const py::dict& out) {
   for (const auto& c : out["checks"]) {
     MigrateCheck& check = r.checks.emplace_back();
     check = {Text(c["inputs"]), c["matched"].cast<bool>(), Text(c["skipped"]), c["max_abs"].cast<double>(),
-             c["max_rel"].cast<double>(), Text(c["error"]), {}};
+             c["max_rel"].cast<double>(), Text(c["error"]), {}, {}};
     for (const auto& o : c["outputs"]) {
       check.outputs.push_back({Text(o["name"]), o["max_abs"].cast<double>(), o["max_rel"].cast<double>()});
+    }
+    if (c.contains("divergence") && !c["divergence"].is_none()) {
+      const py::dict d = c["divergence"].cast<py::dict>();
+      check.divergence = {d["compared"].cast<bool>(), Text(d["node"]),          Text(d["where"]),
+                          Text(d["program_node"]),    d["max_abs"].cast<double>(), d["matched"].cast<int>(),
+                          d["agreed"].cast<int>(),    Text(d["note"])};
     }
   }
   for (const auto& t : out["timings"]) r.timings.push_back({Text(t["step"]), t["seconds"].cast<double>()});
@@ -161,7 +167,8 @@ class Backend final : public PythonBackend {
       std::string refusal = Text(embed_.attr("check_torch")(py::bytes(OurLibTorch())));
       if (!refusal.empty()) throw Error(ErrorKind::kUnavailable, refusal);
       py::dict out = embed_.attr("migrate")(py::bytes(r.file), SpecList(r.inputs), py::bytes(r.load_inputs_path), r.aoti,
-                                            r.keep_unverified, r.rtol, r.atol, py::bytes(r.output), r.bench_iters);
+                                            r.keep_unverified, r.rtol, r.atol, py::bytes(r.output), r.bench_iters,
+                                            r.compare_intermediates);
       MigrateResult result = MigrateResultOf(out);
       result.path = r.file;
       for (const auto& i : r.inputs) result.inputs.push_back(i.ToString());

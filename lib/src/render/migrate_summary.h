@@ -28,4 +28,10 @@ std::string MigrateLatency(double ns);
 // "torch.export program", "AOTInductor package".
 std::string MigrateFormName(const std::string& form);
 
+// --compare-intermediates' finding, in words (not escaped): "first differing
+// node aten::rand at File "code/__torch__.py", line 9 (the program's rand
+// (aten::rand)): max abs 0.3; 2 of 5 matched nodes agree before it", or the
+// note saying why none is named. "" where nothing was compared.
+std::string MigrateDivergenceText(const MigrateDivergence& d);
+
 }  // namespace tsctl

@@ -23,10 +23,28 @@ std::string Number(double v) {
   return buf;
 }
 
+}  // namespace
+
+std::string MigrateDivergenceText(const MigrateDivergence& d) {
+  if (!d.compared && d.note.empty()) return "";
+  if (d.node.empty()) return "intermediates: " + d.note;
+  std::string s = "first differing node " + d.node;
+  if (!d.where.empty()) s += " at " + d.where;
+  if (!d.program_node.empty()) s += " (the program's " + d.program_node + ")";
+  if (d.max_abs >= 0) s += ": max abs " + Number(d.max_abs);
+  return s + "; " + std::to_string(d.agreed) + " of " + std::to_string(d.matched) + " matched nodes agree before it";
+}
+
+namespace {
+
 std::string CheckLine(const MigrateCheck& c) {
   std::string s = EscapeText(c.inputs) + ": ";
   if (!c.skipped.empty()) return s + "skipped, " + EscapeText(c.skipped);
-  if (!c.error.empty()) return s + "DIFFERS, " + EscapeText(c.error);
+  if (!c.error.empty()) {
+    s += "DIFFERS, " + EscapeText(c.error);
+    const std::string d = MigrateDivergenceText(c.divergence);
+    return d.empty() ? s : s + "\n              " + EscapeText(d);
+  }
   return s + "matched, max abs " + Number(c.max_abs) + ", max rel " + Number(c.max_rel);
 }
 
@@ -42,7 +60,7 @@ void RenderOne(const MigrateResult& r, std::ostream& out) {
     if (!b.where.empty()) out << " at " << EscapeText(b.where);
     if (!b.node.empty() && b.node != r.error) out << ": " << EscapeText(b.node);
     out << '\n';
-    if (!b.advice.empty()) out << "            " << b.advice << '\n';
+    if (!b.advice.empty()) out << "            " << EscapeText(b.advice) << '\n';
   }
   if (!r.inputs.empty() || !r.input_source.empty()) {
     std::string specs;
@@ -118,8 +136,15 @@ nlohmann::json ToJson(const MigrateResult& r) {
     for (const MigrateOutputError& o : c.outputs) {
       outputs.push_back({{"name", o.name}, {"max_abs", o.max_abs}, {"max_rel", o.max_rel}});
     }
-    j["checks"].push_back({{"inputs", c.inputs}, {"matched", c.matched}, {"skipped", c.skipped}, {"max_abs", c.max_abs},
-                           {"max_rel", c.max_rel}, {"error", c.error}, {"outputs", outputs}});
+    nlohmann::json check = {{"inputs", c.inputs}, {"matched", c.matched}, {"skipped", c.skipped}, {"max_abs", c.max_abs},
+                            {"max_rel", c.max_rel}, {"error", c.error}, {"outputs", outputs}};
+    const MigrateDivergence& d = c.divergence;
+    if (d.compared || !d.note.empty()) {
+      check["intermediates"] = {{"compared", d.compared}, {"node", d.node},       {"where", d.where},
+                                {"program_node", d.program_node},               {"max_abs", d.max_abs},
+                                {"matched", d.matched},   {"agreed", d.agreed}, {"note", d.note}};
+    }
+    j["checks"].push_back(check);
   }
   j["timings"] = nlohmann::json::array();
   for (const MigrateTiming& t : r.timings) j["timings"].push_back({{"step", t.step}, {"seconds", t.seconds}});

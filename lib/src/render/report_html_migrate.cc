@@ -146,6 +146,7 @@ std::string Check(const MigrateCheck& c) {
                         : c.matched        ? std::string("<span class=\"pass\">matched</span>")
                                            : "<span class=\"fail\">DIFFERS: " + E(c.error) + "</span>";
   std::string out = "<h3>On <code>" + E(c.inputs) + "</code></h3><p>" + verdict + "</p>";
+  if (const std::string d = MigrateDivergenceText(c.divergence); !d.empty()) out += "<p class=\"mono\">" + E(d) + "</p>";
   if (!c.skipped.empty()) return out;
   out += "<table><thead><tr><th>output</th><th class=\"n\">max abs</th><th class=\"n\">max rel</th></tr></thead><tbody>";
   if (c.outputs.empty()) {
