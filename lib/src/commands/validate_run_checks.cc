@@ -185,6 +185,8 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
     out.push_back(ReferenceCheck(r, prefix));
   } else if (!r.reference_error.empty()) {
     out.push_back({check::kTorchReference, CheckStatus::kFail, prefix + r.reference_error});
+  } else if (!r.reference_skipped.empty()) {
+    out.push_back({check::kTorchReference, CheckStatus::kWarn, prefix + r.reference_skipped});
   }
   if (r.intermediates) out.push_back(IntermediatesCheck(*r.intermediates, prefix));
 }

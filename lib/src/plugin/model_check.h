@@ -157,6 +157,10 @@ struct ModelCheckResult {
   bool reference_compared = false;
   std::string reference_source;
   std::string reference_error;
+  // The reference holds inputs, but this run took others (--input, --arg,
+  // --load-inputs): its outputs were not compared, and this says why.
+  // validate warns: outputs on other inputs say nothing either way.
+  std::string reference_skipped;
   std::vector<ReferenceLeaf> reference;
   bool recorded = false;  // record_reference_path was written
   // The lite interpreter (check_mobile): unset when not asked.

@@ -38,7 +38,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, pa
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, graph_ops, ops_error, method_found,
                                    schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
                                    input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
-                                   candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference,
+                                   candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
                                    recorded, mobile_loaded, mobile_error, intermediates)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc, tensor)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_ns)

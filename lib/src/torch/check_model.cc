@@ -35,6 +35,7 @@ ModelCheckResult ModelChecker::Check() {
   device_ = UsableDevice(o_.device);        // kUsage, kUnavailable too
   if (device_.is_cuda()) UseExactCuda();
   if (!Load() || !ReadReference() || !GivenInputs()) return r_;
+  SkipReferenceOnOtherInputs();
   if (!o_.run) {
     r_.run_skipped = "not run (--no-run)";
     return r_;

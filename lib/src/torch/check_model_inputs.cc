@@ -2,12 +2,14 @@
 // inferred candidates tried one by one (model_checker.h).
 #include "model_checker.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <deque>
 #include <regex>
 #include <set>
 
+#include "compare_values.h"
 #include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"
@@ -64,6 +66,7 @@ bool ModelChecker::GivenInputs() {
     have_inputs_ = true;
   } else if (ref_has_inputs_) {
     inputs_ = ref_inputs_;
+    inputs_from_reference_ = true;
     // The parent's words where it has some (a stored reference: where its
     // inputs came from when it was recorded).
     r_.input_source = o_.input_source.empty() ? r_.reference_source : o_.input_source;
@@ -87,6 +90,32 @@ bool ModelChecker::GivenInputs() {
     have_inputs_ = true;
   }
   return true;
+}
+
+void ModelChecker::SkipReferenceOnOtherInputs() {
+  if (!have_reference_ || !ref_has_inputs_ || inputs_from_reference_ || !have_inputs_) return;
+  std::vector<ReferenceLeaf> leaves;
+  Tolerances exact;
+  exact.rtol = {0};
+  exact.atol = {0};
+  CompareValues(c10::ivalue::Tuple::create(inputs_), c10::ivalue::Tuple::create(ref_inputs_), "inputs", exact, leaves);
+  const bool same = !leaves.empty() && std::all_of(leaves.begin(), leaves.end(), [](const ReferenceLeaf& l) { return l.compared && l.pass; });
+  if (same) return;
+  auto describe = [](const std::vector<c10::IValue>& values) {
+    std::string s;
+    for (const c10::IValue& v : values) s += (s.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+    return s.empty() ? std::string("none") : s;
+  };
+  bool same_shapes = inputs_.size() == ref_inputs_.size();
+  for (size_t i = 0; same_shapes && i < inputs_.size(); ++i) {
+    same_shapes = inputs_[i].isTensor() && ref_inputs_[i].isTensor() && inputs_[i].toTensor().sizes() == ref_inputs_[i].toTensor().sizes();
+  }
+  have_reference_ = false;
+  r_.reference_skipped = "not compared: " + r_.reference_source + " holds the outputs of other inputs (" +
+                         describe(ref_inputs_) + (same_shapes ? ", other values" : "") + ") than this run's, from " +
+                         r_.input_source + " (" + describe(inputs_) +
+                         "): outputs on other inputs say nothing either way; without " + r_.input_source +
+                         " the run takes the reference's inputs";
 }
 
 void ModelChecker::Take(std::vector<c10::IValue> values, c10::IValue a, c10::IValue b, const InputCandidate& c) {

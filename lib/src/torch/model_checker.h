@@ -65,6 +65,11 @@ class ModelChecker {
   // reference's, bundled; none needed for a method without arguments.
   bool GivenInputs();
 
+  // The reference holds inputs and this run took others that differ (shape
+  // or values): no comparison (have_reference_ false), r_.reference_skipped
+  // says why.
+  void SkipReferenceOnOtherInputs();
+
   // A candidate that ran, kept in case none runs cleanly.
   struct Kept {
     std::vector<c10::IValue> values;
@@ -134,6 +139,7 @@ class ModelChecker {
   // The reference.
   std::vector<c10::IValue> ref_inputs_;
   bool ref_has_inputs_ = false;
+  bool inputs_from_reference_ = false;  // the run takes the reference's inputs
   c10::IValue expected_;
   bool have_reference_ = false;
   std::vector<Intermediate> ref_intermediates_;  // --compare-intermediates: the reference model's
