@@ -81,6 +81,11 @@ TEST_CASE("refine: a count that grows with the input's area", "[refine]") {
   CHECK(Refined({{"x", "1x3x224x224:float32"}},
                 "Given groups=1, weight of size [1, 441, 1], expected input[1, 529, 40] to have 441 channels, but got "
                 "529 channels instead") == "1x3x204x204:float32");
+  // A count exactly proportional to the area (2 per pixel: 100352 at
+  // 224x224) whose wanted area (2000 pixels) has no square side: the most
+  // nearly square pair of multiples of 4, wider than high.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x100352 and 4000x64)") ==
+        "1x3x20x100:float32");
   // A signal's length.
   CHECK(Refined({{"x", "1x1x16000:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x4000 and 1000x2)") ==
         "1x1x4000:float32");

@@ -216,6 +216,11 @@ bool ModelChecker::TryCandidates() {
     if (error.empty()) continue;
     std::optional<Refinement> next = RefineFromError(q.c.args, error);
     if (next) next->args = ApplyValueRanges(next->args, formals, Ranges());
+    if (next && error.rfind("prepacked::", 0) == 0) {
+      // Not LibTorch's error: PackedOpChecks' reading of a run that went through.
+      static const std::string kFrom = "from LibTorch's error", kWeights = "from a prepacked operator's weights";
+      if (const size_t at = next->note.find(kFrom); at != std::string::npos) next->note.replace(at, kFrom.size(), kWeights);
+    }
     leads.push_back({flags, error, next ? PinFlags(next->args) : std::string(), q.depth});
     if (next && refinements < kRefinements) {
       ++refinements;

@@ -212,7 +212,10 @@ std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e)
 // whose area is nearest want/got times its own: its height and width scaled
 // by the square root, rounded to a multiple of 4, or one of the common
 // input sizes (240x320, 300x300, 360x480, ...: detectors' anchors fix one,
-// often not square), never the size that gave the error.
+// often not square), or, where the count is exactly proportional to the
+// area and the area wanted has no square side, its most nearly square
+// factor pair (a 4000-input linear after a map giving 2 values per pixel:
+// 20x100); never the size that gave the error.
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
   int64_t got = 0, want = 0;
   std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
@@ -251,6 +254,22 @@ std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
         {round_to(static_cast<double>(s.shape[h]) * scale, 4), round_to(static_cast<double>(s.shape[w]) * scale, 4)},
         {240, 320}, {320, 240}, {300, 300}, {320, 320}, {360, 480}, {480, 360}, {384, 384}, {416, 416}, {512, 512},
         {480, 640}, {640, 480}, {384, 640}, {608, 608}, {640, 640}, {720, 1280}, {1024, 1024}};
+    // A count exactly proportional to the area (a flattened feature map:
+    // channels * (H/s) * (W/s)) whose wanted area has no square side: the
+    // most nearly square factor pair of it, both multiples of 4 (the
+    // strides), wider than high (spectrograms, text lines), at most 8:1.
+    const int64_t own = s.shape[h] * s.shape[w];
+    if (own <= (int64_t{1} << 40) / want && own * want % got == 0) {
+      const int64_t exact = own * want / got;
+      const auto side = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(exact))));
+      if (side * side != exact) {
+        for (int64_t hh = 4 * (side / 4); hh >= 4; hh -= 4) {
+          if (exact % hh != 0 || (exact / hh) % 4 != 0) continue;
+          if (exact / hh <= 8 * hh) sizes.insert(sizes.begin() + 1, {hh, exact / hh});
+          break;
+        }
+      }
+    }
     double best = -1;
     for (auto [hh, ww] : sizes) {
       if (hh == s.shape[h] && ww == s.shape[w]) continue;
