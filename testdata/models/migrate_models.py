@@ -19,6 +19,19 @@ class SmallCNN(torch.nn.Module):
         return self.fc(torch.relu(self.conv(x)).mean((2, 3)))
 
 
+class BatchNormCNN(torch.nn.Module):
+    """A batch norm in eval mode: the program does not use its
+    num_batches_tracked, which torch.export.save still stores."""
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.bn = torch.nn.BatchNorm2d(4)
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.bn(self.conv(x))).mean((2, 3)))
+
+
 class Branchy(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -63,6 +76,7 @@ def save(out):
     cnn = torch.jit.trace(SmallCNN().eval(), torch.randn(1, 3, 8, 8))
     torch.jit.save(cnn, out + "/cnn.pt", _extra_files={"tsctl_inputs.json": json.dumps({"forward": ["1x3x8x8:float32"]})})
     torch.jit.save(torch.jit.script(Branchy().eval()), out + "/branchy.pt")
+    torch.jit.save(torch.jit.trace(BatchNormCNN().eval(), torch.randn(1, 3, 8, 8)), out + "/bn.pt")
     torch.jit.save(torch.jit.script(Loop()), out + "/loop.pt")
     torch.jit.save(torch.jit.script(Noisy()), out + "/noisy.pt")
     torch.jit.save(torch.jit.script(NoisyDeep().eval()), out + "/noisy_deep.pt")

@@ -59,6 +59,13 @@ print(name)
 PY
 expect 1 diff --only parameters "$tmp/cnn_changed.pt" "$tmp/cnn.pt2"
 has '1 of .* elements differ'
+# A batch norm: the program leaves num_batches_tracked out of its signature
+# but torch.export.save stores it; validate reads the .pt2 without a FAIL
+# (torch.export.load keeps such tensors, unused) and says so.
+expect 0 migrate "$z/bn.pt" -i 1x3x8x8 -o "$tmp/bn.pt2"
+has ': packaged'
+expect 0 validate "$tmp/bn.pt2"
+has 'PASS  pt2.program .*stored tensors outside its signature, unused'
 # Data-dependent control flow, inputs given.
 expect 0 migrate "$z/branchy.pt" -i 4x6 -o "$tmp/branchy.pt2"
 has ': packaged'

@@ -39,6 +39,11 @@ struct Pt2Tensor {
   bool file_present = false;
   bool use_pickle = false;  // stored with torch.save (e.g. a tensor subclass)
   std::string shared_with;  // first tensor stored in the same file ("" if none)
+  // In the program's graph signature. A weights or constants config may hold
+  // more (a BatchNorm's num_batches_tracked, a layer the graph no longer
+  // calls): torch.export.save writes the whole state dict and
+  // torch.export.load keeps them, unused.
+  bool in_signature = true;
 };
 
 // A user input or output of the program's signature.

@@ -46,9 +46,9 @@ void ApplyConfig(const Archive& a, const std::string& record, const std::string&
       Pt2Tensor t;
       t.name = fqn;
       t.role = dir == "data/constants/" ? "constant" : Bool(payload, "is_param") ? "parameter" : "buffer";
+      t.in_signature = false;  // stored, unused: torch.export.load keeps it in the state dict
       m.tensors.push_back(t);
       it = by_name.emplace(fqn, m.tensors.size() - 1).first;
-      info.warnings.push_back(record + ": " + fqn + " is not in the program's signature");
     }
     Pt2Tensor& t = m.tensors[it->second];
     if (const json* meta = Field(payload, "tensor_meta")) pt2_internal::SetMeta(ReadTensorMeta(*meta), t);

@@ -148,9 +148,12 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
   for (const std::string& w : info.warnings) program_errors.push_back(w);
   std::string programs;
   for (const Pt2Model& m : info.models) {
+    const auto unused = std::count_if(m.tensors.begin(), m.tensors.end(), [](const Pt2Tensor& t) { return !t.in_signature; });
     programs += (programs.empty() ? "" : ", ") + m.name + " (schema " +
                 (m.schema_major ? std::to_string(*m.schema_major) + (m.schema_minor ? "." + std::to_string(*m.schema_minor) : "") : "?") +
-                ", " + std::to_string(m.nodes) + " nodes)";
+                ", " + std::to_string(m.nodes) + " nodes" +
+                (unused ? "; " + std::to_string(unused) + " stored tensors outside its signature, unused (torch.export.load keeps them)" : "") +
+                ")";
   }
   if (!info.models.empty() || !program_errors.empty()) {
     out.push_back(

@@ -33,7 +33,7 @@ json TensorJson(const Pt2Tensor& t) {
           {"device", t.device},     {"requires_grad", t.requires_grad}, {"persistent", t.persistent},
           {"numel", t.numel},       {"bytes", t.bytes},         {"file", t.file},
           {"file_present", t.file_present}, {"file_size", t.file_size}, {"use_pickle", t.use_pickle},
-          {"shared_with", t.shared_with}};
+          {"shared_with", t.shared_with}, {"in_signature", t.in_signature}};
 }
 
 json ModelJson(const Pt2Model& m) {
@@ -96,6 +96,7 @@ void PrintTensors(const Pt2Model& m, std::ostream& out) {
     std::string file = x.file.empty() ? "-" : E(x.file) + (x.file_present ? "" : " (missing)");
     if (!x.shared_with.empty()) file += " (shared with " + E(x.shared_with) + ")";
     if (x.use_pickle) file += " (pickled)";
+    if (!x.in_signature) file += " (not in the signature: unused)";
     t.Add({E(x.name), E(x.role), E(x.dtype), ShapeText(x.shape), HumanBytes(x.bytes), file});
   }
   t.Print(out, "    ", {4});
