@@ -56,6 +56,12 @@ class TorchBackend {
   // Sets LibTorch's intra-op threads of this process (at::set_num_threads),
   // for children that run side by side; called in the child before its work.
   virtual void LimitThreads(int intra_op_threads) const = 0;
+  // Loads what an AOTInductor package's compiled wrapper needs from this
+  // process (libtorch_cpu in global scope, libtorch.so from beside it), once:
+  // called in the child before its sandbox, whose Landlock rules would hide
+  // libtorch.so's dependencies; the package loader calls it again (a no-op
+  // then, the only call with --no-sandbox). A no-op in a 1.13 build.
+  virtual void PrepareForPackages() const = 0;
   // Info() without what a device says (cuda_available, cuda_devices):
   // cheap, and safe in the LibTorch server (torch_server.h) before it forks:
   // it loads nothing and touches no device (Info() asks CUDA).

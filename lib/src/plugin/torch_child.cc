@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -97,25 +96,6 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
   return std::visit(Visitor{b, send}, request);
 }
 
-// An AOTInductor package's compiled wrapper needs libtorch.so, which the
-// plugin of a CUDA build does not link (it loads LibTorch's CUDA libraries
-// only where an NVIDIA driver is: torch_util.h LoadCudaWhereDriver):
-// libtorch.so, and the CUDA libraries it needs, are loaded from beside
-// libtorch_cpu while the sandbox still lets them be read (its Landlock
-// rules allow the folders of what is mapped). Elsewhere a no-op.
-void LoadLibTorchForPackages() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  const std::string cpu = "/libtorch_cpu.so";
-  while (std::getline(maps, line)) {
-    const size_t at = line.find(" /");
-    if (at == std::string::npos || line.size() < cpu.size() || line.compare(line.size() - cpu.size(), cpu.size(), cpu) != 0) continue;
-    const std::string whole = line.substr(at + 1, line.size() - cpu.size() - at - 1) + "/libtorch.so";
-    if (::access(whole.c_str(), R_OK) == 0) ::dlopen(whole.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    return;
-  }
-}
-
 // The child's side: limits first, then the sandbox, then the work, then the
 // answer. `files` is what the parent found the request reads and writes.
 void ChildMain(const ChildRequest& request, const RequestFiles& files, const ChildLimits& limits,
@@ -136,7 +116,7 @@ void ChildMain(const ChildRequest& request, const RequestFiles& files, const Chi
   try {
     const TorchBackend& backend = LoadTorchPlugin();
     LoadOperatorLibraries(files.libraries);  // the caller's: loaded before the sandbox
-    if (files.profile == SandboxPolicy::Profile::kPackage) LoadLibTorchForPackages();
+    if (files.profile == SandboxPolicy::Profile::kPackage) backend.PrepareForPackages();
     const SandboxPolicy policy = PolicyOf(files, limits, memory, private_dir);
     EnterSandbox(policy, fd, kSandboxFrame);
     using Profile = SandboxPolicy::Profile;

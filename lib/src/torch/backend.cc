@@ -17,6 +17,7 @@
 #include "graph.h"
 #include "make_archive.h"
 #include "producer_hook.h"
+#include "pt2_package.h"
 #include "pt2_runner.h"
 #include "torch_util.h"
 #include "plugin_abi.h"
@@ -46,6 +47,11 @@ class Backend final : public TorchBackend {
   void LimitThreads(int intra_op_threads) const override {
     if (intra_op_threads > 0) at::set_num_threads(intra_op_threads);
   }
+  void PrepareForPackages() const override {
+#ifdef TSCTL_HAVE_AOTI
+    ExposeLibTorchSymbols();
+#endif
+  }
   BuildInfo Info() const override {
     BuildInfo info = StaticInfo();
     info.cuda_available = torch::cuda::is_available();
@@ -64,8 +70,7 @@ class Backend final : public TorchBackend {
       info.cuda_runtime = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
     }
     info.cuda_note = CudaNotLoaded();
-    Dl_info dl{};
-    if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) info.library_path = dl.dli_fname;
+    info.library_path = LibTorchCpuPath();
     info.cxx_standard = "C++" + std::to_string(__cplusplus / 100 % 100);
     info.min_file_format = static_cast<int64_t>(caffe2::serialize::kMinSupportedFileFormatVersion);
     info.max_file_format = static_cast<int64_t>(caffe2::serialize::kMaxSupportedFileFormatVersion);

@@ -1,6 +1,5 @@
 #include "op_diagnosis.h"
 
-#include <dlfcn.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/operators.h"
 #include "tsctl/source.h"
+#include "torch_util.h"
 
 namespace tsctl {
 namespace {
@@ -37,11 +37,7 @@ bool OperatorRegistered(const std::string& op) {
 namespace {
 
 // The LibTorch library this process loaded (libtorch_cpu).
-std::string LoadedLibTorch() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&torch::jit::getAllOperatorsFor), &info) != 0 && info.dli_fname) return info.dli_fname;
-  return "";
-}
+std::string LoadedLibTorch() { return LibTorchCpuPath(); }
 
 std::vector<std::string> Glob(const std::string& pattern) {
   std::vector<std::string> out;

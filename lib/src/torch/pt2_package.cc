@@ -24,32 +24,24 @@
 namespace tsctl {
 
 #ifdef TSCTL_HAVE_AOTI
-namespace {
-
-// The compiled wrapper of an AOTInductor package calls the aoti_torch_* C
-// shim of libtorch_cpu and is not always linked with it (inductor's
-// link_libtorch): it finds those symbols in the process's global scope,
-// where a library that tsctl dlopened with its plugin (RTLD_LOCAL) is not.
-// Python's torch needs TORCH_USE_RTLD_GLOBAL=1 for the same reason. Promotes
-// the loaded libtorch_cpu, which defines them, to global scope.
 void ExposeLibTorchSymbols() {
   static const bool done = [] {
-    Dl_info dl{};
-    if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) {
-      ::dlopen(dl.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
-      // The wrapper also needs libtorch.so, which the plugin of a CUDA
-      // build does not link (it loads CUDA only where a driver is:
-      // torch_util.h LoadCudaWhereDriver). Loaded as the wrapper's own
-      // dependency, inside its dlopen, it crashed with SIGBUS (torch 2.15);
-      // loaded first, from beside libtorch_cpu, it does not.
-      std::string dir = dl.dli_fname;
-      dir.erase(dir.find_last_of('/') + 1);
-      if (::access((dir + "libtorch.so").c_str(), R_OK) == 0) ::dlopen((dir + "libtorch.so").c_str(), RTLD_NOW | RTLD_GLOBAL);
-    }
+    const std::string cpu = LibTorchCpuPath();
+    if (cpu.empty()) return true;
+    ::dlopen(cpu.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+    // The wrapper also needs libtorch.so, which the plugin of a CUDA build
+    // does not link (it loads CUDA only where a driver is: torch_util.h
+    // LoadCudaWhereDriver). Loaded as the wrapper's own dependency, inside
+    // its dlopen, it crashed with SIGBUS (torch 2.15); loaded first, from
+    // beside libtorch_cpu, it does not.
+    const std::string whole = LibTorchFolder() + "libtorch.so";
+    if (::access(whole.c_str(), R_OK) == 0) ::dlopen(whole.c_str(), RTLD_NOW | RTLD_GLOBAL);
     return true;
   }();
   (void)done;
 }
+
+namespace {
 
 // The top node's type of a pytree spec ("[1, {\"type\": \"builtins.tuple\", ...}]"); "" for a leaf or unreadable.
 std::string TopType(const std::string& spec) {

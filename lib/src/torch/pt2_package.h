@@ -23,6 +23,15 @@ class AOTIModelPackageLoader;
 namespace tsctl {
 
 #ifdef TSCTL_HAVE_AOTI
+// The compiled wrapper of an AOTInductor package calls the aoti_torch_* C
+// shim of libtorch_cpu and is not always linked with it (inductor's
+// link_libtorch): it finds those symbols in the process's global scope,
+// where a library that tsctl dlopened with its plugin (RTLD_LOCAL) is not.
+// Python's torch needs TORCH_USE_RTLD_GLOBAL=1 for the same reason. Promotes
+// the loaded libtorch_cpu, which defines them, to global scope, and loads
+// libtorch.so from beside it. Once per process (later calls do nothing).
+void ExposeLibTorchSymbols();
+
 class AotiPackage {
  public:
   // Loads model `model` of the package at `file` on its device. Throws

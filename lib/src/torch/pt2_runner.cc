@@ -26,15 +26,12 @@ Pt2Support DescribePt2Support() {
   // nativert's ModelRunnerHandle is declared by 2.x's headers
   // (torch/nativert/ModelRunnerHandle.h); whether libtorch_cpu exports it
   // is a property of the wheel, asked of the library itself.
-  Dl_info dl{};
-  void* self = nullptr;
-  if (dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) {
-    self = ::dlopen(dl.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-  }
+  const std::string cpu = LibTorchCpuPath();
+  void* self = cpu.empty() ? nullptr : ::dlopen(cpu.c_str(), RTLD_NOW | RTLD_NOLOAD);
   const char* kRunner =
       "_ZN5torch8nativert17ModelRunnerHandleC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEES8_";
   const bool exported = self && ::dlsym(self, kRunner) != nullptr;
-  const std::string lib = dl.dli_fname ? std::string(dl.dli_fname) : "libtorch_cpu.so";
+  const std::string lib = cpu.empty() ? "libtorch_cpu.so" : cpu;
   const std::string base = lib.substr(lib.rfind('/') + 1);
   info.program_unavailable =
 #if TORCH_VERSION_MAJOR >= 2

@@ -137,17 +137,23 @@ void LoadCudaWhereDriver() {
     return;
   }
   // Beside libtorch_cpu, whichever folder that came from.
-  std::string dir;
-  Dl_info dl{};
-  if (::dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) {
-    dir = dl.dli_fname;
-    dir.erase(dir.find_last_of('/') + 1);
-  }
-  if (!::dlopen((dir + "libtorch_cuda.so").c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+  if (!::dlopen((LibTorchFolder() + "libtorch_cuda.so").c_str(), RTLD_NOW | RTLD_GLOBAL)) {
     const char* why = ::dlerror();
     CudaNotLoadedText() = std::string("LibTorch's CUDA library did not load: ") + (why ? why : "unknown error");
   }
 #endif
+}
+
+std::string LibTorchCpuPath() {
+  Dl_info dl{};
+  if (::dladdr(reinterpret_cast<void*>(&at::globalContext), &dl) != 0 && dl.dli_fname) return dl.dli_fname;
+  return "";
+}
+
+std::string LibTorchFolder() {
+  std::string path = LibTorchCpuPath();
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.erase(slash + 1);
 }
 
 bool CudaCompiled() {

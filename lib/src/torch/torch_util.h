@@ -47,6 +47,11 @@ void LoadCudaWhereDriver();
 bool CudaCompiled();
 // Why CUDA is not loaded ("" when it is, or the build has none).
 const std::string& CudaNotLoaded();
+// The file of the libtorch_cpu this process loaded (dladdr of
+// at::globalContext); "" where the loader cannot say.
+std::string LibTorchCpuPath();
+// Its folder, with a trailing slash; "" where unknown.
+std::string LibTorchFolder();
 
 // `value` with every tensor in it (tuples, lists, dicts) moved to `device`.
 c10::IValue ToDevice(const c10::IValue& value, const torch::Device& device);
