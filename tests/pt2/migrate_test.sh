@@ -44,6 +44,9 @@ has ': packaged'
 has 'inputs    1x3x8x8:float32 (extra/tsctl_inputs.json)'
 has 'checks    sample (1x3x8x8): matched'
 has 'shape\[2\]=9'
+# The sample's specs travel with the program, for a later validate.
+expect 0 inspect "$tmp/cnn.pt2"
+has 'extra/tsctl_inputs.json'
 # tsctl diff across the formats: the same parameters by name, dtype, shape
 # and values; one weight changed in the TorchScript archive is found.
 expect 0 diff --only parameters "$z/cnn.pt" "$tmp/cnn.pt2"

@@ -191,6 +191,10 @@ MigrateResult Migrate(const MigrateOptions& o) {
     StampOptions stamp;
     stamp.set = {{"written_by", "tsctl migrate"}};
     stamp.files = {{kMigrateRecord, ProvenanceRecord(r)}};
+    // The sample's specs where it had some, as tsctl export stamps them: a
+    // later `tsctl validate OUT.pt2` runs the package on them instead of
+    // guessing from its wrapper's input checks.
+    if (!r.inputs.empty()) stamp.files.push_back({kInputsRecord, nlohmann::json({{"model", r.inputs}}).dump() + "\n"});
     stamp.output = o.output;
     const auto stamping = std::chrono::steady_clock::now();
     Stamp(p.output, stamp);
