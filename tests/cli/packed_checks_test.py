@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from validate_checks import check, finish, validate
+
 FLAT = "testdata/infer/xnnpack_flat.pt"
 
 MAKE = r'''
@@ -40,23 +42,6 @@ class Odd(nn.Module):
 torch.manual_seed(0)
 optimize_for_mobile(torch.jit.script(Odd().eval())).save(sys.argv[1])
 '''
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def validate(tsctl, path, *flags):
-    p = subprocess.run([tsctl, "validate", "--format", "json", *flags, path], capture_output=True, text=True,
-                       timeout=600)
-    doc = json.loads(p.stdout)
-    archive = doc["archives"][0] if "archives" in doc else doc
-    return {c["id"]: c for c in archive["checks"]}, archive
-
 
 def main():
     tsctl, python = sys.argv[1], sys.argv[2]
@@ -103,8 +88,7 @@ def main():
             run = checks["torch.run"]
             check(run["status"] == "WARN" and "prepacked::linear_clamp_run read 100 of the" in run["message"],
                   f"Linear(100, 5): no candidate fits: WARN naming the contradiction: {run['status']} {run['message'][:400]}")
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -22,11 +22,12 @@ LibTorch (Debian's 1.13 or the pinned 2.x) in a temporary folder:
 Usage: refine_test.py TSCTL PYTHON (PYTHON: the torch that makes the
 archives). Exit 77 when PYTHON has no torch.
 """
-import json
 import shlex
 import subprocess
 import sys
 import tempfile
+
+from validate_checks import check, finish, validate
 
 MAKE = r'''
 import sys, torch, torch.nn as nn, torch.nn.functional as F
@@ -75,23 +76,11 @@ for name, m in [("view", View()), ("embedding", Embedding()), ("index", Index())
     torch.jit.script(m.eval()).save(f"{out}/{name}.pt")
 '''
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
 def run_check(tsctl, path, *flags):
-    p = subprocess.run([tsctl, "validate", "--format", "json", *flags, path], capture_output=True, text=True,
-                       timeout=600)
-    doc = json.loads(p.stdout)
-    for c in doc["archives"][0]["checks"] if "archives" in doc else doc["checks"]:
-        if c["id"] == "torch.run":
-            return c
-    raise AssertionError(f"no torch.run check for {path}: {p.stdout[:400]} {p.stderr[:400]}")
+    checks, _ = validate(tsctl, path, *flags)
+    if "torch.run" not in checks:
+        raise AssertionError(f"no torch.run check for {path}: {sorted(checks)}")
+    return checks["torch.run"]
 
 
 def main():
@@ -127,8 +116,7 @@ def main():
             check(flags[:1] == ["--arg"] and '"i"' in flags[1], f"keys: the suggestion is an --arg with key i: {flags}")
             c = run_check(tsctl, f"{d}/keys.pt", *flags)
             check(c["status"] == "PASS", f"keys: the suggested --arg runs: {c['message'][:300]}")
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -505,8 +505,8 @@ def _errors(torch, want, got):
     return True, worst_abs, worst_rel, "", outputs
 
 
-# --compare-intermediates: nodes compared at most, per graph (a larger graph
-# is cut there, and the note says so).
+# --compare-intermediates: intermediate tensors kept at most, per graph (a
+# larger graph is compared up to there).
 _MAX_INTERMEDIATES = 20000
 
 

@@ -16,6 +16,17 @@
 #include "weight_checks.h"
 
 namespace tsctl {
+namespace {
+
+// Each value as the reports show it ("Float[1, 3, 224, 224]", "List[int]"),
+// joined by ", ".
+std::string DescribeValues(const std::vector<c10::IValue>& values) {
+  std::string s;
+  for (const c10::IValue& v : values) s += (s.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+  return s;
+}
+
+}  // namespace
 
 const ModelChecker::Lead* ModelChecker::MostInformative(const std::vector<Lead>& leads, const std::set<std::string>& tried) {
   // Ranked by how much the error says: 3 when a refinement rule reads it
@@ -95,15 +106,12 @@ bool ModelChecker::GivenInputs() {
 void ModelChecker::SkipReferenceOnOtherInputs() {
   if (!have_reference_ || !ref_has_inputs_ || inputs_from_reference_ || !have_inputs_) return;
   std::vector<ReferenceLeaf> leaves;
-  Tolerances exact;
-  exact.rtol = {0};
-  exact.atol = {0};
-  CompareValues(c10::ivalue::Tuple::create(inputs_), c10::ivalue::Tuple::create(ref_inputs_), "inputs", exact, leaves);
+  CompareValues(c10::ivalue::Tuple::create(inputs_), c10::ivalue::Tuple::create(ref_inputs_), "inputs", Tolerances::Exact(),
+                leaves);
   const bool same = !leaves.empty() && std::all_of(leaves.begin(), leaves.end(), [](const ReferenceLeaf& l) { return l.compared && l.pass; });
   if (same) return;
   auto describe = [](const std::vector<c10::IValue>& values) {
-    std::string s;
-    for (const c10::IValue& v : values) s += (s.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+    const std::string s = DescribeValues(values);
     return s.empty() ? std::string("none") : s;
   };
   bool same_shapes = inputs_.size() == ref_inputs_.size();
@@ -129,7 +137,8 @@ void ModelChecker::Take(std::vector<c10::IValue> values, c10::IValue a, c10::IVa
   have_inputs_ = true;
 }
 
-bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<ModelChecker::Kept>& suspect, std::string& error) {
+bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<ModelChecker::Kept>& suspect, std::string& error,
+                                bool& contradicted) {
   try {
     // A fresh generator per candidate, seeded as for given inputs: the
     // printed pin flags (--arg ...) make exactly these values again.
@@ -149,6 +158,7 @@ bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flag
     r_.candidates.push_back({flags, why});
     if (!suspect) suspect = Kept{std::move(values), a, b, c, why};
     error = contradiction;
+    contradicted = !contradiction.empty();
   } catch (const std::exception& e) {
     error = FromTorch(e).what();
     r_.candidates.push_back({flags, "raised: " + error});
@@ -212,15 +222,12 @@ bool ModelChecker::TryCandidates() {
     }
     if (Fault("crash-guess") || (Fault("crash-first-guess") && q.base == 0)) std::raise(SIGSEGV);
     std::string error;
-    if (TryCandidate(q.c, flags, suspect, error)) break;
+    bool contradicted = false;
+    if (TryCandidate(q.c, flags, suspect, error, contradicted)) break;
     if (error.empty()) continue;
-    std::optional<Refinement> next = RefineFromError(q.c.args, error);
+    std::optional<Refinement> next =
+        RefineFromError(q.c.args, error, contradicted ? "a prepacked operator's weights" : "LibTorch's error");
     if (next) next->args = ApplyValueRanges(next->args, formals, Ranges());
-    if (next && error.rfind("prepacked::", 0) == 0) {
-      // Not LibTorch's error: PackedOpChecks' reading of a run that went through.
-      static const std::string kFrom = "from LibTorch's error", kWeights = "from a prepacked operator's weights";
-      if (const size_t at = next->note.find(kFrom); at != std::string::npos) next->note.replace(at, kFrom.size(), kWeights);
-    }
     leads.push_back({flags, error, next ? PinFlags(next->args) : std::string(), q.depth});
     if (next && refinements < kRefinements) {
       ++refinements;
@@ -261,10 +268,11 @@ void ModelChecker::DescribeInputs() {
     return;
   }
   const auto& formal = Schema().arguments();
+  std::vector<c10::IValue> typed;
   for (size_t i = 0; i < inputs_.size(); ++i) {
-    c10::IValue v = i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs_[i]) : inputs_[i];
-    r_.inputs_desc += (r_.inputs_desc.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
+    typed.push_back(i + 1 < formal.size() ? Retype(formal[i + 1].type(), inputs_[i]) : inputs_[i]);
   }
+  r_.inputs_desc = DescribeValues(typed);
 }
 
 }  // namespace tsctl

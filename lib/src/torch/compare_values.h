@@ -15,6 +15,8 @@ namespace tsctl {
 struct Tolerances {
   std::vector<double> rtol = {1e-5};  // one value, or one per leaf
   std::vector<double> atol = {1e-8};
+  // Equal values only (NaN and Inf in the same places count as equal).
+  static Tolerances Exact() { return {{0}, {0}}; }
 };
 
 // Compares `got` with `want`, appending one ReferenceLeaf per leaf at `path`

@@ -84,8 +84,10 @@ class ModelChecker {
   // Runs one candidate (twice with the determinism check, each from the
   // loaded state). True if it ran cleanly and was taken; else its outcome is
   // in r_.candidates, `suspect` keeps the first that ran, `error` LibTorch's
-  // message if it raised (or the unpacked operator's, for a contradiction).
-  bool TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<Kept>& suspect, std::string& error);
+  // message if it raised, or the unpacked operator's for a run that went
+  // through a prepacked one its weights contradict (`contradicted` set).
+  bool TryCandidate(const InputCandidate& c, const std::string& flags, std::optional<Kept>& suspect, std::string& error,
+                    bool& contradicted);
 
   // A candidate that raised: its flags, LibTorch's error, the flags of the
   // candidate that error asks for (RefineFromError; empty if none), and how

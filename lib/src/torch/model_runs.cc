@@ -110,10 +110,7 @@ c10::IValue Run(torch::jit::Method method, std::vector<c10::IValue> inputs, cons
 // as equal) into r.deterministic, r.determinism_note and r.max_run_diff.
 void CompareRuns(const c10::IValue& out1, const c10::IValue& out2, ModelCheckResult& r) {
   std::vector<ReferenceLeaf> leaves;
-  Tolerances exact;
-  exact.rtol = {0};
-  exact.atol = {0};
-  CompareValues(out2, out1, "output", exact, leaves);
+  CompareValues(out2, out1, "output", Tolerances::Exact(), leaves);
   bool same = true, all_compared = true;
   for (const auto& l : leaves) {
     if (!l.compared) {

@@ -49,11 +49,12 @@ std::string ArgName(const std::vector<ArgSpec>& args, size_t i) {
   return args[i].name.empty() ? "argument " + std::to_string(i + 1) : args[i].name;
 }
 
-// `args` with argument i's value replaced, the note saying why.
+// `args` with argument i's value replaced, the note saying which (the
+// source and why are added by RefineFromError).
 Refinement Replaced(const std::vector<ArgSpec>& args, size_t i, const std::string& value, const std::string& why) {
-  Refinement r{args, ""};
+  Refinement r{args, "", why};
   r.args[i].value = value;
-  r.note = ArgName(args, i) + " " + value + ", from LibTorch's error: " + why;
+  r.note = ArgName(args, i) + " " + value;
   return r;
 }
 
@@ -320,7 +321,9 @@ std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
 
 }  // namespace
 
-std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error) {
+namespace {
+
+std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std::string& error) {
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
@@ -339,6 +342,15 @@ std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, cons
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error,
+                                          const std::string& source) {
+  std::optional<Refinement> r = FirstRule(args, error);
+  if (r) r->note += ", from " + source + ": " + r->why;
+  return r;
 }
 
 }  // namespace tsctl

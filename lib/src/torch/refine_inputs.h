@@ -18,10 +18,15 @@ namespace tsctl {
 // shape) name what the operator wanted. `args` are the candidate's arguments;
 // the result changes one tensor argument, and `note` says which and why.
 // nullopt when no rule reads the message (or no tensor argument fits it).
+// `source` names where the message came from, for the note: LibTorch's
+// error, or a run that went through whose input the weights contradict
+// (PackedOpChecks words it as the unpacked operator's error).
 struct Refinement {
   std::vector<ArgSpec> args;
   std::string note;  // "x 1x6x224x224:float32, from LibTorch's error: a convolution wants 6 channels"
+  std::string why;   // "a convolution wants 6 channels": what the rule read
 };
-std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error);
+std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error,
+                                          const std::string& source = "LibTorch's error");
 
 }  // namespace tsctl

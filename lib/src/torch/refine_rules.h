@@ -24,7 +24,8 @@ int64_t Numel(const Shape& s);
 std::string ShapeText(const Shape& s);
 // An argument as the notes name it: its name, or "argument N".
 std::string ArgName(const std::vector<ArgSpec>& args, size_t i);
-// `args` with argument i's value replaced, the note saying why.
+// `args` with argument i's value replaced, the note saying which (the
+// source and why are added by RefineFromError).
 Refinement Replaced(const std::vector<ArgSpec>& args, size_t i, const std::string& value, const std::string& why);
 // The first match of `pattern` in `error` (empty if none).
 std::smatch Match(const std::string& error, const char* pattern);
