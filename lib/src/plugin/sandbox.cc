@@ -202,6 +202,8 @@ void ApplyLimits(const SandboxPolicy& p) {
 
 int g_files_fd = -1;
 char g_files_frame = 'W';
+int g_stop_fd = -1;
+char g_stop_frame = 'U';
 
 }  // namespace
 
@@ -273,6 +275,21 @@ void EnterSandbox(const SandboxPolicy& p, int report_fd, char frame_type) {
 void SendChildFilesTo(int fd, char frame_type) {
   g_files_fd = fd;
   g_files_frame = frame_type;
+}
+
+void SendStopsTo(int fd, char frame_type) {
+  g_stop_fd = fd;
+  g_stop_frame = frame_type;
+}
+
+void StopChild(const std::string& line) {
+  if (g_stop_fd >= 0) {
+    WriteFrame(g_stop_fd, g_stop_frame, line);
+  } else {
+    const std::string text = "tsctl: " + line + "\n";
+    (void)!::write(STDERR_FILENO, text.data(), text.size());
+  }
+  ::_exit(kSandboxExit);
 }
 
 void WriteChildFile(const std::string& path, const std::string& bytes) {

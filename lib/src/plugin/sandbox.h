@@ -87,4 +87,12 @@ void WriteChildFile(const std::string& path, const std::string& bytes);
 // In the child: WriteChildFile sends ('W' frames) on `fd` from now on.
 void SendChildFilesTo(int fd, char frame_type);
 
+// In the child (every profile, --no-sandbox too): StopChild's line goes to
+// `fd` as one frame of `frame_type`.
+void SendStopsTo(int fd, char frame_type);
+// In the child: a guard found what the model must not do (torch/view_guard.h):
+// sends `line` to the parent and ends the child at once with kSandboxExit,
+// before the operator runs. Without SendStopsTo, the line goes to stderr.
+[[noreturn]] void StopChild(const std::string& line);
+
 }  // namespace tsctl

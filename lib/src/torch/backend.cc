@@ -20,6 +20,7 @@
 #include "pt2_package.h"
 #include "pt2_runner.h"
 #include "torch_util.h"
+#include "view_guard.h"
 #include "plugin_abi.h"
 
 // Exported by libtorch_cpu in 1.13 and 2.x, declared in
@@ -78,20 +79,31 @@ class Backend final : public TorchBackend {
     return info;
   }
 
-  std::string Graph(const GraphOptions& options) const override { return RenderGraph(options); }
+  // Every request that loads an archive arms the view guard first: a
+  // __setstate__ runs while the archive loads (view_guard.h).
+  std::string Graph(const GraphOptions& options) const override {
+    ArmViewGuard();
+    return RenderGraph(options);
+  }
 
   std::string CompiledCode(const std::string& path, const std::string& method) const override {
+    ArmViewGuard();
     return RenderCompiledCode(path, method);
   }
 
-  MakeResult Trace(const TraceOptions& options) const override { return TraceArchive(options); }
+  MakeResult Trace(const TraceOptions& options) const override {
+    ArmViewGuard();
+    return TraceArchive(options);
+  }
   MakeResult ScriptSource(const ScriptOptions& options) const override { return ScriptFromSource(options); }
 
   BenchResult Bench(const BenchOptions& options) const override {
+    if (options.pt2.kind == Pt2RunSpec::Kind::kNone) ArmViewGuard();
     return options.pt2.kind == Pt2RunSpec::Kind::kNone ? RunBench(options) : BenchPt2(options);
   }
 
   ModelCheckResult CheckModel(const ModelCheckOptions& options) const override {
+    if (options.pt2.kind == Pt2RunSpec::Kind::kNone) ArmViewGuard();
     return options.pt2.kind == Pt2RunSpec::Kind::kNone ? tsctl::CheckModel(options) : CheckPt2Model(options);
   }
 };

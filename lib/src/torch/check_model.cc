@@ -18,6 +18,7 @@
 #include "tensors.h"
 #include "torch_util.h"
 #include "unsafe_ops.h"
+#include "view_guard.h"
 #include "weight_checks.h"
 
 namespace tsctl {
@@ -121,6 +122,7 @@ bool ModelChecker::Load() {
     return false;
   }
   module_.eval();
+  KeepViewGuardIfCalled(module_);
   if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoaded});
   r_.loaded = true;
   r_.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -149,6 +151,7 @@ bool ModelChecker::Load() {
   // Before any method runs: what the graphs really call, whatever the
   // code's text spells.
   r_.unsafe = UnsafeCalls(module_);
+  for (std::string& line : UnsafeViewCalls(module_)) r_.unsafe.push_back(std::move(line));
   // What a mobile archive's bytecode may call (ts.bytecode, in the parent).
   if (o_.check_mobile) r_.graph_ops = GraphOperators(module_);
   if (!r_.unsafe.empty()) return false;

@@ -1,4 +1,5 @@
 #include "torch_util.h"
+#include "view_guard.h"
 
 #include <c10/util/Exception.h>
 
@@ -100,7 +101,9 @@ Error FromLoadFailure(const std::exception& e, const std::string& path) {
 
 torch::jit::Module LoadModule(const std::string& path) {
   try {
-    return torch::jit::load(path, torch::Device(torch::kCPU));
+    torch::jit::Module module = torch::jit::load(path, torch::Device(torch::kCPU));
+    KeepViewGuardIfCalled(module);
+    return module;
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
