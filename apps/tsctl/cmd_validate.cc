@@ -30,6 +30,7 @@ struct ValidateFlags {
   std::string output;
   std::string report;  // --report FILE.html
   bool strict = false;
+  bool allow_not_run = false;
   bool list_ops = false;
   bool no_load = false;
   bool no_run = false;
@@ -119,6 +120,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   }
   ValidationReport report;
   report.strict = f.strict;
+  report.allow_not_run = f.allow_not_run;
   std::vector<std::string> archives = f.archives;
   ValidateBatchOptions batch;
   try {
@@ -205,7 +207,8 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     return Report("validate", f.report, e, global);
   }
   if (status != kExitOk || f.list_ops) return status;
-  return report.Passed() ? kExitOk : kExitFindings;
+  if (report.Passed()) return kExitOk;
+  return report.Result() == ArchiveResult::kNotRun ? kExitNotRun : kExitFindings;
 }
 
 }  // namespace
@@ -253,6 +256,8 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
   f->require_meta_option = sub->add_option("--require-meta", f->require_meta, "Comma-separated keys extra/producer_info.json must have (dotted keys nest)");
   sub->add_flag("--strict", f->strict, "Warnings fail too");
+  sub->add_flag("--allow-not-run", f->allow_not_run,
+                "An archive whose model was not loaded or run (NOT RUN, exit 7) does not fail the run");
   AddFormatOption(sub, f->format, {"text", "json", "junit"});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
   sub->add_option("--report", f->report,

@@ -36,7 +36,7 @@ cases = [
     ("code", ["code", "--format", "json", "--compiled", f"{td}/traced_cnn.pt"], {0}),
     ("stamp", ["stamp", "--format", "json", "--set", "team=ml", stamped], {0}),
     ("stamp_show", ["stamp", "--show", "--format", "json", stamped], {0}),
-    ("validate", ["validate", "--format", "json", f"{td}/traced_cnn.pt", f"{td}/with_extra.pt"], {0, 1}),
+    ("validate", ["validate", "--format", "json", f"{td}/traced_cnn.pt", f"{td}/with_extra.pt"], {0, 1, 7}),
     ("validate", ["validate", "--format", "json", "--no-load", f"{td}/with_extra.pt"], {0, 1}),
     ("validate", ["validate", "--format", "json", "--reference-model", f"{td}/diff/base.pt", "-i", "2x4:float32:ones",
                   f"{td}/diff/weight.pt", f"{td}/diff/resaved.pt"], {1}),
@@ -73,7 +73,7 @@ for name in sorted(os.listdir(pte_dir)) if os.path.isdir(pte_dir) else []:
     path = os.path.join(pte_dir, name)
     if os.path.isfile(path) and not name.endswith(".md"):
         cases.append(("inspect_pte", ["inspect", "--json", path], {0, 4}))
-        cases.append(("validate", ["validate", "--format", "json", path], {0, 1}))
+        cases.append(("validate", ["validate", "--format", "json", path], {0, 1, 7}))
 
 failures = 0
 documents = 0

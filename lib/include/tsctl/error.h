@@ -23,6 +23,9 @@ inline constexpr int kExitIo = 3;
 inline constexpr int kExitFormat = 4;
 inline constexpr int kExitTorch = 5;
 inline constexpr int kExitUnavailable = 6;
+// validate: an archive whose model was to be loaded and run was not (and
+// nothing FAILED; --allow-not-run makes it 0).
+inline constexpr int kExitNotRun = 7;
 
 int ExitCodeFor(ErrorKind kind);
 

@@ -17,7 +17,10 @@
 
 namespace tsctl {
 
-inline constexpr int kValidateSchemaVersion = 1;
+// 2: an archive has a "result" (PASSED, FAILED or NOT RUN) and, when NOT
+// RUN, "not_run" (why); the report has "result" and "allow_not_run"
+// (docs/manual/changes.md).
+inline constexpr int kValidateSchemaVersion = 2;
 
 enum class CheckStatus { kPass, kWarn, kFail, kSkip };
 const char* CheckStatusName(CheckStatus status);  // PASS WARN FAIL SKIP
@@ -34,7 +37,16 @@ struct CheckResult {
   // that one step made (the ZIP pass, the LibTorch child): JUnit's testcase
   // time, so that an archive's testcases add up to about its time.
   double seconds = 0;
+  // The model's method ran on inputs that mean something, and this check
+  // judged what it did (torch.run of a run on given, stored or cleanly
+  // inferred inputs; a run that failed). What NOT RUN is decided from.
+  bool model_ran = false;
 };
+
+// An archive's verdict: FAILED (a FAIL, or a WARN with --strict) before
+// NOT RUN (the model was to be loaded and run, and was not) before PASSED.
+enum class ArchiveResult { kPassed, kFailed, kNotRun };
+const char* ArchiveResultName(ArchiveResult result);  // PASSED FAILED "NOT RUN"
 
 // Every check id validate reports, in report order; tsctl-validate(1)
 // documents each.
@@ -49,8 +61,14 @@ struct ArchiveReport {
   std::vector<std::string> ops;   // operators the methods call (LibTorch's list, or the static one without loading)
   JsonValue details;              // load time, outputs, error statistics (an object)
   double seconds = 0;             // wall time to check this archive
+  // Why the model was not run although it was to be (NOT RUN): "" when it
+  // ran, or when --no-load, --no-run or --skip torch.load/torch.run asked
+  // for no run. Set by ValidateSource from the checks (CheckResult::model_ran).
+  std::string not_run;
+  std::string not_run_check;  // the check whose message not_run is ("torch.run"), "" for none
 
   int Count(CheckStatus status) const;
+  ArchiveResult Result(bool strict) const;
 };
 
 // validate's flags: the run (RunSpec: method, inputs, device, limits; its
@@ -158,7 +176,12 @@ struct ValidationReport {
   // usage error such as an --arg that does not fit; each said so on stderr).
   std::vector<std::string> not_checked;
   bool strict = false;
-  bool Passed() const;  // every archive checked; no FAIL, and no WARN when strict
+  bool allow_not_run = false;  // --allow-not-run: NOT RUN archives do not fail the run
+  // The run's verdict: FAILED if any archive is FAILED or could not be
+  // checked, else NOT RUN if any archive is, else PASSED.
+  ArchiveResult Result() const;
+  // PASSED, or NOT RUN with allow_not_run: what exits 0.
+  bool Passed() const;
 };
 
 // JSON text, one line without a newline.

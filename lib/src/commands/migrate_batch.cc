@@ -86,7 +86,9 @@ void MigrateInWorkers(std::vector<MigrateOptions> archives, size_t jobs, const M
 
 std::vector<MigrateEntry> MigrateBatch(const std::vector<MigrateOptions>& archives, const MigrateBatchOptions& batch) {
   std::vector<MigrateEntry> entries(archives.size());
-  const size_t jobs = std::min<size_t>(static_cast<size_t>(std::max(batch.jobs, 1)), archives.size());
+  // No more conversions at once than half the available memory holds at
+  // kMinChildMemory each.
+  const size_t jobs = JobsWithinMemory(std::min<size_t>(static_cast<size_t>(std::max(batch.jobs, 1)), archives.size()));
   if (jobs <= 1) {
     for (size_t i = 0; i < archives.size(); ++i) {
       if (batch.started) batch.started(i);

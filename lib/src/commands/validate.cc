@@ -98,12 +98,34 @@ int ArchiveReport::Count(CheckStatus status) const {
   return n;
 }
 
-bool ValidationReport::Passed() const {
-  if (!not_checked.empty()) return false;  // nothing checked is never a pass
-  for (const auto& a : archives) {
-    if (a.Count(CheckStatus::kFail) > 0 || (strict && a.Count(CheckStatus::kWarn) > 0)) return false;
+const char* ArchiveResultName(ArchiveResult result) {
+  switch (result) {
+    case ArchiveResult::kPassed: return "PASSED";
+    case ArchiveResult::kFailed: return "FAILED";
+    case ArchiveResult::kNotRun: return "NOT RUN";
   }
-  return true;
+  return "?";
+}
+
+ArchiveResult ArchiveReport::Result(bool strict) const {
+  if (Count(CheckStatus::kFail) > 0 || (strict && Count(CheckStatus::kWarn) > 0)) return ArchiveResult::kFailed;
+  return not_run.empty() ? ArchiveResult::kPassed : ArchiveResult::kNotRun;
+}
+
+ArchiveResult ValidationReport::Result() const {
+  if (!not_checked.empty()) return ArchiveResult::kFailed;  // nothing checked is never a pass
+  ArchiveResult result = ArchiveResult::kPassed;
+  for (const auto& a : archives) {
+    const ArchiveResult r = a.Result(strict);
+    if (r == ArchiveResult::kFailed) return r;
+    if (r == ArchiveResult::kNotRun) result = r;
+  }
+  return result;
+}
+
+bool ValidationReport::Passed() const {
+  const ArchiveResult r = Result();
+  return r == ArchiveResult::kPassed || (r == ArchiveResult::kNotRun && allow_not_run);
 }
 
 std::vector<std::string> ReadOperatorList(const std::string& path) {
@@ -271,6 +293,33 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   return report;
 }
 
+// NOT RUN: the model was to be loaded and run (no --no-load, --no-run or
+// --skip asked otherwise) and no check says it ran (CheckResult::model_ran:
+// a run on given, stored or cleanly inferred inputs, or a run that failed).
+// Why: what the last torch.load or torch.run check that is not a PASS says
+// (its id in `from`), the format's own word where there is none (an
+// ExecuTorch program, which this build reads but does not run); "" when it ran.
+std::string WhyNotRun(const std::vector<CheckResult>& checks, std::string& from) {
+  std::string why;
+  from.clear();
+  for (const CheckResult& c : checks) {
+    if (c.model_ran) {
+      from.clear();
+      return "";
+    }
+    if ((c.id == check::kTorchLoad || c.id == check::kTorchRun) && c.status != CheckStatus::kPass) {
+      why = c.message;
+      from = c.id;
+    }
+  }
+  constexpr std::string_view kSaid = "not run: ";  // the result says NOT RUN already
+  if (why.rfind(kSaid, 0) == 0) why.erase(0, kSaid.size());
+  if (!why.empty()) return why;
+  const bool pte = std::any_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.id.rfind("pte.", 0) == 0; });
+  return pte ? "an ExecuTorch program: this build reads it and checks it statically, it does not run it"
+             : "the model was not loaded or run";
+}
+
 }  // namespace
 
 double ValidateTimeout(uint64_t bytes) {
@@ -287,6 +336,7 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   if (skipped(check::kTorchRun)) o.run = false;
   ArchiveReport report = AllChecks(std::move(src), path, o);
   ApplySkip(o.skip, report.checks);
+  if (o.load && o.run) report.not_run = WhyNotRun(report.checks, report.not_run_check);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

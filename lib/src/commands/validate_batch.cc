@@ -126,8 +126,11 @@ void RequireReferenceModel(const std::string& path) {
 // (each starts a LibTorch server of its own), each report written into its own place in `entries` (input order).
 void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions options, size_t jobs,
                        const ValidateBatchOptions& batch, std::vector<BatchEntry>& entries) {
-  // Children side by side share the cores: LibTorch's threads split them.
+  // Children side by side share the cores: LibTorch's threads split them;
+  // and the memory: the run as a whole stays within half of what is
+  // available (each child's default cap is its share).
   options.torch_threads = std::max(1, DefaultValidateJobs() / static_cast<int>(jobs));
+  if (options.memory_limit_bytes == 0) options.memory_limit_bytes = DefaultChildMemoryLimit(jobs);
   if (options.load) {
     try {
       WarmUpTorch();  // before the first fork: every worker attaches to this server
@@ -173,6 +176,9 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
   // One file that every archive's run writes: one after another, the last wins.
   if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
+  // No more children at once than half the available memory holds at
+  // kMinChildMemory each (with --memory-limit, the caller's budget).
+  if (options.memory_limit_bytes == 0) jobs = JobsWithinMemory(jobs);
   if (jobs <= 1) {
     for (size_t i = 0; i < paths.size(); ++i) {
       if (batch.waiting) batch.waiting(paths[i], 0);

@@ -96,6 +96,7 @@ void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out) 
         (c.message.find("CUDA") != std::string::npos || c.message.find("cuda") != std::string::npos ||
          c.message.find("NVIDIA") != std::string::npos)) {  // 2.x without a driver: "Found no NVIDIA driver"
       c.status = CheckStatus::kSkip;
+      c.model_ran = false;
       c.message = "unavailable here: the code needs CUDA (see ts.device) and this LibTorch or machine has none (on a GPU "
                   "machine: --device cuda): " + c.message;
     }

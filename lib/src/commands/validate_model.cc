@@ -34,8 +34,10 @@ namespace {
 // An allocation that failed under the child's memory cap says so, naming
 // the cap and the flag that moves it.
 void NameMemoryLimit(std::string& error, uint64_t cap) {
+  // c10's CPU allocator words a refused posix_memalign "[enforce fail at
+  // alloc_cpu.cpp:N] err == 0" in 1.13 when the message is cut to a line.
   if (error.find("can't allocate memory") == std::string::npos && error.find("bad_alloc") == std::string::npos &&
-      error.find("not enough memory") == std::string::npos) {
+      error.find("not enough memory") == std::string::npos && error.find("alloc_cpu.cpp") == std::string::npos) {
     return;
   }
   error += " (the LibTorch child may grow by at most " + HumanBytes(cap) + "; --memory-limit sets it)";
@@ -118,7 +120,8 @@ class MethodChecks {
     if (child.end == ChildEnd::kBlocked) {
       // The model reached past the sandbox: whatever the inputs, the
       // archive's own doing, and no further method of it runs.
-      out_.push_back({check::kTorchSandbox, CheckStatus::kFail, prefix + child.sandbox + " (while " + doing + ")"});
+      const char* id = child.unsafe_stop.empty() ? check::kTorchSandbox : check::kTorchUnsafe;
+      out_.push_back({id, CheckStatus::kFail, prefix + child.sandbox + " (while " + doing + ")"});
       return false;
     }
     if (child.Died() && CandidateIndex(child.progress) >= 0) {

@@ -179,6 +179,10 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   }
   bool suspect = false;
   out.push_back(RanCheck(r, prefix, suspect));
+  // It ran on inputs that mean something (given, stored, or inferred and
+  // run cleanly): the run is evidence. On guesses none of which ran
+  // cleanly it is not (NOT RUN unless something FAILED).
+  out.back().model_ran = !suspect;
   if (suspect) return;
   OutputChecks(r, prefix, out);
   if (r.reference_compared) {

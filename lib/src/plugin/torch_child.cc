@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -36,6 +38,9 @@ constexpr char kAnswerFrame = 'A';
 // a 4-byte path length, the path, the bytes), written by the parent.
 constexpr char kSandboxFrame = 'S';
 constexpr char kFileFrame = 'W';
+// 'U' a guard stopped the model before an operator ran (sandbox.h
+// StopChild: one line), whether or not the sandbox is on.
+constexpr char kStopFrame = 'U';
 // How long the parent waits for the server's word that a child ended, once
 // its pipe closed or it was killed.
 constexpr double kEndSeconds = 30;
@@ -118,6 +123,7 @@ void ChildMain(const ChildRequest& request, const RequestFiles& files, const Chi
     LoadOperatorLibraries(files.libraries);  // the caller's: loaded before the sandbox
     if (files.profile == SandboxPolicy::Profile::kPackage) backend.PrepareForPackages();
     const SandboxPolicy policy = PolicyOf(files, limits, memory, private_dir);
+    SendStopsTo(fd, kStopFrame);
     EnterSandbox(policy, fd, kSandboxFrame);
     using Profile = SandboxPolicy::Profile;
     if (policy.profile == Profile::kArchive || policy.profile == Profile::kPackage) SendChildFilesTo(fd, kFileFrame);
@@ -167,7 +173,33 @@ uint64_t MachineMemoryBytes() {
   return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
 }
 
-uint64_t DefaultChildMemoryLimit() { return std::min<uint64_t>(MachineMemoryBytes() / 2, uint64_t{8} << 30); }
+uint64_t AvailableMemoryBytes() {
+  // Test hook: the memory a test pretends is available (bytes), so that the
+  // per-run budget can be checked at a safe scale on any machine.
+  if (const char* test = std::getenv("TSCTL_TEST_AVAILABLE_MEMORY")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(test, &end, 10);
+    if (end && *end == '\0' && v > 0) return v;
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return std::min(kib << 10, MachineMemoryBytes());
+  }
+  return MachineMemoryBytes();
+}
+
+uint64_t DefaultChildMemoryLimit(size_t concurrent) {
+  return std::min<uint64_t>(AvailableMemoryBytes() / 2 / std::max<size_t>(concurrent, 1), uint64_t{8} << 30);
+}
+
+size_t JobsWithinMemory(size_t jobs) {
+  const uint64_t half = AvailableMemoryBytes() / 2;
+  const size_t fit = static_cast<size_t>(std::max<uint64_t>(half / kMinChildMemory, 1));
+  return std::max<size_t>(std::min(jobs, fit), 1);
+}
 
 Interrupted::Interrupted(int signal)
     : Error(ErrorKind::kIo, "interrupted by " + SignalName(signal)), signal_(signal) {}
@@ -216,6 +248,8 @@ void PumpFrames(pid_t pid, int fd, SignalCatcher& signals, std::chrono::steady_c
         answer = std::move(payload);
       } else if (type == kSandboxFrame) {
         out.sandbox = std::move(payload);
+      } else if (type == kStopFrame) {
+        out.unsafe_stop = std::move(payload);
       } else if (type == kFileFrame) {
         WriteSentFile(payload, allowed, out);
       }
@@ -237,6 +271,12 @@ void JudgeEnd(pid_t pid, const std::optional<std::string>& answer, ChildOutcome&
   if (status < 0) status = SIGKILL;
   if (out.end == ChildEnd::kTimedOut) return;
   SetEnd(out, status);
+  // A guard stopped an operator before it ran (--no-sandbox too).
+  if (!out.unsafe_stop.empty() && out.end == ChildEnd::kExited && out.exit_code == kSandboxExit) {
+    out.end = ChildEnd::kBlocked;
+    out.sandbox = out.unsafe_stop;
+    return;
+  }
   // A filter that a model's native code unhooked still ends it with SIGSYS.
   if (out.end == ChildEnd::kCrashed && out.signal == SIGSYS && out.sandbox.empty()) {
     out.sandbox = "the model made a system call the sandbox denies (SIGSYS)";
@@ -305,6 +345,7 @@ std::string ChildOutcome::Failure(const std::string& doing) const {
     case ChildEnd::kRaised:
       return error;
     case ChildEnd::kBlocked:
+      if (!unsafe_stop.empty()) return "tsctl stopped the model while " + doing + ": " + unsafe_stop;
       return "the sandbox stopped the model while " + doing + ": " + sandbox;
     case ChildEnd::kAnswered:
       break;

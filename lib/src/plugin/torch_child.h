@@ -100,10 +100,20 @@ struct ChildLimits {
 // code --compiled, trace, script): 600 s, and as much CPU time per core.
 constexpr double kDefaultChildTimeout = 600;
 
-// min(8 GiB, half of this machine's memory).
-uint64_t DefaultChildMemoryLimit();
+// The memory of a run, not of a child: min(8 GiB, half the memory
+// available now / the children that run at once), so that `concurrent`
+// children at their caps hold at most half of what the machine had free.
+uint64_t DefaultChildMemoryLimit(size_t concurrent = 1);
+// The fewest bytes a LibTorch child is given by default (LibTorch itself
+// and a small model): --jobs is lowered so that each child gets as much.
+inline constexpr uint64_t kMinChildMemory = uint64_t{1} << 30;
+// `jobs`, lowered (to 1 at least) so that each of that many children gets
+// kMinChildMemory within half of the available memory.
+size_t JobsWithinMemory(size_t jobs);
 // The machine's physical memory.
 uint64_t MachineMemoryBytes();
+// What /proc/meminfo says is available (MemAvailable), else the physical memory.
+uint64_t AvailableMemoryBytes();
 
 // How a child ended.
 enum class ChildEnd {
@@ -127,6 +137,9 @@ struct ChildOutcome {
   uint64_t memory_bytes = 0;  // the cap it ran under
   std::optional<ProgressEvent> progress;  // the last progress event it sent (none: it sent none)
   std::string sandbox;        // kBlocked: "the model tried to open /etc/x for writing"
+  // kBlocked by a guard, not the sandbox (sandbox.h StopChild): the same
+  // line as `sandbox`; "" otherwise.
+  std::string unsafe_stop;
   std::string write_error;    // a file it sent could not be written (then kRaised, kIo)
 
   bool Answered() const { return end == ChildEnd::kAnswered; }

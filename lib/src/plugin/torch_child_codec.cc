@@ -111,7 +111,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RequestFiles, reads, writes, libraries, profi
 // A validate --jobs worker's report: each check's seconds and the
 // archive's travel too (JUnit's time attributes come from them).
 void to_json(nlohmann::json& j, const CheckResult& c) {
-  j = {{"id", c.id}, {"status", static_cast<int>(c.status)}, {"message", c.message}, {"seconds", c.seconds}};
+  j = {{"id", c.id},
+       {"status", static_cast<int>(c.status)},
+       {"message", c.message},
+       {"seconds", c.seconds},
+       {"model_ran", c.model_ran}};
 }
 void from_json(const nlohmann::json& j, CheckResult& c) {
   const int status = j.at("status").get<int>();
@@ -120,10 +124,12 @@ void from_json(const nlohmann::json& j, CheckResult& c) {
   }
   c = CheckResult(j.at("id").get<std::string>(), static_cast<CheckStatus>(status), j.at("message").get<std::string>());
   c.seconds = j.at("seconds").get<double>();
+  c.model_ran = j.at("model_ran").get<bool>();
 }
 void to_json(nlohmann::json& j, const ArchiveReport& r) {
   j = {{"path", r.path}, {"checks", r.checks}, {"schema", r.schema},
-       {"ops", r.ops},   {"details", Json(r.details)}, {"seconds", r.seconds}};
+       {"ops", r.ops},   {"details", Json(r.details)}, {"seconds", r.seconds}, {"not_run", r.not_run},
+       {"not_run_check", r.not_run_check}};
 }
 void from_json(const nlohmann::json& j, ArchiveReport& r) {
   j.at("path").get_to(r.path);
@@ -132,6 +138,8 @@ void from_json(const nlohmann::json& j, ArchiveReport& r) {
   j.at("ops").get_to(r.ops);
   Json(r.details) = j.at("details");
   j.at("seconds").get_to(r.seconds);
+  j.at("not_run").get_to(r.not_run);
+  j.at("not_run_check").get_to(r.not_run_check);
 }
 
 void to_json(nlohmann::json& j, const BuildInfoRequest&) { j = nlohmann::json::object(); }

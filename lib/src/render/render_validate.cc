@@ -48,6 +48,15 @@ std::string Seconds(double s) {
   return buf;
 }
 
+// A NOT RUN archive: a skipped testcase says so, never a pass.
+void NotRunTestcase(pugi::xml_node& suite, const std::string& path, const std::string& why) {
+  auto tc = suite.append_child("testcase");
+  tc.append_attribute("classname") = path.c_str();
+  tc.append_attribute("name") = "tsctl.result";
+  tc.append_attribute("time") = "0.000";
+  tc.append_child("skipped").append_attribute("message") = ("NOT RUN: " + EscapeText(why)).c_str();
+}
+
 }  // namespace
 
 nlohmann::json SandboxJson() {
@@ -62,16 +71,20 @@ nlohmann::json ToJson(const ValidationReport& report) {
   nlohmann::json j;
   j["schema_version"] = kValidateSchemaVersion;
   j["passed"] = report.Passed();
+  j["result"] = ArchiveResultName(report.Result());
   j["strict"] = report.strict;
+  j["allow_not_run"] = report.allow_not_run;
   j["sandbox"] = SandboxJson();
   j["archives"] = nlohmann::json::array();
   for (const auto& a : report.archives) {
     nlohmann::json aj = {{"path", a.path},
                          {"errors", a.Count(CheckStatus::kFail)},
                          {"warnings", a.Count(CheckStatus::kWarn)},
+                         {"result", ArchiveResultName(a.Result(report.strict))},
                          {"schema", a.schema},
                          {"ops", a.ops},
                          {"details", Json(a.details)}};
+    if (a.Result(report.strict) == ArchiveResult::kNotRun) aj["not_run"] = a.not_run;
     if (aj["details"].is_object() && aj["details"].contains("model")) AddTensorTypes(aj["details"]["model"]);
     aj["checks"] = nlohmann::json::array();
     aj["findings"] = nlohmann::json::array();
@@ -102,9 +115,15 @@ void RenderText(const ValidationReport& report, std::ostream& out) {
           << EscapeText(c.message) << '\n';
     }
     int errors = a.Count(CheckStatus::kFail), warnings = a.Count(CheckStatus::kWarn);
-    bool ok = errors == 0 && (!report.strict || warnings == 0);
-    out << "  result: " << (ok ? "PASSED" : "FAILED") << " (" << errors << (errors == 1 ? " error, " : " errors, ") << warnings
-        << (warnings == 1 ? " warning" : " warnings") << (report.strict ? ", strict" : "") << ")\n";
+    const ArchiveResult result = a.Result(report.strict);
+    out << "  result: " << ArchiveResultName(result) << " (" << errors << (errors == 1 ? " error, " : " errors, ") << warnings
+        << (warnings == 1 ? " warning" : " warnings") << (report.strict ? ", strict" : "") << ")";
+    if (result == ArchiveResult::kNotRun) {
+      // The check above says why in full; the result line names it.
+      out << ": " << (a.not_run_check.empty() ? EscapeText(a.not_run) : "the model did not run (" + a.not_run_check + " says why)")
+          << (report.allow_not_run ? "; allowed by --allow-not-run" : "");
+    }
+    out << '\n';
   }
 }
 
@@ -142,13 +161,19 @@ std::string RenderJUnit(const ValidationReport& report) {
         tc.append_child("system-out").text() = (std::string(CheckStatusName(c.status)) + ": " + message).c_str();
       }
     }
-    suite.append_attribute("tests") = static_cast<int>(a.checks.size());
+    int tests = static_cast<int>(a.checks.size());
+    if (a.Result(report.strict) == ArchiveResult::kNotRun) {
+      NotRunTestcase(suite, path, a.not_run);
+      ++skipped;
+      ++tests;
+    }
+    suite.append_attribute("tests") = tests;
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = 0;
     suite.append_attribute("skipped") = skipped;
     suite.append_attribute("time") = Seconds(a.seconds).c_str();
     total_seconds += a.seconds;
-    total_tests += static_cast<int>(a.checks.size());
+    total_tests += tests;
     total_failures += failures;
     total_skipped += skipped;
   }

@@ -151,9 +151,15 @@ std::string Operators(const std::vector<std::string>& ops) {
   return out + "</details>";
 }
 
+std::string ResultClass(ArchiveResult r) {
+  return r == ArchiveResult::kPassed ? "pass" : r == ArchiveResult::kFailed ? "fail" : "warn";
+}
+
 std::string Verdict(const ArchiveReport& a, bool strict) {
-  const bool ok = a.Count(CheckStatus::kFail) == 0 && (!strict || a.Count(CheckStatus::kWarn) == 0);
-  return ok ? "<span class=\"pass\">PASSED</span>" : "<span class=\"fail\">FAILED</span>";
+  const ArchiveResult r = a.Result(strict);
+  std::string out = "<span class=\"" + ResultClass(r) + "\">" + ArchiveResultName(r) + "</span>";
+  if (r == ArchiveResult::kNotRun) out += " <span class=\"muted\">" + E(a.not_run) + "</span>";
+  return out;
 }
 
 std::string Seconds(double s) {
@@ -228,7 +234,10 @@ std::string ValidateSummary(const ValidationReport& report) {
             "stderr)</td><td><span class=\"fail\">FAILED</span></td><td></td></tr>";
   }
   const int total = counts[0] + counts[1] + counts[2] + counts[3];
-  Rows kv = {{"result", report.Passed() ? "PASSED" : "FAILED"},
+  const ArchiveResult result = report.Result();
+  const std::string verdict = std::string(ArchiveResultName(result)) +
+                              (result == ArchiveResult::kNotRun && report.allow_not_run ? " (allowed: --allow-not-run)" : "");
+  Rows kv = {{"result", verdict},
              {"archives", std::to_string(report.archives.size()) + " checked, " + std::to_string(report.not_checked.size()) +
                               " not checked"},
              {"checks", std::to_string(total) + ": " + std::to_string(counts[0]) + " PASS, " + std::to_string(counts[1]) +
@@ -236,8 +245,7 @@ std::string ValidateSummary(const ValidationReport& report) {
              {"strict (warnings fail)", report.strict ? "yes" : "no"},
              {"time (archives added up)", Seconds(seconds)},
              {"sandbox of LibTorch's children", SandboxDescription()}};
-  return "<section id=\"summary\"><h2>Summary</h2><p class=\"" + std::string(report.Passed() ? "pass" : "fail") +
-         "\">" + (report.Passed() ? "PASSED" : "FAILED") + "</p>" + KeyValues(kv) + CountsSvg(counts, total) +
+  return "<section id=\"summary\"><h2>Summary</h2><p class=\"" + ResultClass(result) + "\">" + E(verdict) + "</p>" + KeyValues(kv) + CountsSvg(counts, total) +
          "<table><thead><tr><th>archive</th><th class=\"n\">PASS</th><th class=\"n\">WARN</th><th "
          "class=\"n\">FAIL</th><th class=\"n\">SKIP</th><th>result</th><th class=\"n\">time</th></tr></thead><tbody>" +
          rows + "</tbody></table></section>";
