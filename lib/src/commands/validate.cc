@@ -296,7 +296,8 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
 // NOT RUN: the model was to be loaded and run (no --no-load, --no-run or
 // --skip asked otherwise) and no check says it ran (CheckResult::model_ran:
 // a run on given, stored or cleanly inferred inputs, or a run that failed).
-// Why: what the last torch.load or torch.run check that is not a PASS says
+// Why: what the last torch.load, torch.method or torch.run check that is
+// not a PASS says
 // (its id in `from`), the format's own word where there is none (an
 // ExecuTorch program, which this build reads but does not run); "" when it ran.
 std::string WhyNotRun(const std::vector<CheckResult>& checks, std::string& from) {
@@ -307,7 +308,8 @@ std::string WhyNotRun(const std::vector<CheckResult>& checks, std::string& from)
       from.clear();
       return "";
     }
-    if ((c.id == check::kTorchLoad || c.id == check::kTorchRun) && c.status != CheckStatus::kPass) {
+    if ((c.id == check::kTorchLoad || c.id == check::kTorchMethod || c.id == check::kTorchRun) &&
+        c.status != CheckStatus::kPass) {
       why = c.message;
       from = c.id;
     }
