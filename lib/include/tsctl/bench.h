@@ -43,6 +43,7 @@ struct BenchOptions : RunSpec {
   std::string load_path;
   // --allow-load-hooks: Bench and Sweep check the archive first, as
   // validate does; this lets an archive through whose only finding is ts.hooks.
+  // This process's decision: not sent to the child.
   bool allow_load_hooks = false;
   std::string input_source;    // where the inputs came from, for the report
   // Warm-up: `warmup` calls when >= 0 (--warmup N), else calls until

@@ -67,6 +67,7 @@ struct GraphOptions {
   double timeout_seconds = 0;  // the LibTorch child's limit; 0: the default (kDefaultChildTimeout)
   // --allow-load-hooks: an archive whose only failed static check is
   // ts.hooks is loaded anyway (Graph checks it first, as validate does).
+  // This process's decision: not sent to the child.
   bool allow_load_hooks = false;
 };
 
@@ -79,7 +80,7 @@ struct TraceOptions : RunSpec {
   std::string load_path;
   std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
   bool freeze = false;
-  bool allow_load_hooks = false;  // --allow-load-hooks (Trace checks the archive first, as validate does)
+  bool allow_load_hooks = false;  // --allow-load-hooks (Trace checks the archive first; not sent to the child)
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
