@@ -109,8 +109,8 @@ void OneValuePerFlag(CLI::App* sub);
 
 // Adds --allow-load-hooks to `sub`, a command that loads archives into
 // LibTorch after validate's static checks: the one finding it lets through
-// is ts.hooks.
-CLI::Option* AddAllowLoadHooksFlag(CLI::App* sub, bool& allow);
+// is ts.hooks. `help`: the command's own wording ("": the common one).
+CLI::Option* AddAllowLoadHooksFlag(CLI::App* sub, bool& allow, const std::string& help = "");
 
 // Adds the repeatable --load-library PATH flag to `sub`.
 CLI::Option* AddLoadLibraryFlag(CLI::App* sub, std::vector<std::string>& libraries);

@@ -110,7 +110,11 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
                       "(archives up to 256 MiB; what stops it is a note on the page), always, never")
           ->check(CLI::IsMember({"auto", "always", "never"}))
           ->capture_default_str();
-  flags->hooks_option = AddAllowLoadHooksFlag(sub, flags->allow_load_hooks);
+  flags->hooks_option = AddAllowLoadHooksFlag(
+      sub, flags->allow_load_hooks,
+      "Draw the graph of an archive whose code runs at load time (a custom __setstate__) or reads files or unchecked "
+      "memory (ts.hooks); without it such an archive's page has no graph, with a note (--graph always: refused, "
+      "exit 1). Other failed checks (zip.*, ts.pickle, ts.storage, ...) always keep the graph out");
   return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };
 }
 

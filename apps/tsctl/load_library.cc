@@ -5,11 +5,13 @@
 
 namespace tsctl::cli {
 
-CLI::Option* AddAllowLoadHooksFlag(CLI::App* sub, bool& allow) {
+CLI::Option* AddAllowLoadHooksFlag(CLI::App* sub, bool& allow, const std::string& help) {
   return sub->add_flag("--allow-load-hooks", allow,
-                       "Load an archive whose code runs at load time (a custom __setstate__) or reads files or "
-                       "unchecked memory (ts.hooks); without it such an archive is refused (exit 1), as validate "
-                       "refuses it. Other failed checks (zip.*, ts.pickle, ts.storage, ...) always refuse");
+                       !help.empty() ? help
+                                     : "Load an archive whose code runs at load time (a custom __setstate__) or reads "
+                                       "files or unchecked memory (ts.hooks); without it such an archive is refused "
+                                       "(exit 1), as validate refuses it. Other failed checks (zip.*, ts.pickle, "
+                                       "ts.storage, ...) always refuse");
 }
 
 CLI::Option* AddLoadLibraryFlag(CLI::App* sub, std::vector<std::string>& libraries) {

@@ -101,6 +101,10 @@ def main():
         r = run("graph", "--allow-load-hooks", "hook.pt", verbose=True)
         check(r.returncode == 0 and r.stdout.startswith("graph("), "graph --allow-load-hooks hook.pt: exit 0, the graph")
         check(MARKER in r.stderr, "graph --allow-load-hooks hook.pt: LibTorch loaded it (the marker)")
+        r = run("report", "--allow-load-hooks", "hook.pt", "-o", "allowed.html")
+        allowed = os.path.join(d, "allowed.html")
+        page = open(allowed, encoding="utf-8").read() if os.path.exists(allowed) else ""
+        check(r.returncode == 0 and '<svg class="graph"' in page, "report --allow-load-hooks hook.pt: the graph is drawn")
         r = run("validate", "--input", "1x4", "--allow-load-hooks", "--reference-model", "hook.pt", "benign.pt")
         check(r.returncode == 0 and "PASS  torch.reference" in r.stdout,
               "validate --allow-load-hooks --reference-model hook.pt: the reference ran (exit %d)" % r.returncode)
