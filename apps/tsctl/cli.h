@@ -107,6 +107,11 @@ int ForEachArchive(const std::string& command, const std::vector<std::string>& a
 // `TEXT`, not `TEXT ...` (which promises several values after one flag).
 void OneValuePerFlag(CLI::App* sub);
 
+// Adds --allow-load-hooks to `sub`, a command that loads archives into
+// LibTorch after validate's static checks: the one finding it lets through
+// is ts.hooks. `help`: the command's own wording ("": the common one).
+CLI::Option* AddAllowLoadHooksFlag(CLI::App* sub, bool& allow, const std::string& help = "");
+
 // Adds the repeatable --load-library PATH flag to `sub`.
 CLI::Option* AddLoadLibraryFlag(CLI::App* sub, std::vector<std::string>& libraries);
 // The operator libraries to load: TSCTL_LOAD_LIBRARIES's, then `flags`.

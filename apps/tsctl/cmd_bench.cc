@@ -208,6 +208,7 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--trace-out", f->o.trace_path, "Write a Chrome trace JSON of the operator calls (opens in Perfetto)");
   sub->add_flag("--log-api-usage", f->o.log_api_usage, "Report PyTorch API usage events (c10::SetAPIUsageLogger)");
   sub->add_option("--model-id", f->o.model_id, "Id the operator callbacks see for this model (default: the path)");
+  AddAllowLoadHooksFlag(sub, f->o.allow_load_hooks);
   AddFormatOption(sub, f->format, {"text", "json"});  // json: raw nanoseconds
   sub->add_option("--report", f->report,
                   "Also write an offline HTML page to FILE.html: latency histogram, percentiles, every call's latency "

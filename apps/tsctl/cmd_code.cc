@@ -15,6 +15,7 @@ struct CodeFlags {
   std::string path;
   CodeQuery query;
   bool compiled = false;
+  bool allow_load_hooks = false;
   std::string method = "forward";
   std::string output;
   std::string format;
@@ -25,7 +26,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
   return Guarded("code", f.path, global, [&]() -> int {
     std::string code;
     if (f.compiled) {
-      code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries));
+      code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries), f.allow_load_hooks);
     } else {
       Archive archive = Archive::OpenSoundModel(f.path, global.max_input_bytes);
       if (IsPt2(archive.kind())) {
@@ -58,6 +59,7 @@ RunFn BindCode(CLI::App* sub, const GlobalOptions& global) {
   AddFormatOption(sub, flags->format, {"text", "json"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
   AddLoadLibraryFlag(sub, flags->libraries)->needs(compiled);
+  AddAllowLoadHooksFlag(sub, flags->allow_load_hooks)->needs(compiled);
   return [flags, &global] { return RunCode(*flags, global); };
 }
 

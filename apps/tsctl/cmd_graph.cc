@@ -54,6 +54,7 @@ RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
   AddFormatOption(sub, flags->format, {"text", "json", "dot"});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
   AddLoadLibraryFlag(sub, flags->libraries);
+  AddAllowLoadHooksFlag(sub, flags->options.allow_load_hooks);
   return [flags, &global] { return RunGraph(*flags, global); };
 }
 

@@ -91,6 +91,7 @@ RunFn BindTrace(CLI::App* sub, const GlobalOptions& global) {
   AddRunFlags(sub, f->request, f->run, kLoadInputsFlag | kNoInferFlag);
   sub->add_option("--save-outputs", f->request.save_outputs_path,
                   "Write the trace's outputs on the example inputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor); archives only");
+  AddAllowLoadHooksFlag(sub, f->request.allow_load_hooks);
   CommonFlags(sub, *f);
   return [f, &global] { return RunMake(*f, global); };
 }

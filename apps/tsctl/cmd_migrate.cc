@@ -261,6 +261,7 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                   "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "
                   "then per archive its timings, blockers, per-output errors and the file written");
   AddRunFlags(sub, f->options, f->run, kTimeoutFlag | kLoadLibraryFlag);
+  AddAllowLoadHooksFlag(sub, f->options.allow_load_hooks);
   return [f, &global] { return RunMigrate(*f, global); };
 }
 

@@ -21,9 +21,11 @@ struct ReportFlags {
   std::string b;       // "" unless a second archive is given: report A B
   std::string output;  // "" or "-": standard output
   std::string graph = "auto";  // a TorchScript archive's graph: auto, always, never
+  bool allow_load_hooks = false;  // the graph of an archive whose only finding is ts.hooks
   DiffFlags diff;      // report A B: how to compare
   std::vector<CLI::Option*> diff_options;
   CLI::Option* graph_option = nullptr;
+  CLI::Option* hooks_option = nullptr;
 };
 
 int RunPage(const ReportFlags& f, const GlobalOptions& global) {
@@ -41,6 +43,7 @@ int RunPage(const ReportFlags& f, const GlobalOptions& global) {
       options.torchscript_graph = f.graph == "always" ? ReportOptions::TorchScriptGraph::kAlways
                                   : f.graph == "never" ? ReportOptions::TorchScriptGraph::kNever
                                                        : ReportOptions::TorchScriptGraph::kAuto;
+      options.allow_load_hooks = f.allow_load_hooks;
       html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes), options));
     }
     WriteOutput(f.output, html);
@@ -58,8 +61,9 @@ int RunPteDiff(const ReportFlags& f, const DiffOptions& options, const GlobalOpt
 }
 
 int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
-  if (f.graph_option->count() > 0) {
-    return Report("report", "", Error(ErrorKind::kUsage, "--graph applies to the page of one archive"), global);
+  if (f.graph_option->count() > 0 || f.hooks_option->count() > 0) {
+    return Report("report", "",
+                  Error(ErrorKind::kUsage, "--graph and --allow-load-hooks apply to the page of one archive"), global);
   }
   DiffOptions options;
   int status = Guarded("report", "", global, [&] {
@@ -106,6 +110,11 @@ RunFn BindReport(CLI::App* sub, const GlobalOptions& global) {
                       "(archives up to 256 MiB; what stops it is a note on the page), always, never")
           ->check(CLI::IsMember({"auto", "always", "never"}))
           ->capture_default_str();
+  flags->hooks_option = AddAllowLoadHooksFlag(
+      sub, flags->allow_load_hooks,
+      "Draw the graph of an archive whose code runs at load time (a custom __setstate__) or reads files or unchecked "
+      "memory (ts.hooks); without it such an archive's page has no graph, with a note (--graph always: refused, "
+      "exit 1). Other failed checks (zip.*, ts.pickle, ts.storage, ...) always keep the graph out");
   return [flags, &global] { return flags->b.empty() ? RunOne(*flags, global) : RunDiff(*flags, global); };
 }
 

@@ -231,7 +231,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "
-                "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away)");
+                "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away), and such a --reference-model");
   sub->add_option("--reference", f->options.reference_path,
                   "Expected outputs: a torch.save file of {'inputs': (x,), 'outputs': y} (tuples, not lists) or of the outputs alone");
   sub->add_option("--reference-model", f->options.reference_model_path,

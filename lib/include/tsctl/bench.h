@@ -41,6 +41,10 @@ struct BenchOptions : RunSpec {
   // What LibTorch loads: the archive tsctl checked, as its open descriptor
   // (/proc/self/fd/N, inherited by the child); set by tsctl. Empty: `path`.
   std::string load_path;
+  // --allow-load-hooks: Bench and Sweep check the archive first, as
+  // validate does; this lets an archive through whose only finding is ts.hooks.
+  // This process's decision: not sent to the child.
+  bool allow_load_hooks = false;
   std::string input_source;    // where the inputs came from, for the report
   // Warm-up: `warmup` calls when >= 0 (--warmup N), else calls until
   // `warmup_seconds` have passed (--warmup-time; at least one call).

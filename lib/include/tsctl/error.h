@@ -13,6 +13,10 @@ enum class ErrorKind {
   kFormat,       // not a TorchScript archive, or a corrupt one (exit 4)
   kTorch,        // LibTorch rejected the archive or failed running it (exit 5)
   kUnavailable,  // a feature this build or machine lacks, e.g. CUDA (exit 6)
+  // The archive fails a static check of validate's (zip.*, ts.*, pt2.*), so
+  // it is not given to LibTorch: a finding, as validate reports it (exit 1).
+  // Last: the child codec takes kinds up to this one.
+  kRefused,
 };
 
 // Exit codes of the tsctl executable. Documented in README.md, docs/manual/cli.md and tsctl(1).

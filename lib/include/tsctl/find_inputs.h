@@ -29,9 +29,11 @@ struct FoundInputs {
 // unavailable plugin; a child that crashes or hangs is `found` false with
 // `why` saying so. `progress`, called in this process as the child tries
 // inferred candidates: the candidate's number (from 1) and the flags that
-// would pin it.
+// would pin it. `load_path`: what the child loads when not `path` (the
+// descriptor of the archive the caller checked, "/proc/self/fd/N").
 FoundInputs FindInputs(const std::string& path, const RunSpec& spec,
-                       const std::function<void(long candidate, const std::string& flags)>& progress = nullptr);
+                       const std::function<void(long candidate, const std::string& flags)>& progress = nullptr,
+                       const std::string& load_path = {});
 
 // "inferred: x=1x3x224x224:float32 (x from conv1.weight [64, 3, 7, 7]); pin with --arg ..."
 std::string DescribeFound(const FoundInputs& found);

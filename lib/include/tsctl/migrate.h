@@ -18,6 +18,9 @@ struct MigrateOptions : RunSpec {
   std::string output;  // the .pt2 written (atomically) when verified
   bool aoti = false;   // an AOTInductor package instead of a torch.export program
   bool keep_unverified = false;  // write it anyway, marked unverified in its provenance record
+  // --allow-load-hooks: Migrate checks the archive first, as validate does;
+  // this lets an archive through whose only finding is ts.hooks.
+  bool allow_load_hooks = false;
   double rtol = 1e-5;
   double atol = 1e-6;
   // --bench: after verification, time the archive, the program and (with

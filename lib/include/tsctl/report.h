@@ -61,6 +61,9 @@ struct ReportOptions {
   enum class TorchScriptGraph { kNever, kAuto, kAlways } torchscript_graph = TorchScriptGraph::kNever;
   std::string path;  // the archive's file ("" or "-": no graph)
   uint64_t auto_graph_bytes = uint64_t{256} << 20;
+  // The graph is drawn only from an archive that passes validate's static
+  // checks (Graph checks it); --allow-load-hooks lets ts.hooks through.
+  bool allow_load_hooks = false;
 };
 
 // Inspects `archive` (TorchScript or .pt2) and reads what the page needs

@@ -73,9 +73,11 @@ ReportGraphs PteReportGraphs(const PteFile& file);
 // The graph of a TorchScript archive's `method` as LibTorch inlines it,
 // read in the sandboxed LibTorch child (GraphOptions::Format::kNodes) within
 // `timeout_seconds`: each node in the module of its inlined call stack.
-// Throws what Graph throws (kUnavailable in a build without LibTorch).
+// Throws what Graph throws (kUnavailable in a build without LibTorch,
+// kRefused for an archive that fails validate's static checks;
+// `allow_load_hooks` lets one through whose only finding is ts.hooks).
 ReportGraphs TorchScriptReportGraphs(const std::string& path, const std::string& method = "forward",
-                                     double timeout_seconds = 120);
+                                     double timeout_seconds = 120, bool allow_load_hooks = false);
 
 // The graphs of a .pt2's exported programs, each node in the module of its
 // nn_module_stack. An AOTInductor package without a program gives none.

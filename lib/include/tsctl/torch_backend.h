@@ -65,6 +65,10 @@ struct GraphOptions {
   enum class Format { kText, kDot, kNodes } format = Format::kText;
   std::vector<std::string> load_libraries;
   double timeout_seconds = 0;  // the LibTorch child's limit; 0: the default (kDefaultChildTimeout)
+  // --allow-load-hooks: an archive whose only failed static check is
+  // ts.hooks is loaded anyway (Graph checks it first, as validate does).
+  // This process's decision: not sent to the child.
+  bool allow_load_hooks = false;
 };
 
 // tsctl trace / tsctl script: the run (RunSpec: the method traced, its
@@ -76,6 +80,7 @@ struct TraceOptions : RunSpec {
   std::string load_path;
   std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
   bool freeze = false;
+  bool allow_load_hooks = false;  // --allow-load-hooks (Trace checks the archive first; not sent to the child)
   double rtol = 1e-5;
   double atol = 1e-6;
   std::string output;
@@ -119,13 +124,16 @@ struct MakeResult {
 
 // The entry points of the commands that need LibTorch. Each checks the
 // archive without LibTorch first (a non-archive is kFormat with tsctl's own
-// diagnosis), then does the work in a child of the LibTorch server (a fresh
+// diagnosis; one that fails any of validate's static checks, zip.*, ts.*
+// with ts.hooks, pt2.*, is kRefused naming them, and never loaded: the
+// options' allow_load_hooks lets ts.hooks alone through), then does the work
+// in a child of the LibTorch server (a fresh
 // process that loaded the plugin once; this process never loads LibTorch or
 // Python), so that a crash or abort inside LibTorch on
 // a hostile archive is one error (kTorch, naming the signal) instead of a dead
 // tsctl. They throw tsctl::Error: kUsage (no such method, bad options), kTorch
 // (LibTorch rejected the archive or crashed), kUnavailable (no plugin, no
-// CUDA), kIo, kFormat.
+// CUDA), kIo, kFormat, kRefused.
 
 // LibTorch's version and CUDA support (tsctl --version), asked in a child.
 BuildInfo GetBuildInfo();
@@ -136,8 +144,9 @@ std::string Graph(const GraphOptions& options);
 
 // What Python's `m.code` (or `m.<method>.code`) prints for the archive.
 // `load_libraries` are loaded first (LoadOperatorLibraries).
+// The archive is checked first, as by Graph.
 std::string CompiledCode(const std::string& path, const std::string& method,
-                         const std::vector<std::string>& load_libraries = {});
+                         const std::vector<std::string>& load_libraries = {}, bool allow_load_hooks = false);
 
 // tsctl bench: loads and times a method. Inputs not given in `options` are
 // taken from the archive (extra/tsctl_inputs.json, traced inputs).
@@ -172,6 +181,7 @@ struct MakeRequest : RunSpec {
   double atol = 1e-6;
   std::string output;
   std::string save_outputs_path;  // trace of an archive: the trace's outputs (--save-outputs)
+  bool allow_load_hooks = false;  // trace of an archive: --allow-load-hooks (CheckBeforeLoad)
   bool aoti = false;              // export: an AOTInductor package for the CPU (--aoti)
   bool dynamic_batch = false;     // export: dimension 0 of every input is one symbolic size (--dynamic-batch)
   bool strict = false;            // export: torch.export.export(strict=True) (--strict)

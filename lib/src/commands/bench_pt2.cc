@@ -1,6 +1,7 @@
 #include "bench_pt2.h"
 
 #include "apply_inputs.h"
+#include "check_before_load.h"
 #include "plugin_abi.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -12,7 +13,7 @@
 
 namespace tsctl {
 
-bool PreparePt2Bench(BenchOptions& o, ResolvedInputs& in) {
+bool PreparePt2Bench(BenchOptions& o, ResolvedInputs& in, std::optional<Archive>& checked) {
   RequireRegularFile(o.path, "LibTorch loads");
   Archive archive = Archive::OpenModel(OpenFileSource(o.path));
   if (!IsPt2(archive.kind())) return false;
@@ -31,6 +32,7 @@ bool PreparePt2Bench(BenchOptions& o, ResolvedInputs& in) {
   if (spec.kind == Pt2RunSpec::Kind::kProgram) {
     throw Error(ErrorKind::kUnavailable, "a .pt2 exported program: " + runs.program_unavailable);
   }
+  RequireLoadable(archive, o.path, o.allow_load_hooks);
   const std::string model = spec.model;
   in = ResolveInputs(archive, o, {.key = model, .pt2 = true, .pt2_guess = spec.guess, .pt2_guess_note = spec.guess_note});
   if (in.origin == InputOrigin::kNone || (in.origin == InputOrigin::kInferred && in.args.empty())) {
@@ -40,6 +42,8 @@ bool PreparePt2Bench(BenchOptions& o, ResolvedInputs& in) {
   }
   o.pt2 = std::move(spec);
   ApplyResolved(in, o);
+  o.load_path = CheckedLoadPath(archive);
+  checked.emplace(std::move(archive));
   return true;
 }
 

@@ -1,6 +1,7 @@
 // FindExampleInputs: the tensors a tracer or the converter is given.
 #include "example_inputs.h"
 
+#include "check_before_load.h"
 #include "tsctl/error.h"
 #include "tsctl/find_inputs.h"
 
@@ -37,7 +38,7 @@ ExampleInputs FindExampleInputs(const Archive& archive, const std::string& path,
     case InputOrigin::kRecorded:
     case InputOrigin::kDataLoader: e.load_inputs_path = in.file; break;
     case InputOrigin::kInferred: {
-      FoundInputs found = FindInputs(path, spec);
+      FoundInputs found = FindInputs(path, spec, nullptr, CheckedLoadPath(archive));
       if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, work + " needs example inputs: " + found.why);
       if (found.found) {
         in.source = found.source;

@@ -8,11 +8,13 @@
 namespace tsctl {
 
 FoundInputs FindInputs(const std::string& path, const RunSpec& spec,
-                       const std::function<void(long candidate, const std::string& flags)>& progress) {
+                       const std::function<void(long candidate, const std::string& flags)>& progress,
+                       const std::string& load_path) {
   FoundInputs f;
   ModelCheckOptions m;
   static_cast<RunSpec&>(m) = spec;
   m.path = path;
+  m.load_path = load_path;
   m.check_determinism = false;
   m.device = "cpu";  // the search runs on the CPU, whatever device the run is for
   std::vector<CandidateTry> crashed;  // candidates that crashed a child; the next ones are tried

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "check_before_load.h"
 #include "example_inputs.h"
 #include "plugin_abi.h"
 #include "temp_dir.h"
@@ -40,11 +41,16 @@ std::string AdviceFor(const std::string& kind, bool intermediates = false) {
     return "the program refuses a shape it claims dynamic: export from Python with torch.export.Dim bounds";
   }
   if (kind == "load") return "the embedded torch cannot load the archive (tsctl validate says why)";
+  if (kind == "static checks") {
+    return "tsctl validate fails it without loading it (the error names the checks); --allow-load-hooks loads an "
+           "archive whose only finding is ts.hooks";
+  }
   if (kind == "no tensor inputs") return "give the sample inputs: --input SHAPE[:DTYPE] per argument, or --load-inputs FILE";
   return "";
 }
 
-// A TorchScript archive, checked by tsctl's reader before Python sees it.
+// A TorchScript archive, checked by tsctl's reader before Python sees it:
+// sound, and passing validate's static checks (CheckBeforeLoad).
 Archive CheckedSource(const MigrateOptions& o) {
   RequireRegularFile(o.path, "migrate converts");
   Archive archive = Archive::OpenSoundModel(o.path);
@@ -54,6 +60,7 @@ Archive CheckedSource(const MigrateOptions& o) {
   if (std::filesystem::equivalent(o.path, o.output, ec)) {
     throw Error(ErrorKind::kUsage, "-o names the archive itself; migrate writes a new file");
   }
+  RequireLoadable(archive, o.path, o.allow_load_hooks);
   return archive;
 }
 
@@ -131,6 +138,8 @@ MigrateResult MigrateRefused(const std::string& path, const Error& error) {
     kind = "no tensor inputs";
   } else if (m.find("LibTorch cannot load it") != std::string::npos || error.kind() == ErrorKind::kTorch) {
     kind = "load";
+  } else if (error.kind() == ErrorKind::kRefused) {
+    kind = "static checks";
   } else if (error.kind() == ErrorKind::kFormat) {
     kind = "not a TorchScript archive";
   } else if (error.kind() == ErrorKind::kIo) {

@@ -89,10 +89,12 @@ void TorchScriptGraphs(const Archive& archive, const ReportOptions& options, Rep
     return;
   }
   try {
-    report.graphs = TorchScriptReportGraphs(options.path, "forward");
+    report.graphs = TorchScriptReportGraphs(options.path, "forward", 120, options.allow_load_hooks);
   } catch (const Error& e) {
     if (options.torchscript_graph == Mode::kAlways) throw;
     report.graphs = {};
+    // An archive that fails validate's static checks (kRefused) is not
+    // loaded: the page is drawn without it, the note names the checks.
     report.graphs.note = std::string("No graph: ") + e.what();
   }
 }

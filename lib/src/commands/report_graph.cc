@@ -315,9 +315,11 @@ ReportGraphs Pt2ReportGraphs(const Archive& archive) {
   return out;
 }
 
-ReportGraphs TorchScriptReportGraphs(const std::string& path, const std::string& method, double timeout_seconds) {
+ReportGraphs TorchScriptReportGraphs(const std::string& path, const std::string& method, double timeout_seconds,
+                                     bool allow_load_hooks) {
   GraphOptions o;
   o.path = path;
+  o.allow_load_hooks = allow_load_hooks;
   o.method = method;
   o.inlined = true;
   o.format = GraphOptions::Format::kNodes;

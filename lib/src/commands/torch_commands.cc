@@ -11,6 +11,7 @@
 
 #include "apply_inputs.h"
 #include "bench_pt2.h"
+#include "check_before_load.h"
 #include "plugin_abi.h"
 #include "example_inputs.h"
 #include "made_of.h"
@@ -65,13 +66,6 @@ void RequireClassName(const std::string& name) {
   }
 }
 
-// Diagnoses non-archives and damaged ones with tsctl's own reader (one line,
-// kFormat): clearer than LibTorch's messages, and LibTorch never sees them.
-Archive CheckArchive(const std::string& path) {
-  RequireRegularFile(path, "LibTorch loads");  // by path, after tsctl has read it
-  return Archive::OpenSound(path);
-}
-
 // An archive checked by tsctl's reader and held open: LibTorch loads that
 // file (the descriptor, inherited by the child as /proc/self/fd/N), not
 // whatever the path names by the time the child starts. Keep it alive
@@ -80,9 +74,20 @@ struct CheckedArchive {
   Archive archive;
   std::string load_path;
 };
-CheckedArchive OpenForLibTorch(const std::string& path) {
-  CheckedArchive c{CheckArchive(path), ""};
-  if (int fd = c.archive.source().Descriptor(); fd >= 0) c.load_path = "/proc/self/fd/" + std::to_string(fd);
+// Non-archives and damaged ones are diagnosed by tsctl's own reader (one
+// line, kFormat: clearer than LibTorch's messages); then validate's static
+// checks (CheckBeforeLoad: kRefused, one line naming them). LibTorch sees
+// neither.
+CheckedArchive OpenForLibTorch(const std::string& path, bool allow_load_hooks) {
+  RequireRegularFile(path, "LibTorch loads");
+  CheckedArchive c{Archive::OpenSound(path), ""};
+  try {
+    // ts.version reads the range of the LibTorch in use, as validate's does.
+    WarmUpTorch();
+  } catch (const Error&) {
+  }
+  RequireLoadable(c.archive, path, allow_load_hooks);
+  c.load_path = CheckedLoadPath(c.archive);
   return c;
 }
 
@@ -100,7 +105,7 @@ ResolvedInputs ResolveBenchInputs(const Archive& archive, BenchOptions& o) {
         o.progress({.kind = ProgressEvent::Kind::kInputs, .text = flags, .done = k});
       };
     }
-    FoundInputs found = FindInputs(o.path, o, progress);
+    FoundInputs found = FindInputs(o.path, o, progress, o.load_path);
     // Not found: the backend says what the method takes (or that it does
     // not exist); `why` says what was tried.
     if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
@@ -128,7 +133,7 @@ std::string Graph(const GraphOptions& options) {
       return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
     }
   }
-  const CheckedArchive checked = OpenForLibTorch(options.path);
+  const CheckedArchive checked = OpenForLibTorch(options.path, options.allow_load_hooks);
   GraphOptions o = options;
   o.load_path = checked.load_path;
   return RunTorchChild(GraphRequest{.options = o}, {.timeout_seconds = o.timeout_seconds})
@@ -136,17 +141,19 @@ std::string Graph(const GraphOptions& options) {
 }
 
 std::string CompiledCode(const std::string& path, const std::string& method,
-                         const std::vector<std::string>& load_libraries) {
-  CheckArchive(path);
-  return RunTorchChild(CompiledCodeRequest{.path = path, .method = method, .load_libraries = load_libraries}, {})
+                         const std::vector<std::string>& load_libraries, bool allow_load_hooks) {
+  const CheckedArchive checked = OpenForLibTorch(path, allow_load_hooks);
+  const std::string& load = checked.load_path.empty() ? path : checked.load_path;
+  return RunTorchChild(CompiledCodeRequest{.path = load, .method = method, .load_libraries = load_libraries}, {})
       .Take<std::string>("loading the archive and printing its code");
 }
 
 BenchResult Bench(BenchOptions options) {
   ResolvedInputs inputs;
   std::optional<CheckedArchive> checked;  // kFormat before any LibTorch work; held until the child ran
-  if (!PreparePt2Bench(options, inputs)) {
-    checked.emplace(OpenForLibTorch(options.path));
+  std::optional<Archive> package;         // a .pt2, checked likewise and held
+  if (!PreparePt2Bench(options, inputs, package)) {
+    checked.emplace(OpenForLibTorch(options.path, options.allow_load_hooks));
     options.load_path = checked->load_path;
     inputs = ResolveBenchInputs(checked->archive, options);
   }
@@ -174,8 +181,9 @@ std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
   // An AOTInductor package sweeps its own settings (threads, inference mode).
   ResolvedInputs inputs;
   std::optional<CheckedArchive> checked;
-  if (!PreparePt2Bench(options, inputs)) {
-    checked.emplace(OpenForLibTorch(options.path));
+  std::optional<Archive> package;
+  if (!PreparePt2Bench(options, inputs, package)) {
+    checked.emplace(OpenForLibTorch(options.path, options.allow_load_hooks));
     options.load_path = checked->load_path;
     inputs = ResolveBenchInputs(checked->archive, options);
   }
@@ -186,7 +194,7 @@ MakeResult Trace(const TraceOptions& options) {
   std::optional<CheckedArchive> checked;
   TraceOptions o = options;
   if (o.load_path.empty()) {  // else the caller holds the checked archive open
-    checked.emplace(OpenForLibTorch(o.path));
+    checked.emplace(OpenForLibTorch(o.path, o.allow_load_hooks));
     o.load_path = checked->load_path;
   }
   return RunTorchChild(TraceRequest{.options = o}, {}).Take<MakeResult>("tracing");
@@ -205,7 +213,8 @@ namespace {
 MakeResult TraceArchiveOf(const MakeRequest& r) {
   TraceOptions o = MadeOf<TraceOptions>(r);
   o.path = r.path;
-  const CheckedArchive checked = OpenForLibTorch(r.path);  // one reading; LibTorch loads the file checked
+  o.allow_load_hooks = r.allow_load_hooks;
+  const CheckedArchive checked = OpenForLibTorch(r.path, r.allow_load_hooks);  // one reading; LibTorch loads the file checked
   o.load_path = checked.load_path;
   const ExampleInputs example = FindExampleInputs(checked.archive, r.path, r, "tracing");
   o.inputs = example.inputs;

@@ -15,6 +15,7 @@
 #include "tsctl/error.h"
 #include "../archive/json_input.h"
 #include "apply_inputs.h"
+#include "check_before_load.h"
 #include "tsctl/operators.h"
 #include "tsctl/stamp.h"
 #include "tsctl/torch_backend.h"
@@ -167,7 +168,7 @@ ModelCheckOptions ModelCheckBase(const Archive& archive, const std::string& path
   m.path = path;
   // LibTorch opens the file tsctl just checked (the descriptor, inherited by
   // the child), not whatever the path names by then.
-  if (int fd = archive.source().Descriptor(); fd >= 0) m.load_path = "/proc/self/fd/" + std::to_string(fd);
+  m.load_path = CheckedLoadPath(archive);
   m.run = options.run;
   m.rtol = options.rtol;
   m.atol = options.atol;

@@ -8,6 +8,7 @@
 #include "plugin_abi.h"
 #include "tsctl/error.h"
 #include "apply_inputs.h"
+#include "check_before_load.h"
 #include "tsctl/pt2.h"
 #include "validate_internal.h"
 #include "torch_server.h"
@@ -34,8 +35,7 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
     // A package's names are extracted to disk before LibTorch loads it: a
     // ZIP that fails any zip.* check (a name with ../ among them) is never
     // handed over.
-    const bool refusing = (c.id.rfind("pt2.", 0) == 0 && c.id != check::kPt2Ops) || c.id.rfind("zip.", 0) == 0;
-    if (refusing && c.status == CheckStatus::kFail) {
+    if (RefusesLoad(c)) {
       return "LibTorch is not given a .pt2 that fails " + c.id;
     }
     if (c.id == check::kPt2Aoti && c.status == CheckStatus::kWarn)

@@ -9,6 +9,7 @@
 
 #include "../text/json_util.h"
 #include "apply_inputs.h"
+#include "check_before_load.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
@@ -41,9 +42,11 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
 namespace {
 
 // B's inputs when none were given: what this archive keeps for the method
-// (its recorded reference, its stored inputs), else what B keeps; never
-// inferred (B then infers its own in its child, as validate B alone would).
-ResolvedInputs ReferenceInputs(const Archive& archive, const std::string& archive_name, ModelCheckOptions& b) {
+// (its recorded reference, its stored inputs), else what `b_archive` (B)
+// keeps; never inferred (B then infers its own in its child, as validate B
+// alone would).
+ResolvedInputs ReferenceInputs(const Archive& archive, const std::string& archive_name, const Archive& b_archive,
+                               ModelCheckOptions& b) {
   RunSpec keep = b;
   keep.infer_inputs = false;
   keep.data_loader.clear();
@@ -52,10 +55,10 @@ ResolvedInputs ReferenceInputs(const Archive& archive, const std::string& archiv
   std::string from = archive_name;
   if (in.origin == InputOrigin::kNone) {
     try {
-      in = ResolveInputs(Archive::Open(OpenFileSource(b.path)), keep, context);
+      in = ResolveInputs(b_archive, keep, context);
       from = b.path;
     } catch (const Error&) {
-      return {};  // B itself fails to open in its child, with the reason
+      return {};  // B's own records are unusable: it fails in its child, with the reason
     }
   }
   if (in.origin == InputOrigin::kNone) return in;
@@ -71,16 +74,33 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
   auto& out = report.checks;
   auto model_reference = std::make_unique<TempFile>();
   const std::string& b_path = options.reference_model_path;
-  ModelCheckOptions b = m;
-  b.path = b_path;
-  b.pt2 = {};  // B is a TorchScript archive (the CLI checked), whatever this archive is
-  b.load_path.clear();  // B by its path (m's descriptor is this archive's)
-  b.reference_from_archive = false;
-  b.record_intermediates = options.compare_intermediates;
-  ResolvedInputs kept;  // holds a recorded reference's temporary file until B has run
-  if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) kept = ReferenceInputs(archive, report.path, b);
-  const std::string why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
   Json(report.details)["reference_model"] = b_path;
+  // B is checked as this archive is (the same static checks, the same
+  // --allow-load-hooks) and loaded through the descriptor checked, held open
+  // until it has run.
+  std::optional<Archive> b_archive;
+  std::string why;
+  try {
+    b_archive.emplace(Archive::Open(OpenFileSource(b_path)));
+    if (std::optional<LoadRefusal> refused = CheckBeforeLoad(*b_archive, b_path, options.allow_load_hooks)) {
+      why = refused->message;
+    }
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  if (why.empty()) {
+    ModelCheckOptions b = m;
+    b.path = b_path;
+    b.pt2 = {};  // B is a TorchScript archive (the CLI checked), whatever this archive is
+    b.load_path = CheckedLoadPath(*b_archive);
+    b.reference_from_archive = false;
+    b.record_intermediates = options.compare_intermediates;
+    ResolvedInputs kept;  // holds a recorded reference's temporary file until B has run
+    if (b.inputs.empty() && b.args.empty() && b.load_inputs_path.empty()) {
+      kept = ReferenceInputs(archive, report.path, *b_archive, b);
+    }
+    why = RecordReferenceModel(b, model_reference->path, LimitsOf(options));
+  }
   if (!why.empty()) {
     // Nothing to compare with: a FAIL (never a silent pass); this archive's
     // own load and run checks still follow.

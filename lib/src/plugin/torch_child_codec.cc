@@ -202,7 +202,7 @@ void DecodeChildAnswer(const std::string& bytes, ChildOutcome& out) {
     if (j.contains("error")) {
       const json& e = j.at("error");
       int kind = e.at("kind").get<int>();
-      if (kind < 0 || kind > static_cast<int>(ErrorKind::kUnavailable)) kind = static_cast<int>(ErrorKind::kTorch);
+      if (kind < 0 || kind > static_cast<int>(ErrorKind::kRefused)) kind = static_cast<int>(ErrorKind::kTorch);
       out.end = ChildEnd::kRaised;
       out.error_kind = static_cast<ErrorKind>(kind);
       out.error = e.at("message").get<std::string>();

@@ -21,6 +21,7 @@ int ExitCodeFor(ErrorKind kind) {
     case ErrorKind::kFormat: return kExitFormat;
     case ErrorKind::kTorch: return kExitTorch;
     case ErrorKind::kUnavailable: return kExitUnavailable;
+    case ErrorKind::kRefused: return kExitFindings;
   }
   return kExitIo;
 }

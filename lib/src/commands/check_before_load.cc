@@ -1,0 +1,56 @@
+// CheckBeforeLoad: validate's static checks, run by every command before it
+// gives an archive to LibTorch (check_before_load.h).
+#include "check_before_load.h"
+
+#include "tsctl/error.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+
+bool RefusesLoad(const CheckResult& c) {
+  if (c.status != CheckStatus::kFail || c.id == check::kPt2Ops) return false;
+  return c.id.rfind("zip.", 0) == 0 || c.id.rfind("ts.", 0) == 0 || c.id.rfind("pt2.", 0) == 0;
+}
+
+std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::string& path, bool allow_load_hooks) {
+  ValidateOptions options;  // validate's defaults: its limits, no --allow-ops, nothing loaded
+  options.load = false;
+  options.run = false;
+  options.allow_load_hooks = allow_load_hooks;
+  ArchiveReport report;
+  report.path = path;
+  std::vector<CheckResult>& out = report.checks;
+  CheckZip(archive, options, out);
+  if (IsPt2(archive.kind())) {
+    CheckPt2(archive, options, report);
+  } else {
+    CheckStructure(archive, out);
+    CheckLoadHooks(archive, options, out);
+    if (LooksMobile(archive, path)) CheckMobile(archive, path, out);
+  }
+  LoadRefusal refusal;
+  for (const CheckResult& c : out) {
+    if (RefusesLoad(c)) refusal.failed.push_back(c);
+  }
+  if (refusal.failed.empty()) return std::nullopt;
+  std::string ids, found;
+  for (const CheckResult& c : refusal.failed) {
+    ids += (ids.empty() ? "" : ", ") + c.id;
+    found += (found.empty() ? "" : "; ") + (refusal.failed.size() > 1 ? c.id + ": " : "") + c.message;
+  }
+  refusal.message = "LibTorch is not given an archive that fails " + ids + ": " + found;
+  return refusal;
+}
+
+std::string CheckedLoadPath(const Archive& archive) {
+  const int fd = archive.source().Descriptor();
+  return fd >= 0 ? "/proc/self/fd/" + std::to_string(fd) : "";
+}
+
+void RequireLoadable(const Archive& archive, const std::string& path, bool allow_load_hooks) {
+  if (std::optional<LoadRefusal> refused = CheckBeforeLoad(archive, path, allow_load_hooks)) {
+    throw Error(ErrorKind::kRefused, refused->message);
+  }
+}
+
+}  // namespace tsctl
