@@ -76,23 +76,29 @@ CheckResult StatefulCheck(const ModelCheckResult& r, const std::string& prefix) 
       if (!w.note.empty()) notes.insert(w.note);
     }
   }
-  const std::string calls = std::to_string(r.calls) + " calls on one copy (" + r.calls_origin + "; --calls " +
-                            std::to_string(r.calls) + " repeats them)";
+  const bool pinned = r.calls_origin.rfind("--calls", 0) == 0;
+  const std::string calls = std::to_string(r.calls) + " calls on one copy (" + r.calls_origin +
+                            (pinned ? "" : "; --calls " + std::to_string(r.calls) + " repeats them") + ")";
   if (!r.state_changes.empty()) {
     parts.push_back("attributes changed across a call: " + Listed(r.state_changes, kListed, ChangeText));
     for (const StateChange& c : r.state_changes) {
       if (!c.note.empty()) notes.insert(c.note);
     }
   }
-  if (r.stateful) {
+  // Outputs that differ between two fresh copies say nothing of state
+  // (torch.deterministic reports them).
+  if (r.stateful && r.deterministic == true) {
     parts.push_back("call " + std::to_string(r.calls) + " answers otherwise than the first at " + r.stateful_note +
                     ": its outputs depend on earlier calls");
   }
   if (parts.empty()) {
     return {check::kTorchStateful, CheckStatus::kPass,
-            prefix + (r.calls > 0 ? "no method writes the model's state, and calls on one copy change none of its "
-                                    "attributes, buffers or parameters, nor its outputs"
-                                  : "no method writes the model's state (not run: not compared across calls)")};
+            prefix + (r.calls == 0 ? "no method writes the model's state (not run: not compared across calls)"
+                      : r.stateful ? "no method writes the model's state, and calls on one copy change none of its "
+                                     "attributes, buffers or parameters (its outputs differ from run to run: see "
+                                     "torch.deterministic)"
+                                   : "no method writes the model's state, and calls on one copy change none of its "
+                                     "attributes, buffers or parameters, nor its outputs")};
   }
   std::string msg = JoinAll(parts, "; ");
   for (const std::string& n : notes) msg += " (" + n + ")";
