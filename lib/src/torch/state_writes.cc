@@ -55,6 +55,9 @@ std::string FileLine(const torch::jit::SourceRange& range) {
   std::string text = source->get_line(source->lineno_for_offset(range.start())).str();
   const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t\r\n");
   text = b == std::string::npos ? "" : text.substr(b, e - b + 1);
+  // A traced graph's "line" is the trace's frame, "FILE(LINE): function":
+  // the file and line say it already.
+  if (text.rfind(std::get<0>(*flc) + "(", 0) == 0) text.clear();
   constexpr size_t kMaxText = 120;
   if (text.size() > kMaxText) text = text.substr(0, kMaxText) + "...";
   return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + (text.empty() ? "" : ": " + text);
