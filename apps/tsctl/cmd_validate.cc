@@ -37,6 +37,7 @@ struct ValidateFlags {
   int jobs = 0;  // 0: DefaultValidateJobs()
   std::string shard;
   std::vector<std::string> skip;
+  CLI::Option* seed_option = nullptr;
   ValidateOptions options;
   RunFlags run;
 };
@@ -89,6 +90,7 @@ void OptionsFromFlags(ValidateFlags& f) {
   ValidateOptions& o = f.options;
   ApplyRunFlags(f.run, o);
   o.method_given = f.run.method->count() > 0;
+  o.seed_given = f.seed_option->count() > 0;
   o.allow_load_hooks = f.allow_load_hooks;
   o.rtol = ParseNumberList(f.rtol, "--rtol", 0, 1e300, "a non-negative number");
   o.atol = ParseNumberList(f.atol, "--atol", 0, 1e300, "a non-negative number");
@@ -228,6 +230,11 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   };
   AddRunFlags(sub, f->options, f->run, kAllRunFlags);
   sub->get_option("--timeout")->default_str("");
+  f->seed_option = sub->get_option("--seed");
+  sub->add_option("--calls", f->options.calls,
+                  "Calls of the method on one copy of the model, to find state that survives a call (torch.stateful); "
+                  "default: 3 to 5, drawn from --seed when given, else at random (the report says how many)")
+      ->check(NumberIn(2, 1000, true, "a whole number from 2 to 1000"));
   sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "

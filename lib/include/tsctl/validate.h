@@ -102,6 +102,10 @@ struct ValidateOptions : RunSpec {
   bool run = true;
   std::string save_outputs_path;  // write the outputs here (torch.load reads it)
   bool method_given = false;      // --method was given ("all" checks every method)
+  bool seed_given = false;        // --seed was given: it also picks the number of calls (torch.stateful)
+  // --calls N: calls on one copy of the model (torch.stateful); 0: 3 to 5,
+  // drawn from --seed when given, else at random.
+  int calls = 0;
   bool allow_load_hooks = false;  // ts.hooks findings WARN and the archive is loaded anyway
   uint64_t max_record_bytes = uint64_t{4} << 30;  // larger records fail zip.bomb
   int torch_threads = 0;  // LibTorch's intra-op threads in each child (0: its default)

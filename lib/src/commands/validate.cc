@@ -173,6 +173,7 @@ ModelCheckOptions ModelCheckBase(const Archive& archive, const std::string& path
   m.rtol = options.rtol;
   m.atol = options.atol;
   m.reference_path = options.reference_path;
+  ChooseCalls(options, m);
   return m;
 }
 

@@ -65,6 +65,7 @@ inline constexpr char kTorchRun[] = "torch.run";
 inline constexpr char kTorchOutputs[] = "torch.outputs";
 inline constexpr char kTorchFinite[] = "torch.finite";
 inline constexpr char kTorchDeterministic[] = "torch.deterministic";
+inline constexpr char kTorchStateful[] = "torch.stateful";
 inline constexpr char kTorchReference[] = "torch.reference";
 inline constexpr char kTorchIntermediates[] = "torch.intermediates";
 }  // namespace check
@@ -102,6 +103,15 @@ void CheckModelInChild(const Archive& archive, const std::string& path, const Va
 // The checks of one method's run (validate_run_checks.cc). `prefix` is ""
 // for the one method, or "NAME: " when several are checked.
 void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector<CheckResult>& out);
+// torch.stateful (validate_stateful.cc): the writes to the model's state its
+// graph makes and what calls on one copy changed (state, outputs), a WARN
+// naming each; a PASS when none. HasStatefulCheck: the child looked (its
+// options set ModelCheckOptions::calls, and it loaded the method).
+bool HasStatefulCheck(const ModelCheckResult& r);
+CheckResult StatefulCheck(const ModelCheckResult& r, const std::string& prefix);
+// m.calls and m.calls_origin: --calls N, else 3 to 5 drawn from --seed when
+// it was given, else at random (the report says which, and --calls repeats it).
+void ChooseCalls(const ValidateOptions& options, ModelCheckOptions& m);
 // The strings joined with `sep`.
 std::string JoinAll(const std::vector<std::string>& v, const char* sep = ", ");
 

@@ -27,6 +27,7 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   b.reference_path.clear();
   b.reference_from_archive = false;
   b.check_determinism = false;
+  b.calls = 0;  // its state is not the archive's to judge
   b.save_outputs_path.clear();
   ChildOutcome child = RunTorchChild(CheckRequest{.options = b}, limits);
   const std::string doing = Doing(child.progress, b.method);

@@ -1,6 +1,6 @@
 // The checks of `tsctl validate` that a model-check child's result gives
-// (torch.run, torch.finite, torch.deterministic, torch.reference,
-// torch.intermediates): the typed result turned into words and verdicts.
+// (torch.run, torch.finite, torch.deterministic, torch.stateful,
+// torch.reference, torch.intermediates): the typed result turned into words and verdicts.
 #include <cmath>
 #include <cstdio>
 
@@ -87,9 +87,8 @@ void OutputChecks(const ModelCheckResult& r, const std::string& prefix, std::vec
   if (r.deterministic.has_value()) {
     out.push_back({check::kTorchDeterministic, *r.deterministic ? CheckStatus::kPass : bad,
                    prefix + (*r.deterministic ? std::string("two runs give identical outputs") +
-                                                    (r.stateful ? " (from the loaded state each: forward changes the "
-                                                                  "model's own buffers or attributes, so a second call "
-                                                                  "on one copy differs by design)"
+                                                    (r.stateful ? " (from the loaded state each; calls on one copy "
+                                                                  "differ: see torch.stateful)"
                                                                 : "")
                                               : "two runs differ at " + r.determinism_note + " (max abs difference " +
                                                     Fmt("%.3g", r.max_run_diff) + ")" + why)});
@@ -171,10 +170,12 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   if (!r.reference_error.empty() && !r.ran) {
     // An unreadable reference stops the run: report it, never a silent pass.
     out.push_back({check::kTorchReference, CheckStatus::kFail, prefix + r.reference_error});
+    if (HasStatefulCheck(r)) out.push_back(StatefulCheck(r, prefix));
     return;
   }
   if (!r.ran) {
     out.push_back(NotRunCheck(r, prefix));
+    if (HasStatefulCheck(r)) out.push_back(StatefulCheck(r, prefix));
     return;
   }
   bool suspect = false;
@@ -183,8 +184,12 @@ void RunChecks(const ModelCheckResult& r, const std::string& prefix, std::vector
   // run cleanly): the run is evidence. On guesses none of which ran
   // cleanly it is not (NOT RUN unless something FAILED).
   out.back().model_ran = !suspect;
-  if (suspect) return;
+  if (suspect) {
+    if (HasStatefulCheck(r)) out.push_back(StatefulCheck(r, prefix));
+    return;
+  }
   OutputChecks(r, prefix, out);
+  if (HasStatefulCheck(r)) out.push_back(StatefulCheck(r, prefix));
   if (r.reference_compared) {
     out.push_back(ReferenceCheck(r, prefix));
   } else if (!r.reference_error.empty()) {

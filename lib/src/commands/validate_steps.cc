@@ -54,6 +54,7 @@ const std::vector<std::string>& CheckIds() {
                                                 check::kTorchOutputs,
                                                 check::kTorchFinite,
                                                 check::kTorchDeterministic,
+                                                check::kTorchStateful,
                                                 check::kTorchReference,
                                                 check::kTorchIntermediates};
   return kIds;

@@ -63,6 +63,37 @@ struct ModelCheckOptions : RunSpec {
   // A .pt2 (kind other than kNone): run through its runner instead of
   // torch::jit::load; `method` must be "forward".
   Pt2RunSpec pt2;
+  // Calls of the method on one copy of the model, to see whether it keeps
+  // state across calls (torch.stateful): the copy's attributes, buffers and
+  // parameters are compared before and after, and the last call's outputs
+  // with the first's and with the reference; the method's graph is searched
+  // for writes to the model's state. 0: none of this (a reference model, the
+  // search for inputs). `calls_origin` says where the number came from
+  // ("--calls", "--seed 7", "drawn at random"), for the report.
+  int calls = 0;
+  std::string calls_origin;
+};
+
+// A write to the model's own state that a method's graph makes, found
+// before it runs (StateWrites): an attribute set (prim::SetAttr on the
+// module or a submodule), or a buffer, parameter, attribute list or dict
+// (or a tensor constant of the graph) changed in place.
+struct StateWrite {
+  std::string attribute;  // "n", "encoder.cache", "bn.running_mean"; "a tensor constant of the graph"
+  std::string op;         // "prim::SetAttr", "aten::add_", "aten::append"
+  std::string where;      // the source line: "model.py:12: self.n += 1"; "" when the graph keeps none
+  std::string note;       // "a BatchNorm's running statistics, ..." for state kept by design; else ""
+};
+
+// An attribute, buffer or parameter of the model that a call changed
+// (compared on one copy before and after calls).
+struct StateChange {
+  std::string attribute;  // "n", "bn.running_mean"
+  std::string kind;       // "attribute", "buffer", "parameter"
+  std::string before;     // "int 0", "list of 0", "Float[3]"
+  std::string after;      // "int 1", "list of 1", "Float[3], other values"
+  int after_call = 1;     // the call it differed after: 1, or the last (when the first changed nothing)
+  std::string note;       // as StateWrite::note
 };
 
 // One output leaf of a run.
@@ -134,10 +165,20 @@ struct ModelCheckResult {
   std::vector<OutputSummary> outputs;
   std::optional<bool> deterministic;  // unset: not checked
   std::string determinism_note;       // why not, or where the runs differ
-  // Forward changes the model's own buffers or attributes: a second call on
-  // the same copy differed while two fresh copies (the determinism check)
-  // agree or not on their own.
+  // Forward's outputs depend on earlier calls: the last of `calls` calls on
+  // one copy differed from its first (where: `stateful_note`), while two
+  // fresh copies (the determinism check) agree or not on their own.
   bool stateful = false;
+  std::string stateful_note;  // "output: ...", where the last call's outputs differ
+  // torch.stateful (ModelCheckOptions::calls > 0): the writes to the model's
+  // state in the graph of the method and of every method and function it
+  // calls (`state_searched`: the search ran), and what calls on one copy
+  // changed. `calls`: the calls made on that copy (0: none).
+  bool state_searched = false;
+  std::vector<StateWrite> state_writes;
+  std::vector<StateChange> state_changes;
+  int calls = 0;
+  std::string calls_origin;
   double max_run_diff = 0;
   int candidates_tried = 0;           // inferred candidates run before one worked
   // Inferred candidates tried and not kept, in order, each with why.

@@ -35,9 +35,12 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tenso
                                    mean_rel, has_min_tolerance, min_atol, min_rtol, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
                                    detail, note)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StateWrite, attribute, op, where, note)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StateChange, attribute, kind, before, after, after_call, note)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, graph_ops, ops_error, method_found,
                                    schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
-                                   input_args, outputs, deterministic, determinism_note, stateful, max_run_diff, candidates_tried,
+                                   input_args, outputs, deterministic, determinism_note, stateful, stateful_note, state_searched,
+                                   state_writes, state_changes, calls, calls_origin, max_run_diff, candidates_tried,
                                    candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
                                    recorded, mobile_loaded, mobile_error, intermediates)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc, tensor)
@@ -85,7 +88,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_pa
 TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, path, load_path, run, check_determinism, reference_path, reference_label,
                          reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
                          compare_intermediates, input_source, infer_budget_seconds, max_candidates,
-                         ranges_for_any_method, skip_candidates, save_outputs_path, pt2)
+                         ranges_for_any_method, skip_candidates, save_outputs_path, pt2, calls, calls_origin)
 TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
                          interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
                          profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)

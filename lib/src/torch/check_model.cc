@@ -13,6 +13,7 @@
 
 #include "compare_values.h"
 #include "graph.h"
+#include "module_state.h"
 #include "model_checker.h"
 #include "py_values.h"
 #include "tensors.h"
@@ -121,6 +122,8 @@ bool ModelChecker::Load() {
     r_.load_error = FromLoadFailure(e, o_.path).what();
     return false;
   }
+  // Before eval(): what a write under `if self.training` does as saved.
+  const TrainingFlags saved_training = SavedTrainingFlags(module_);
   module_.eval();
   KeepViewGuardIfCalled(module_);
   if (o_.progress) o_.progress({.kind = ProgressEvent::Kind::kLoaded});
@@ -158,6 +161,7 @@ bool ModelChecker::Load() {
   if (auto found = module_.find_method(o_.method)) method_.emplace(*found);
   r_.method_found = method_.has_value();
   if (!method_) return false;
+  SearchStateWrites(saved_training);
   fresh_.emplace(module_, o_.method);
   std::ostringstream schema_text;
   schema_text << Schema();
@@ -237,29 +241,61 @@ void ModelChecker::ReadStoredReference() {
   SplitReference(LoadValueBytes(extra_[kReferenceRecord], kReferenceRecordPath), ref_inputs_, ref_has_inputs_, expected_);
 }
 
-bool ModelChecker::RunAndCompare() {
+void ModelChecker::SearchStateWrites(const TrainingFlags& saved_training) {
+  if (o_.calls <= 0 || inlined_nodes_[o_.method] > kMaxRunInlinedNodes) return;
   try {
-    // The copy that gave out1, stepped once more, tells whether forward
-    // changes the model's state (inferred inputs ran on copies of their
-    // own: one is stepped twice here).
+    r_.state_writes = StateWrites(module_, o_.method, saved_training);
+    r_.state_searched = true;
+  } catch (const std::exception&) {
+    r_.state_writes.clear();  // a graph LibTorch cannot inline: its run says so
+  }
+}
+
+c10::IValue ModelChecker::StepCalls(std::optional<torch::jit::Method>& copy, std::optional<StateSnapshot>& before,
+                                    std::optional<StateSnapshot>& after_first) {
+  c10::IValue first = out1_;
+  if (!copy) {
+    // Inferred inputs ran on copies of their own: a new one, stepped here.
+    copy = fresh_->Fresh();
+    before = SnapshotState(copy->owner());
+    first = Run(*copy, inputs_, device_);
+    after_first = SnapshotState(copy->owner());
+  }
+  c10::IValue last = first;
+  for (int call = 2; call <= o_.calls; ++call) last = Run(*copy, inputs_, device_);
+  r_.calls = o_.calls;
+  r_.calls_origin = o_.calls_origin;
+  AddStateChanges(*before, *after_first, 1, r_.state_changes);
+  if (o_.calls > 1) AddStateChanges(*after_first, SnapshotState(copy->owner()), o_.calls, r_.state_changes);
+  ModelCheckResult steps;
+  CompareRuns(first, last, steps);
+  r_.stateful = steps.deterministic == false;
+  if (r_.stateful) {
+    char diff[64];
+    std::snprintf(diff, sizeof diff, "%.3g", steps.max_run_diff);
+    r_.stateful_note = steps.determinism_note + " (max abs difference " + diff + ")";
+  }
+  return last;
+}
+
+bool ModelChecker::RunAndCompare() {
+  c10::IValue last;
+  try {
+    // One copy is called o_.calls times (the first gave out1): whether its
+    // state or its outputs change from call to call (torch.stateful).
     std::optional<torch::jit::Method> first;
+    std::optional<StateSnapshot> before, after_first;
     if (!ran_once_) {
       std::optional<PackedOpChecks> checks;
       if (prepacked_) checks.emplace();
       first = fresh_->Fresh();
+      if (o_.calls > 0) before = SnapshotState(first->owner());
       out1_ = Run(*first, inputs_, device_);
+      if (o_.calls > 0) after_first = SnapshotState(first->owner());
       if (o_.check_determinism) out2_ = Run(fresh_->Fresh(), inputs_, device_);
       if (checks) r_.inputs_contradict = checks->Take();
     }
-    if (o_.check_determinism && fresh_->cloned()) {
-      if (!first) {
-        first = fresh_->Fresh();
-        Run(*first, inputs_, device_);
-      }
-      ModelCheckResult steps;
-      CompareRuns(out1_, Run(*first, inputs_, device_), steps);
-      r_.stateful = steps.deterministic == false;
-    }
+    if (o_.calls > 0) last = StepCalls(first, before, after_first);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::kUsage) throw;
     r_.run_error = std::string("running ") + o_.method + " failed: " + e.what();
@@ -269,9 +305,15 @@ bool ModelChecker::RunAndCompare() {
     return false;
   }
   JudgeOutputs(out1_, out2_, have_reference_ ? &expected_ : nullptr, o_, r_);
+  if (r_.stateful && have_reference_) {
+    // The reference holds what the method should answer on every call.
+    Tolerances tol;
+    tol.rtol = o_.rtol;
+    tol.atol = o_.atol;
+    CompareValues(last, expected_, "outputs (call " + std::to_string(r_.calls) + ")", tol, r_.reference);
+  }
   return true;
 }
-
 
 ModelCheckResult CheckModel(const ModelCheckOptions& o) { return ModelChecker(o).Check(); }
 

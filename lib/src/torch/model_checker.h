@@ -20,6 +20,7 @@
 #include "intermediates.h"
 #include "refine_inputs.h"
 #include "model_runs.h"
+#include "module_state.h"
 
 namespace tsctl {
 
@@ -121,8 +122,20 @@ class ModelChecker {
   // them, or each loaded value's shape and type.
   void DescribeInputs();
 
+  // torch.stateful's search of the method's graph (ModelCheckOptions::calls
+  // set): r_.state_writes, with `saved_training` the flags as saved.
+  void SearchStateWrites(const TrainingFlags& saved_training);
+
+  // The calls on one copy after its first (`copy`, with its state `before`
+  // and `after_first` the first call; a new copy, called once here, when
+  // unset): what they changed of its state, and whether the last call's
+  // outputs differ from the first's. Returns the last call's outputs.
+  c10::IValue StepCalls(std::optional<torch::jit::Method>& copy, std::optional<StateSnapshot>& before,
+                        std::optional<StateSnapshot>& after_first);
+
   // The runs (each from the loaded state), whether the model is stateful,
-  // determinism and the reference.
+  // determinism and the reference (the first call's and, when they differ,
+  // the last call's on one copy).
   bool RunAndCompare();
 
   const ModelCheckOptions& o_;

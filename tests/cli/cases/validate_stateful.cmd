@@ -1,1 +1,1 @@
-validate --input 2x3 testdata/verdict/stateful.pt
+validate --calls 3 --input 2x3 testdata/verdict/stateful.pt
