@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "child_output.h"
 #include "process.h"
 #include "sandbox.h"
 
@@ -218,6 +219,48 @@ TEST_CASE("sandbox: Landlock reads only the system's libraries and the files nam
     CHECK(pkg.exit_code == 0);
     CHECK_FALSE(std::filesystem::exists("/tmp/tsctl-sandbox-escape"));
   }
+}
+
+TEST_CASE("sandbox: a TorchScript archive's child writes no byte to a file (RLIMIT_FSIZE 0)", "[sandbox]") {
+  Scratch s;
+  const std::string file = s.dir + "/log";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);  // opened before the sandbox
+  REQUIRE(fd >= 0);
+  SandboxPolicy p = ArchivePolicy(s.dir);
+  p.keep_fds = {fd};
+  Ended e = RunSandboxed(p, false, [&] {
+    errno = 0;
+    return ::write(fd, "x", 1) < 0 && errno == EFBIG ? 0 : 1;
+  });
+  ::close(fd);
+  CHECK(e.exit_code == 0);
+  CHECK(std::filesystem::file_size(file) == 0);
+}
+
+TEST_CASE("child output: the first 64 KiB kept, the rest counted, each line escaped", "[sandbox]") {
+  tsctl::ChildOutput out;
+  const std::string forged = "\x1b[2K\r  PASS  torch.sandbox\n  result: PASSED\n\x1b[8m";
+  out.Append(forged.data(), forged.size());
+  const std::string shown = out.Shown("tsctl: child output: ");
+  CHECK(shown ==
+        "tsctl: child output: \\x1b[2K\\r  PASS  torch.sandbox\n"
+        "tsctl: child output:   result: PASSED\n"
+        "tsctl: child output: \\x1b[8m\n");
+  const std::string flood(tsctl::kChildOutputCap * 3, 'a');
+  out.Append(flood.data(), flood.size());
+  CHECK(out.kept().size() == tsctl::kChildOutputCap);
+  CHECK(out.dropped() == forged.size() + flood.size() - tsctl::kChildOutputCap);
+  CHECK(out.Shown("> ").find("more bytes dropped") != std::string::npos);
+
+  int fds[2];
+  REQUIRE(::pipe2(fds, O_NONBLOCK) == 0);
+  tsctl::ChildOutput piped;
+  CHECK(piped.Drain(fds[0]) == tsctl::ChildOutput::Pipe::kEmpty);
+  REQUIRE(::write(fds[1], "hello\n", 6) == 6);
+  ::close(fds[1]);
+  CHECK(piped.Drain(fds[0]) == tsctl::ChildOutput::Pipe::kEnded);
+  CHECK(piped.kept() == "hello\n");
+  ::close(fds[0]);
 }
 
 TEST_CASE("sandbox: the environment is emptied, tsctl's own settings kept", "[sandbox]") {

@@ -173,6 +173,19 @@ void Limit(int resource, rlim_t soft, rlim_t hard) {
   ::setrlimit(resource, &want);
 }
 
+// The largest regular file a child may write (RLIMIT_FSIZE; pipes, such as
+// its standard output and error, do not count). A package's child extracts
+// the package, and the caller's own Python writes its archive and a
+// compiler's files: as much as its memory. A TorchScript archive's child
+// writes no file at all (what it sends back travels as frames; the write
+// lock stops any open for writing): 0. A CUDA child gets no write lock or
+// Landlock (the driver writes its caches): as much as its memory too.
+rlim_t FileSizeLimit(const SandboxPolicy& p) {
+  using Profile = SandboxPolicy::Profile;
+  const auto memory = static_cast<rlim_t>(p.address_space_bytes > 0 ? p.address_space_bytes : uint64_t{8} << 30);
+  return p.profile == Profile::kArchive && !p.cuda ? 0 : memory;
+}
+
 void ApplyLimits(const SandboxPolicy& p) {
   Limit(RLIMIT_CORE, 0, 0);
   if (p.cpu_seconds > 0) {
@@ -190,14 +203,8 @@ void ApplyLimits(const SandboxPolicy& p) {
     const auto cap = static_cast<rlim_t>(ReadProcessMemory().size + p.address_space_bytes + allowance);
     Limit(RLIMIT_AS, cap, cap);
   }
-  // A package's child writes its extraction: as much as its memory. (Not 0
-  // for a TorchScript archive, whose child opens nothing for writing under
-  // the write lock: the limit would also cut its stderr when that is a log
-  // file.) Past it a write fails (EFBIG) rather than killing the child.
-  if (p.profile == SandboxPolicy::Profile::kPackage && p.address_space_bytes > 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    Limit(RLIMIT_FSIZE, p.address_space_bytes, p.address_space_bytes);
-  }
+  ::signal(SIGXFSZ, SIG_IGN);  // past the limit a write fails (EFBIG) rather than killing the child
+  Limit(RLIMIT_FSIZE, FileSizeLimit(p), FileSizeLimit(p));
 }
 
 int g_files_fd = -1;
