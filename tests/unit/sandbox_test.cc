@@ -2,6 +2,7 @@
 // layer, in forked children of this test: what is stopped and told, what
 // still works. A layer this kernel lacks is said (WARN) and its cases are
 // left out; the others still run.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <zlib.h>
 
 #include "child_output.h"
 #include "process.h"
@@ -219,6 +221,35 @@ TEST_CASE("sandbox: Landlock reads only the system's libraries and the files nam
     CHECK(pkg.exit_code == 0);
     CHECK_FALSE(std::filesystem::exists("/tmp/tsctl-sandbox-escape"));
   }
+}
+
+TEST_CASE("sandbox: Landlock grants a loaded library's file, never its folder", "[sandbox]") {
+  if (tsctl::ProbeSandbox().landlock_abi == 0) {
+    WARN("no Landlock on this kernel: its cases are left out (" << tsctl::ProbeSandbox().Describe() << ")");
+    return;
+  }
+  // A library loaded from a folder of its own, as --load-library ./libops.so
+  // from a checkout: a copy of zlib (this test links it), beside a secret.
+  Scratch s;
+  Dl_info zlib{};
+  REQUIRE(::dladdr(reinterpret_cast<void*>(&zlibVersion), &zlib) != 0);
+  const std::string lib = s.dir + "/libops.so", secret = s.dir + "/config";
+  std::filesystem::copy_file(zlib.dli_fname, lib);
+  const int fd = ::open(secret.c_str(), O_WRONLY | O_CREAT, 0600);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle != nullptr);
+  Ended e = RunSandboxed(ArchivePolicy(s.dir), false, [&] {
+    const int ok = ::open(lib.c_str(), O_RDONLY);
+    if (ok < 0) return 1;
+    ::close(ok);
+    errno = 0;
+    if (::open(secret.c_str(), O_RDONLY) >= 0 || errno != EACCES) return 2;
+    return ::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY) >= 0 ? 3 : 0;
+  });
+  ::dlclose(handle);
+  CHECK(e.exit_code == 0);
 }
 
 TEST_CASE("sandbox: a TorchScript archive's child writes no byte to a file (RLIMIT_FSIZE 0)", "[sandbox]") {

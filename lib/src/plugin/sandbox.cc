@@ -63,10 +63,25 @@ const char* const kReadRoots[] = {
     "/sys/devices/system/cpu", "/sys/fs/cgroup", "/proc/cpuinfo",
 };
 
-// The folders of every file this process has mapped (LibTorch, the plugins,
-// the operator libraries, Python's extension modules) but its executable:
-// a model reads no file of tsctl's own but the libraries it runs on.
-std::vector<std::string> MappedFolders() {
+// True if `path` is one of kReadRoots or below one.
+bool BelowReadRoot(const std::string& path) {
+  for (const char* root : kReadRoots) {
+    const size_t n = std::strlen(root);
+    if (path.compare(0, n, root) == 0 && (path.size() == n || path[n] == '/')) return true;
+  }
+  return false;
+}
+
+// Every regular file this process has mapped (LibTorch, the plugins, the
+// operator libraries, what they link), by file, but its executable: a model
+// reads no file of tsctl's own but the libraries it runs on, and nothing
+// else of the folders they are in (an operator library built in a checkout
+// would otherwise open the checkout, .git/config and its token included).
+// The loader maps a library's DT_NEEDED closure when it loads the library,
+// so every library already loaded brings its whole closure into this list;
+// what is opened later by dlopen comes from kReadRoots or LibTorch's folder
+// (LibTorchSharedObjects).
+std::vector<std::string> MappedFiles() {
   std::vector<std::string> out;
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -79,10 +94,34 @@ std::vector<std::string> MappedFolders() {
     if (slash == std::string::npos) continue;
     std::string file = line.substr(slash + 1);
     if (file == self || (file.size() > 10 && file.compare(file.size() - 10, 10, " (deleted)") == 0)) continue;
-    const std::string dir = file.substr(0, file.rfind('/'));
-    if (dir.empty() || dir == "/" || dir.rfind("/dev", 0) == 0 || dir.rfind("/proc", 0) == 0) continue;
-    if (seen.insert(dir).second) out.push_back(dir);
+    if (file.rfind("/dev/", 0) == 0 || file.rfind("/proc/", 0) == 0 || BelowReadRoot(file)) continue;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (seen.insert(file).second) out.push_back(file);
   }
+  return out;
+}
+
+// LibTorch loads some of its own libraries only when first asked (libtorch.so
+// for an AOTInductor package, its CUDA libraries, an OpenMP runtime): where
+// LibTorch is not in a system folder (a 2.x wheel in a virtual environment,
+// inside a checkout), the regular files of its folder whose names hold
+// ".so", each by file. Never the folder itself, nor any other file in it.
+std::vector<std::string> LibTorchSharedObjects(const std::vector<std::string>& mapped) {
+  std::string folder;
+  for (const std::string& file : mapped) {
+    const size_t slash = file.rfind('/');
+    if (file.compare(slash + 1, 15, "libtorch_cpu.so") == 0) folder = file.substr(0, slash);
+  }
+  std::vector<std::string> out;
+  DIR* d = folder.empty() ? nullptr : ::opendir(folder.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const std::string path = folder + "/" + e->d_name;
+    struct stat st {};
+    if (std::strstr(e->d_name, ".so") && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) out.push_back(path);
+  }
+  ::closedir(d);
   return out;
 }
 
@@ -106,7 +145,9 @@ bool ApplyLandlock(const SandboxPolicy& p, int abi) {
   if (ruleset < 0) return false;
   const uint64_t read = (kFsReadFile | kFsReadDir | kFsExecute) & handled;
   for (const char* root : kReadRoots) AddRule(ruleset, root, read);
-  for (const std::string& dir : MappedFolders()) AddRule(ruleset, dir, read);
+  const std::vector<std::string> mapped = MappedFiles();
+  for (const std::string& file : mapped) AddRule(ruleset, file, read);
+  for (const std::string& file : LibTorchSharedObjects(mapped)) AddRule(ruleset, file, read);
   for (const std::string& file : p.read_files) AddRule(ruleset, file, read);
   if (p.profile == SandboxPolicy::Profile::kPackage && !p.private_dir.empty()) AddRule(ruleset, p.private_dir, handled);
   const bool ok = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;

@@ -10,8 +10,9 @@
 //     descriptors but its pipe, stdio (stdout and stderr: a pipe tsctl reads,
 //     child_output.h) and the archive's;
 //   - Landlock (kernel 5.13+): reading only below the system's library
-//     folders, the folders of the libraries already loaded (LibTorch, the
-//     plugins, operator libraries) and the files the request names; writing
+//     folders, the library files already loaded (LibTorch, the plugins,
+//     operator libraries: each file, never its folder), the shared objects
+//     of LibTorch's own folder (each file) and the files the request names; writing
 //     nowhere, or only in its own folder for an AOTInductor package, which
 //     LibTorch extracts before loading it;
 //   - seccomp-bpf (libseccomp): no programs run, no processes started, no
