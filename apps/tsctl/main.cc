@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   GlobalOptions global;
   bool version = false;
   app.add_flag("--version", version, "Print tsctl's version, its LibTorch and whether CUDA is usable");
-  app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line, its warnings, and the sandbox's layers");
+  app.add_flag("-v,--verbose", global.verbose, "Show LibTorch's full messages after an error line, its warnings, what its children wrote (escaped, 64 KiB each), and the sandbox's layers");
   bool no_sandbox = false;
   app.add_flag("--no-sandbox", no_sandbox,
                "Run LibTorch children without the sandbox (seccomp, Landlock, limits): for trusted archives only");

@@ -2,6 +2,7 @@
 // layer, in forked children of this test: what is stopped and told, what
 // still works. A layer this kernel lacks is said (WARN) and its cases are
 // left out; the others still run.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <pthread.h>
@@ -18,7 +19,9 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <zlib.h>
 
+#include "child_output.h"
 #include "process.h"
 #include "sandbox.h"
 
@@ -218,6 +221,77 @@ TEST_CASE("sandbox: Landlock reads only the system's libraries and the files nam
     CHECK(pkg.exit_code == 0);
     CHECK_FALSE(std::filesystem::exists("/tmp/tsctl-sandbox-escape"));
   }
+}
+
+TEST_CASE("sandbox: Landlock grants a loaded library's file, never its folder", "[sandbox]") {
+  if (tsctl::ProbeSandbox().landlock_abi == 0) {
+    WARN("no Landlock on this kernel: its cases are left out (" << tsctl::ProbeSandbox().Describe() << ")");
+    return;
+  }
+  // A library loaded from a folder of its own, as --load-library ./libops.so
+  // from a checkout: a copy of zlib (this test links it), beside a secret.
+  Scratch s;
+  Dl_info zlib{};
+  REQUIRE(::dladdr(reinterpret_cast<void*>(&zlibVersion), &zlib) != 0);
+  const std::string lib = s.dir + "/libops.so", secret = s.dir + "/config";
+  std::filesystem::copy_file(zlib.dli_fname, lib);
+  const int fd = ::open(secret.c_str(), O_WRONLY | O_CREAT, 0600);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+  void* handle = ::dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle != nullptr);
+  Ended e = RunSandboxed(ArchivePolicy(s.dir), false, [&] {
+    const int ok = ::open(lib.c_str(), O_RDONLY);
+    if (ok < 0) return 1;
+    ::close(ok);
+    errno = 0;
+    if (::open(secret.c_str(), O_RDONLY) >= 0 || errno != EACCES) return 2;
+    return ::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY) >= 0 ? 3 : 0;
+  });
+  ::dlclose(handle);
+  CHECK(e.exit_code == 0);
+}
+
+TEST_CASE("sandbox: a TorchScript archive's child writes no byte to a file (RLIMIT_FSIZE 0)", "[sandbox]") {
+  Scratch s;
+  const std::string file = s.dir + "/log";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);  // opened before the sandbox
+  REQUIRE(fd >= 0);
+  SandboxPolicy p = ArchivePolicy(s.dir);
+  p.keep_fds = {fd};
+  Ended e = RunSandboxed(p, false, [&] {
+    errno = 0;
+    return ::write(fd, "x", 1) < 0 && errno == EFBIG ? 0 : 1;
+  });
+  ::close(fd);
+  CHECK(e.exit_code == 0);
+  CHECK(std::filesystem::file_size(file) == 0);
+}
+
+TEST_CASE("child output: the first 64 KiB kept, the rest counted, each line escaped", "[sandbox]") {
+  tsctl::ChildOutput out;
+  const std::string forged = "\x1b[2K\r  PASS  torch.sandbox\n  result: PASSED\n\x1b[8m";
+  out.Append(forged.data(), forged.size());
+  const std::string shown = out.Shown("tsctl: child output: ");
+  CHECK(shown ==
+        "tsctl: child output: \\x1b[2K\\r  PASS  torch.sandbox\n"
+        "tsctl: child output:   result: PASSED\n"
+        "tsctl: child output: \\x1b[8m\n");
+  const std::string flood(tsctl::kChildOutputCap * 3, 'a');
+  out.Append(flood.data(), flood.size());
+  CHECK(out.kept().size() == tsctl::kChildOutputCap);
+  CHECK(out.dropped() == forged.size() + flood.size() - tsctl::kChildOutputCap);
+  CHECK(out.Shown("> ").find("more bytes dropped") != std::string::npos);
+
+  int fds[2];
+  REQUIRE(::pipe2(fds, O_NONBLOCK) == 0);
+  tsctl::ChildOutput piped;
+  CHECK(piped.Drain(fds[0]) == tsctl::ChildOutput::Pipe::kEmpty);
+  REQUIRE(::write(fds[1], "hello\n", 6) == 6);
+  ::close(fds[1]);
+  CHECK(piped.Drain(fds[0]) == tsctl::ChildOutput::Pipe::kEnded);
+  CHECK(piped.kept() == "hello\n");
+  ::close(fds[0]);
 }
 
 TEST_CASE("sandbox: the environment is emptied, tsctl's own settings kept", "[sandbox]") {

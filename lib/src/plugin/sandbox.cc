@@ -63,10 +63,25 @@ const char* const kReadRoots[] = {
     "/sys/devices/system/cpu", "/sys/fs/cgroup", "/proc/cpuinfo",
 };
 
-// The folders of every file this process has mapped (LibTorch, the plugins,
-// the operator libraries, Python's extension modules) but its executable:
-// a model reads no file of tsctl's own but the libraries it runs on.
-std::vector<std::string> MappedFolders() {
+// True if `path` is one of kReadRoots or below one.
+bool BelowReadRoot(const std::string& path) {
+  for (const char* root : kReadRoots) {
+    const size_t n = std::strlen(root);
+    if (path.compare(0, n, root) == 0 && (path.size() == n || path[n] == '/')) return true;
+  }
+  return false;
+}
+
+// Every regular file this process has mapped (LibTorch, the plugins, the
+// operator libraries, what they link), by file, but its executable: a model
+// reads no file of tsctl's own but the libraries it runs on, and nothing
+// else of the folders they are in (an operator library built in a checkout
+// would otherwise open the checkout, .git/config and its token included).
+// The loader maps a library's DT_NEEDED closure when it loads the library,
+// so every library already loaded brings its whole closure into this list;
+// what is opened later by dlopen comes from kReadRoots or LibTorch's folder
+// (LibTorchSharedObjects).
+std::vector<std::string> MappedFiles() {
   std::vector<std::string> out;
   char exe[4096];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -79,10 +94,34 @@ std::vector<std::string> MappedFolders() {
     if (slash == std::string::npos) continue;
     std::string file = line.substr(slash + 1);
     if (file == self || (file.size() > 10 && file.compare(file.size() - 10, 10, " (deleted)") == 0)) continue;
-    const std::string dir = file.substr(0, file.rfind('/'));
-    if (dir.empty() || dir == "/" || dir.rfind("/dev", 0) == 0 || dir.rfind("/proc", 0) == 0) continue;
-    if (seen.insert(dir).second) out.push_back(dir);
+    if (file.rfind("/dev/", 0) == 0 || file.rfind("/proc/", 0) == 0 || BelowReadRoot(file)) continue;
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (seen.insert(file).second) out.push_back(file);
   }
+  return out;
+}
+
+// LibTorch loads some of its own libraries only when first asked (libtorch.so
+// for an AOTInductor package, its CUDA libraries, an OpenMP runtime): where
+// LibTorch is not in a system folder (a 2.x wheel in a virtual environment,
+// inside a checkout), the regular files of its folder whose names hold
+// ".so", each by file. Never the folder itself, nor any other file in it.
+std::vector<std::string> LibTorchSharedObjects(const std::vector<std::string>& mapped) {
+  std::string folder;
+  for (const std::string& file : mapped) {
+    const size_t slash = file.rfind('/');
+    if (file.compare(slash + 1, 15, "libtorch_cpu.so") == 0) folder = file.substr(0, slash);
+  }
+  std::vector<std::string> out;
+  DIR* d = folder.empty() ? nullptr : ::opendir(folder.c_str());
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const std::string path = folder + "/" + e->d_name;
+    struct stat st {};
+    if (std::strstr(e->d_name, ".so") && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) out.push_back(path);
+  }
+  ::closedir(d);
   return out;
 }
 
@@ -106,7 +145,9 @@ bool ApplyLandlock(const SandboxPolicy& p, int abi) {
   if (ruleset < 0) return false;
   const uint64_t read = (kFsReadFile | kFsReadDir | kFsExecute) & handled;
   for (const char* root : kReadRoots) AddRule(ruleset, root, read);
-  for (const std::string& dir : MappedFolders()) AddRule(ruleset, dir, read);
+  const std::vector<std::string> mapped = MappedFiles();
+  for (const std::string& file : mapped) AddRule(ruleset, file, read);
+  for (const std::string& file : LibTorchSharedObjects(mapped)) AddRule(ruleset, file, read);
   for (const std::string& file : p.read_files) AddRule(ruleset, file, read);
   if (p.profile == SandboxPolicy::Profile::kPackage && !p.private_dir.empty()) AddRule(ruleset, p.private_dir, handled);
   const bool ok = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
@@ -173,6 +214,19 @@ void Limit(int resource, rlim_t soft, rlim_t hard) {
   ::setrlimit(resource, &want);
 }
 
+// The largest regular file a child may write (RLIMIT_FSIZE; pipes, such as
+// its standard output and error, do not count). A package's child extracts
+// the package, and the caller's own Python writes its archive and a
+// compiler's files: as much as its memory. A TorchScript archive's child
+// writes no file at all (what it sends back travels as frames; the write
+// lock stops any open for writing): 0. A CUDA child gets no write lock or
+// Landlock (the driver writes its caches): as much as its memory too.
+rlim_t FileSizeLimit(const SandboxPolicy& p) {
+  using Profile = SandboxPolicy::Profile;
+  const auto memory = static_cast<rlim_t>(p.address_space_bytes > 0 ? p.address_space_bytes : uint64_t{8} << 30);
+  return p.profile == Profile::kArchive && !p.cuda ? 0 : memory;
+}
+
 void ApplyLimits(const SandboxPolicy& p) {
   Limit(RLIMIT_CORE, 0, 0);
   if (p.cpu_seconds > 0) {
@@ -190,14 +244,8 @@ void ApplyLimits(const SandboxPolicy& p) {
     const auto cap = static_cast<rlim_t>(ReadProcessMemory().size + p.address_space_bytes + allowance);
     Limit(RLIMIT_AS, cap, cap);
   }
-  // A package's child writes its extraction: as much as its memory. (Not 0
-  // for a TorchScript archive, whose child opens nothing for writing under
-  // the write lock: the limit would also cut its stderr when that is a log
-  // file.) Past it a write fails (EFBIG) rather than killing the child.
-  if (p.profile == SandboxPolicy::Profile::kPackage && p.address_space_bytes > 0) {
-    ::signal(SIGXFSZ, SIG_IGN);
-    Limit(RLIMIT_FSIZE, p.address_space_bytes, p.address_space_bytes);
-  }
+  ::signal(SIGXFSZ, SIG_IGN);  // past the limit a write fails (EFBIG) rather than killing the child
+  Limit(RLIMIT_FSIZE, FileSizeLimit(p), FileSizeLimit(p));
 }
 
 int g_files_fd = -1;

@@ -3,13 +3,16 @@
 // without one still gets the others; ProbeSandbox() says which are there):
 //   - limits: no new privileges, an address-space cap that counts every
 //     mapping (shared and file ones too, which RLIMIT_DATA does not), CPU
-//     time, a package's file size, no core files;
+//     time, the size of a file it writes (0 for a TorchScript archive), no
+//     core files;
 //   - what it sees: a TMPDIR of its own, an environment emptied (and its
 //     memory, and the command line's, overwritten: CI tokens live there), no
-//     descriptors but its pipe, stdio and the archive's;
+//     descriptors but its pipe, stdio (stdout and stderr: a pipe tsctl reads,
+//     child_output.h) and the archive's;
 //   - Landlock (kernel 5.13+): reading only below the system's library
-//     folders, the folders of the libraries already loaded (LibTorch, the
-//     plugins, operator libraries) and the files the request names; writing
+//     folders, the library files already loaded (LibTorch, the plugins,
+//     operator libraries: each file, never its folder), the shared objects
+//     of LibTorch's own folder (each file) and the files the request names; writing
 //     nowhere, or only in its own folder for an AOTInductor package, which
 //     LibTorch extracts before loading it;
 //   - seccomp-bpf (libseccomp): no programs run, no processes started, no

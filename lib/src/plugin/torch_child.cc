@@ -106,14 +106,9 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
 void ChildMain(const ChildRequest& request, const RequestFiles& files, const ChildLimits& limits,
                const std::string& private_dir, int fd) {
   // What the model prints (TorchScript's print(), print() in --python code
-  // or a data loader) would land raw in tsctl's stdout, in the middle of a
-  // report or a --json document: the child's stdout goes nowhere. Its
-  // answer travels on `fd` (which is never 1 itself, unless tsctl was
-  // started with its standard output closed).
-  if (int null = fd == STDOUT_FILENO ? -1 : ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
-    ::dup2(null, STDOUT_FILENO);
-    ::close(null);
-  }
+  // or a data loader, a warning from any thread) goes to the output pipe
+  // the server made its standard output and error (torch_server_main.cc),
+  // never to tsctl's streams. Its answer travels on `fd`.
   const uint64_t memory = limits.memory_bytes;  // RunTorchChild set the default
   // The CUDA driver reserves address space that RLIMIT_DATA would count.
   if (!files.cuda) CapMemory(memory);
@@ -208,11 +203,14 @@ Interrupted::~Interrupted() = default;
 namespace {
 
 // Reads the child's frames until it closes its pipe, or kills it when the
-// deadline passes (out.end = kTimedOut). A signal caught meanwhile kills it
-// and throws Interrupted. The answer frame lands in `answer`.
-void PumpFrames(pid_t pid, int fd, SignalCatcher& signals, std::chrono::steady_clock::time_point deadline,
+// deadline passes (out.end = kTimedOut), and its output pipe meanwhile
+// (out.output), so that it never blocks on it. A signal caught meanwhile
+// kills it and throws Interrupted. The answer frame lands in `answer`.
+void PumpFrames(pid_t pid, const ChildPipes& pipes, SignalCatcher& signals, std::chrono::steady_clock::time_point deadline,
                 const std::set<std::string>& allowed, const std::function<void(const ProgressEvent&)>& on_progress,
                 ChildOutcome& out, std::optional<std::string>& answer) {
+  const int fd = pipes.answer;
+  int output = pipes.output;
   std::string buffer;
   char chunk[65536];
   while (true) {
@@ -222,17 +220,19 @@ void PumpFrames(pid_t pid, int fd, SignalCatcher& signals, std::chrono::steady_c
       KillGroup(pid);
       return;
     }
-    pollfd p[2] = {{fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
-    int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
+    pollfd p[3] = {{fd, POLLIN, 0}, {signals.fd(), POLLIN, 0}, {output, POLLIN, 0}};
+    int r = ::poll(p, 3, static_cast<int>(std::min<long long>(left, 1000)));
     if (r <= 0) continue;  // EINTR (a caught signal shows on its pipe) or a tick
     if (p[1].revents & POLLIN) {
       if (int sig = signals.Caught()) {
         KillGroup(pid);
         AwaitTorchChild(pid, kEndSeconds);
         ::close(fd);
+        ::close(pipes.output);
         throw Interrupted(sig);
       }
     }
+    if (p[2].revents && out.output.Drain(output) == ChildOutput::Pipe::kEnded) output = -1;
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
@@ -307,7 +307,7 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
   out.memory_bytes = bounded.memory_bytes;
   SignalCatcher signals;
   const auto start = std::chrono::steady_clock::now();
-  int fd = -1;
+  ChildPipes pipes;
   const RequestFiles files = FilesOf(request);
   const std::set<std::string> allowed(files.writes.begin(), files.writes.end());
   PrivateDir private_dir;
@@ -319,13 +319,19 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
                                                 .private_dir = private_dir.path,
                                                 .environment = callers_own ? WholeEnvironment() : SandboxEnvironment(),
                                                 .descriptors = NamedDescriptors(files.reads)},
-                                    &fd);
+                                    &pipes);
   std::optional<std::string> answer;
   const auto deadline =
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded.timeout_seconds));
-  PumpFrames(pid, fd, signals, deadline, allowed, on_progress, out, answer);
-  ::close(fd);
+  PumpFrames(pid, pipes, signals, deadline, allowed, on_progress, out, answer);
+  ::close(pipes.answer);
   JudgeEnd(pid, answer, out);
+  // What it wrote last, bounded: a process it left behind (no sandbox) may
+  // keep writing, and is not waited for.
+  for (int i = 0; i < 16 && out.output.Drain(pipes.output) == ChildOutput::Pipe::kMore; ++i) {
+  }
+  ::close(pipes.output);
+  ShowChildOutput(out.output, "tsctl: child output: ");
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -25,6 +25,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/error.h"
+#include "child_output.h"
 #include "model_check.h"
 #include "tsctl/progress_event.h"
 #include "plugin_abi.h"
@@ -141,6 +142,7 @@ struct ChildOutcome {
   // line as `sandbox`; "" otherwise.
   std::string unsafe_stop;
   std::string write_error;    // a file it sent could not be written (then kRaised, kIo)
+  ChildOutput output;         // what it wrote on its standard output and error (shown with -v)
 
   bool Answered() const { return end == ChildEnd::kAnswered; }
   // True if it died (crash, timeout, exit) rather than answering or raising.
@@ -162,7 +164,10 @@ struct ChildOutcome {
 };
 
 // Runs the request in a warm child and waits for it. `on_progress` (may be
-// empty) sees each progress event the child sends, as it comes. Throws
+// empty) sees each progress event the child sends, as it comes. What the
+// child writes on its standard output and error (every thread of it) is
+// read from its pipe meanwhile, kept in out.output and shown with -v (on
+// stderr, "tsctl: child output: " before each escaped line). Throws
 // tsctl::Error (kUnavailable) if the LibTorch plugin cannot be loaded, (kIo)
 // if no process can be made, tsctl::Interrupted (tsctl/error.h) if this
 // process got SIGINT, SIGTERM or SIGHUP meanwhile (the child's process group

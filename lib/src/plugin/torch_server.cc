@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 
+#include "child_output.h"
 #include "plugin_abi.h"
 #include "process.h"
 #include "sandbox.h"
@@ -40,11 +41,27 @@ struct Server {
   bool own = false;  // `owner` started it (else it attached to its parent's)
   pid_t pid = -1;
   int control = -1;
+  int output = -1;  // the server's standard output and error (non-blocking; never the child's)
   BuildInfo info;
   std::string failure;  // why it could not start: said again to every later caller
   std::map<pid_t, int> ended;  // ends that came while the parent waited for another word
 };
 Server g_server;
+
+// What the server wrote (its own text: the plugin's loading, LibTorch's
+// start-up; never a model's, which goes to each child's pipe), shown with -v.
+// The server's end is non-blocking: it never waits for tsctl to read, and
+// what does not fit in the pipe meanwhile is lost. Closed at its end.
+void DrainServerOutput() {
+  if (g_server.output < 0) return;
+  ChildOutput text;
+  const ChildOutput::Pipe pipe = text.Drain(g_server.output);
+  ShowChildOutput(text, "tsctl: LibTorch server: ");
+  if (pipe == ChildOutput::Pipe::kEnded) {
+    ::close(g_server.output);
+    g_server.output = -1;
+  }
+}
 
 // At this process's exit, the server it started ends and is reaped here,
 // not left to init (a process forked from it, a --jobs worker, leaves by
@@ -52,6 +69,7 @@ Server g_server;
 struct ServerReaper {
   ~ServerReaper() {
     if (!g_server.own || g_server.owner != ::getpid() || g_server.pid <= 0) return;
+    DrainServerOutput();
     if (g_server.control >= 0) ::close(g_server.control);
     ::kill(g_server.pid, SIGKILL);
     Reap(g_server.pid);
@@ -68,10 +86,12 @@ std::optional<std::string> NextWord(double seconds, bool skip_ends = true) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) return std::nullopt;
-    pollfd p{g_server.control, POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    pollfd p[2] = {{g_server.control, POLLIN, 0}, {g_server.output, POLLIN, 0}};
+    const int r = ::poll(p, 2, static_cast<int>(std::min<long long>(left, 1000)));
     if (r < 0 && errno != EINTR) return std::nullopt;
     if (r <= 0) continue;
+    if (p[1].revents) DrainServerOutput();
+    if (!p[0].revents) continue;
     std::string word;
     if (!ReceiveMessage(g_server.control, word) || word.empty()) return std::nullopt;
     if (word[0] == kEnded && word.size() >= 9) {
@@ -83,9 +103,14 @@ std::optional<std::string> NextWord(double seconds, bool skip_ends = true) {
 }
 
 void Launch(const std::string& path) {
-  int sv[2];
+  int sv[2], out[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     throw Error(ErrorKind::kIo, std::string("socketpair: ") + std::strerror(errno));
+  }
+  if (::pipe2(out, O_CLOEXEC | O_NONBLOCK) != 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
   }
   std::vector<std::string> env = SandboxEnvironment();
   std::vector<char*> envp;
@@ -104,7 +129,8 @@ void Launch(const std::string& path) {
     ::setpgid(0, 0);  // a terminal's Ctrl-C reaches tsctl, which ends its children
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, STDIN_FILENO);
-    ::dup2(null, STDOUT_FILENO);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(out[1], STDERR_FILENO);
     ::dup2(sv[1], kServerControlFd);  // and no longer close-on-exec
     ::close_range(kServerControlFd + 1, ~0U, 0);
     sigset_t none;
@@ -121,12 +147,15 @@ void Launch(const std::string& path) {
     ::_exit(127);
   }
   ::close(sv[1]);
+  ::close(out[1]);
   if (pid < 0) {
     ::close(sv[0]);
+    ::close(out[0]);
     throw Error(ErrorKind::kIo, std::string("fork: ") + std::strerror(errno));
   }
   g_server.pid = pid;
   g_server.control = sv[0];
+  g_server.output = out[0];
   g_server.own = true;
 }
 
@@ -138,6 +167,8 @@ bool Attach() {
   const int inherited = g_server.control;
   g_server.control = -1;
   g_server.ended.clear();
+  if (g_server.output >= 0) ::close(g_server.output);  // the parent reads the server's text
+  g_server.output = -1;
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     ::close(inherited);
     return false;
@@ -162,9 +193,12 @@ void Shut(const std::string& failure) {
     ::kill(g_server.pid, SIGKILL);
     Reap(g_server.pid);
   }
+  DrainServerOutput();  // why it failed, where it said so (with -v)
   if (g_server.control >= 0) ::close(g_server.control);
+  if (g_server.output >= 0) ::close(g_server.output);
   g_server.pid = -1;
   g_server.control = -1;
+  g_server.output = -1;
   g_server.failure = failure;
 }
 
@@ -194,7 +228,11 @@ void StartTorchServer() {
     throw Error(ErrorKind::kUnavailable, why);
   }
   try {
-    g_server.info = DecodeBuildInfo(word->substr(1));
+    if (word->size() < 5 || GetLength(word->data() + 1) != kServerProtocol) {
+      throw Error(ErrorKind::kUnavailable, "the LibTorch server " + TorchServerPath() + " speaks another protocol than this tsctl (" +
+                                               std::to_string(kServerProtocol) + "); install them together");
+    }
+    g_server.info = DecodeBuildInfo(word->substr(5));
   } catch (const Error& e) {
     Shut(e.what());
     throw Error(ErrorKind::kUnavailable, e.what());
@@ -212,10 +250,17 @@ const BuildInfo* StartedServerInfo() {
 
 namespace {
 
+// The pipe a child's standard output and error write to: the child's end
+// blocks (it waits while tsctl reads), tsctl's end does not.
+void OutputPipe(int fds[2]) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+}
+
 // The spawn itself: the child's pid and, in *request_fd, the parent's end
 // of its request socket; -1 (with `why`) if the server is gone or failed.
-pid_t AskForChild(const ChildLaunch& launch, int* request_fd, int* read_fd, std::string& why) {
-  int request[2], answer[2];
+pid_t AskForChild(const ChildLaunch& launch, int* request_fd, ChildPipes* pipes, std::string& why) {
+  int request[2], answer[2], output[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0) {
     throw Error(ErrorKind::kIo, std::string("socketpair: ") + std::strerror(errno));
   }
@@ -224,8 +269,14 @@ pid_t AskForChild(const ChildLaunch& launch, int* request_fd, int* read_fd, std:
     ::close(request[1]);
     throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
   }
+  try {
+    OutputPipe(output);
+  } catch (const Error&) {
+    for (int fd : {request[0], request[1], answer[0], answer[1]}) ::close(fd);
+    throw;
+  }
   std::string spawn(1, kSpawn);
-  std::vector<int> fds = {request[1], answer[1]};
+  std::vector<int> fds = {request[1], answer[1], output[1]};
   for (int fd : launch.descriptors) {
     char number[4];
     PutLength(number, static_cast<uint32_t>(fd));
@@ -235,24 +286,27 @@ pid_t AskForChild(const ChildLaunch& launch, int* request_fd, int* read_fd, std:
   const bool sent = SendMessage(g_server.control, spawn, fds);
   ::close(request[1]);
   ::close(answer[1]);
+  ::close(output[1]);
   std::optional<std::string> word;
   if (sent) word = NextWord(kServerWordSeconds);
   if (!word || (*word)[0] != kChild || word->size() < 5) {
     ::close(request[0]);
     ::close(answer[0]);
+    ::close(output[0]);
     why = word && (*word)[0] == kFailed ? word->substr(1) : "the LibTorch server stopped answering";
     Shut("");  // the next request starts a fresh server (one that died, say, of the OOM killer)
     return -1;
   }
   *request_fd = request[0];
-  *read_fd = answer[0];
+  pipes->answer = answer[0];
+  pipes->output = output[0];
   return static_cast<pid_t>(GetLength(word->data() + 1));
 }
 
 }  // namespace
 
-pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
-  if (launch.descriptors.size() + 2 > kMaxMessageFds) throw Error(ErrorKind::kIo, "too many descriptors for a LibTorch child");
+pid_t SpawnTorchChild(const ChildLaunch& launch, ChildPipes* pipes) {
+  if (launch.descriptors.size() + 3 > kMaxMessageFds) throw Error(ErrorKind::kIo, "too many descriptors for a LibTorch child");
   int request = -1;
   pid_t pid = -1;
   std::string why;
@@ -260,7 +314,7 @@ pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd) {
   // started afresh, once.
   for (int attempt = 0; attempt < 2 && pid < 0; ++attempt) {
     StartTorchServer();
-    pid = AskForChild(launch, &request, read_fd, why);
+    pid = AskForChild(launch, &request, pipes, why);
   }
   if (pid < 0) throw Error(ErrorKind::kIo, why);
   // The request on the child's own socket (the server never holds it). A

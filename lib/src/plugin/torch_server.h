@@ -13,7 +13,8 @@
 //
 // The control socket (SOCK_SEQPACKET) carries, parent to server, "spawn"
 // with the child's descriptors (SCM_RIGHTS: its request socket, its answer
-// pipe, the archives the request names as /proc/self/fd/N); server to
+// pipe, its output pipe, the archives the request names as
+// /proc/self/fd/N); server to
 // parent, "ready" (what the plugin runs of .pt2) or why it could not load
 // the plugin, each child's pid, and each child's wait status when it ends
 // (the server reaps them; the parent kills a child's process group itself).
@@ -46,11 +47,19 @@ void StartTorchServer();
 const BuildInfo& ServerInfo();
 const BuildInfo* StartedServerInfo();
 
-// Starts a child of the server that reads `launch` and does its work, its
-// frames on the pipe whose read end is *read_fd (close-on-exec). The
+// tsctl's ends (close-on-exec) of a child's pipes: its frames, and its
+// standard output and error (one pipe, non-blocking here; child_output.h).
+// Also the server's own standard output and error are a pipe that tsctl
+// reads (shown with -v), never tsctl's streams.
+struct ChildPipes {
+  int answer = -1;
+  int output = -1;
+};
+
+// Starts a child of the server that reads `launch` and does its work. The
 // descriptors in launch.descriptors are passed to it under the same
 // numbers. Returns its pid. Throws as StartTorchServer, or kIo.
-pid_t SpawnTorchChild(const ChildLaunch& launch, int* read_fd);
+pid_t SpawnTorchChild(const ChildLaunch& launch, ChildPipes* pipes);
 
 // Waits (at most `seconds`) for the server's word that the child ended;
 // its wait status, or -1 if no word came (the server died or was slow).

@@ -1,5 +1,6 @@
 // tsctl-torch-server: the LibTorch server (torch_server.h), started by
-// libtsctl with its first channel as descriptor 3; never by hand. It loads
+// libtsctl with its first channel as descriptor 3 and a pipe to tsctl as its
+// standard output and error; never by hand. It loads
 // the plugin, says it is ready, then forks a child per "spawn" and tells
 // the channel that asked how each ended.
 #include <fcntl.h>
@@ -27,8 +28,14 @@
 namespace tsctl {
 namespace {
 
+// The descriptors a spawn carries before the named ones: the request
+// socket, the answer pipe, the output pipe.
+constexpr size_t kFixedFds = 3;
+
 // In the forked child: its descriptors above every number the request
-// names, those at their numbers; the request read; the work done.
+// names, the output pipe as its standard output and error (so whatever any
+// of its threads writes reaches tsctl, which bounds and escapes it), the
+// named ones at their numbers; the request read; the work done.
 [[noreturn]] void ChildOfServer(std::vector<int> fds, const std::vector<int>& numbers) {
   int floor = 10;
   for (int n : numbers) floor = std::max(floor, n + 1);
@@ -37,9 +44,11 @@ namespace {
     ::close(fd);
     fd = moved;
   }
-  for (size_t i = 0; i < numbers.size() && i + 2 < fds.size(); ++i) {
-    if (numbers[i] > STDERR_FILENO) ::dup2(fds[i + 2], numbers[i]);
-    ::close(fds[i + 2]);
+  if (::dup2(fds[2], STDOUT_FILENO) < 0 || ::dup2(fds[2], STDERR_FILENO) < 0) ::_exit(126);
+  ::close(fds[2]);
+  for (size_t i = 0; i < numbers.size() && i + kFixedFds < fds.size(); ++i) {
+    if (numbers[i] > STDERR_FILENO) ::dup2(fds[i + kFixedFds], numbers[i]);
+    ::close(fds[i + kFixedFds]);
   }
   std::string request;
   char header[4];
@@ -127,7 +136,7 @@ bool Serve(Channels& ch, size_t k) {
   }
   if (!message.empty() && message[0] == kAttach && fds.size() == 1) {
     ch.fds.push_back(fds[0]);
-  } else if (!message.empty() && message[0] == kSpawn && fds.size() >= 2) {
+  } else if (!message.empty() && message[0] == kSpawn && fds.size() >= kFixedFds) {
     Spawn(ch, channel, message, fds);
   } else {
     for (int fd : fds) ::close(fd);
@@ -141,7 +150,7 @@ int ServerMain(int control) {
   try {
     const TorchBackend& backend = LoadTorchPlugin();
     backend.PrepareForFork();
-    SendMessage(control, std::string(1, kReady) + EncodeBuildInfo(backend.StaticInfo()));
+    SendMessage(control, WithNumbers(kReady, {kServerProtocol}) + EncodeBuildInfo(backend.StaticInfo()));
   } catch (const std::exception& e) {
     SendMessage(control, std::string(1, kFailed) + e.what());
     return 1;

@@ -114,10 +114,13 @@ namespace {
 
 // LibTorch's warnings (TORCH_WARN: deprecations such as 2.x's quantized
 // tensor creation) would reach stderr raw, timestamped, on every load. They
-// are shown with -v (the CLI sets TSCTL_VERBOSE), escaped, one line each.
+// are shown with -v (the CLI sets TSCTL_VERBOSE), escaped, one line each, on
+// this process's stderr: the pipe tsctl reads (child_output.h), whose lines
+// it shows after a prefix of its own. (A pool thread keeps LibTorch's own
+// handler, which writes to the same pipe.)
 void ShowWarning(const std::string& msg) {
   if (!std::getenv("TSCTL_VERBOSE")) return;
-  std::fprintf(stderr, "tsctl: LibTorch warning: %s\n", EscapeText(msg).c_str());
+  std::fprintf(stderr, "LibTorch warning: %s\n", EscapeText(msg).c_str());
 }
 
 class QuietWarnings : public c10::WarningHandler {
