@@ -28,8 +28,11 @@ const std::map<std::string, std::string>& DefaultHelp() {
       {"--quantized-engine", "Quantized engine for quantized models: qnnpack, fbgemm, onednn or x86, as this LibTorch has them"},
       {"--timeout", "Seconds LibTorch may take before its child is killed"},
       {"--memory-limit",
-       "How far each LibTorch child may grow past what it inherited, e.g. 4G (default: min(8G, half of this machine's "
-       "memory)); an allocation beyond it fails, naming the limit"},
+       "How far each LibTorch child may grow past what it inherited, e.g. 4G (default: min(8G, half of the available "
+       "memory / the archives checked at once)); an allocation beyond it fails, naming the limit"},
+      {"--max-output-size",
+       "The largest file a LibTorch child may send back (outputs, references, traces), e.g. 1G; a larger one is not "
+       "written (default: what its memory cap allows)"},
   };
   return help;
 }
@@ -60,7 +63,10 @@ void AddRunFlags(CLI::App* sub, RunSpec& spec, RunFlags& flags, unsigned which) 
         ->check(NumberIn(0.001, max, false, range))
         ->capture_default_str();
   }
-  if (which & kMemoryLimitFlag) sub->add_option("--memory-limit", flags.memory_limit, Help(flags, "--memory-limit"));
+  if (which & kMemoryLimitFlag) {
+    sub->add_option("--memory-limit", flags.memory_limit, Help(flags, "--memory-limit"));
+    sub->add_option("--max-output-size", flags.max_output_size, Help(flags, "--max-output-size"));
+  }
   if (which & kLoadLibraryFlag) AddLoadLibraryFlag(sub, flags.libraries);
 }
 
@@ -70,6 +76,7 @@ void ApplyRunFlags(const RunFlags& flags, RunSpec& spec) {
   spec.value_ranges = ParseValueRanges(flags.val_ranges);
   spec.infer_inputs = !flags.no_infer;
   if (!flags.memory_limit.empty()) spec.memory_limit_bytes = ParseByteSize(flags.memory_limit, "--memory-limit");
+  if (!flags.max_output_size.empty()) spec.max_output_bytes = ParseByteSize(flags.max_output_size, "--max-output-size");
   spec.load_libraries = OperatorLibraries(flags.libraries);
   const bool given = !spec.inputs.empty() || !spec.args.empty();
   RequireOneInputSource(given, spec.load_inputs_path, flags.given_flags);

@@ -34,6 +34,7 @@ inline constexpr unsigned kAllRunFlags = (1u << 13) - 1;
 struct RunFlags {
   std::vector<std::string> inputs, args, val_ranges, libraries;
   std::string memory_limit;
+  std::string max_output_size;
   bool no_infer = false;
   CLI::Option* method = nullptr;  // set by AddRunFlags when bound
   // How a command words a flag's help, by its long name ("--timeout").

@@ -52,5 +52,8 @@ class AtomicFile {
 
 // Writes `text` to `path` through AtomicFile.
 void WriteFileAtomically(const std::string& path, const std::string& text);
+// Copies the file `from` to `to` through AtomicFile, in the kernel
+// (copy_file_range): nothing of it is held in memory. Throws tsctl::Error (kIo).
+void CopyFileAtomically(const std::string& from, const std::string& to);
 
 }  // namespace tsctl

@@ -41,6 +41,9 @@ struct RunSpec {
   // --memory-limit: how far the child may grow past what it inherited
   // (RLIMIT_DATA; not with a CUDA device); 0: min(8 GiB, half of the machine's memory).
   uint64_t memory_limit_bytes = 0;
+  // --max-output-size: the largest file a child may send back (outputs,
+  // references, traces); 0: what its memory cap allows.
+  uint64_t max_output_bytes = 0;
 };
 
 // Where a run's arguments come from, first that applies:

@@ -162,7 +162,7 @@ BenchResult Bench(BenchOptions options) {
   const std::string save_to = options.save_outputs_path;
   std::optional<TempFile> saved;
   if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
-  BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes},
+  BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes, .max_output_bytes = options.max_output_bytes},
                                 options.progress).Take<BenchResult>("benchmarking");
   r.warmup_count = options.warmup;
   r.warmup_seconds = options.warmup >= 0 ? 0 : options.warmup_seconds;

@@ -16,7 +16,10 @@
 namespace tsctl {
 
 ChildLimits LimitsOf(const ValidateOptions& o) {
-  return {.timeout_seconds = o.timeout_seconds, .memory_bytes = o.memory_limit_bytes, .threads = o.torch_threads};
+  return {.timeout_seconds = o.timeout_seconds,
+          .memory_bytes = o.memory_limit_bytes,
+          .threads = o.torch_threads,
+          .max_output_bytes = o.max_output_bytes};
 }
 
 std::string Doing(const std::optional<ProgressEvent>& progress, const std::string& method) {

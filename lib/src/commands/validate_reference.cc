@@ -1,6 +1,7 @@
 // The reference runs of `tsctl validate`: a reference model recorded in
 // its own child (--reference-model), and the files a method's run leaves
 // (--save-reference, --record-reference, --save-outputs).
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -123,7 +124,12 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
 void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
                   const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
                   std::vector<CheckResult>& out) {
-  std::string bytes = reference_tmp && r.recorded ? reference_tmp->Read() : std::string();
+  // The recording is read into memory only to stamp it into the archive;
+  // --save-reference copies the file.
+  std::error_code size_error;
+  const bool recorded = reference_tmp && r.recorded && std::filesystem::file_size(reference_tmp->path, size_error) > 0 &&
+                        !size_error;
+  std::string bytes = recorded && options.record_reference ? reference_tmp->Read() : std::string();
   // A reference is what later runs must match: never one from a run that
   // failed its own checks.
   std::string unsound;
@@ -133,18 +139,18 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
   if (r.deterministic == false) unsound = "two runs differ at " + r.determinism_note;
   if (!r.guess_suspect.empty()) unsound = "the guessed inputs gave " + r.guess_suspect;
   if (!r.inputs_contradict.empty()) unsound = "the inputs contradict the model's weights: " + r.inputs_contradict;
-  if (reference_tmp && !bytes.empty() && !unsound.empty()) {
+  if (recorded && !unsound.empty()) {
     out.push_back({check::kTorchReference, CheckStatus::kFail,
                    "not recorded: " + unsound + "; a reference must come from a sound run"});
     bytes.clear();
   } else if (reference_tmp) {
-    if (!options.save_reference_path.empty() && !bytes.empty()) {
-      WriteFileAtomically(options.save_reference_path, bytes);
+    if (!options.save_reference_path.empty() && recorded) {
+      CopyFileAtomically(reference_tmp->path, options.save_reference_path);
       out.push_back(
           {check::kTorchReference, CheckStatus::kPass,
            "saved inputs and outputs to " + options.save_reference_path + " (--reference FILE compares with them)"});
     }
-    if (options.record_reference && !bytes.empty()) {
+    if (options.record_reference && recorded) {
       StampOptions s;
       s.auto_fields = false;
       nlohmann::json origin = {{"input_source", r.input_source}, {"inputs", r.inputs_desc}};
@@ -160,14 +166,14 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
         out.push_back({check::kTorchReference, CheckStatus::kFail,
                        std::string("cannot record in ") + kReferenceRecordPath + ": " + e.what()});
       }
-    } else if (bytes.empty()) {
+    } else if (!recorded) {
       out.push_back({check::kTorchReference, CheckStatus::kFail,
                      "nothing to record: the method did not run (pass --arg or --input)"});
     }
   }
   if (outputs_tmp) {
     if (r.outputs_saved) {
-      WriteFileAtomically(options.save_outputs_path, outputs_tmp->Read());
+      CopyFileAtomically(outputs_tmp->path, options.save_outputs_path);  // never held in memory
     } else {
       std::string why = "the method did not run";
       if (r.ran) {

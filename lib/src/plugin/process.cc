@@ -17,7 +17,6 @@
 namespace tsctl {
 namespace {
 
-constexpr size_t kFrameHeader = 5;
 constexpr int kCaughtSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void WriteAll(int fd, const char* data, size_t size) {

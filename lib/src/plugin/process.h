@@ -15,6 +15,7 @@
 namespace tsctl {
 
 // A frame: one type byte, a 4-byte little-endian length, the payload.
+inline constexpr size_t kFrameHeader = 5;
 void WriteFrame(int fd, char type, const std::string& payload);
 
 // The 4-byte little-endian length frames carry (and payloads that hold a

@@ -25,6 +25,7 @@
 #include "sandbox.h"
 #include "torch_child_sandbox.h"
 #include "torch_child_codec.h"
+#include "frame_stream.h"
 #include "torch_server.h"
 
 namespace tsctl {
@@ -164,38 +165,6 @@ void ServeChildLaunch(const std::string& request, int answer_fd) {
   ChildMain(launch.request, launch.files, launch.limits, launch.private_dir, answer_fd);
 }
 
-uint64_t MachineMemoryBytes() {
-  return static_cast<uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(::sysconf(_SC_PAGE_SIZE));
-}
-
-uint64_t AvailableMemoryBytes() {
-  // Test hook: the memory a test pretends is available (bytes), so that the
-  // per-run budget can be checked at a safe scale on any machine.
-  if (const char* test = std::getenv("TSCTL_TEST_AVAILABLE_MEMORY")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(test, &end, 10);
-    if (end && *end == '\0' && v > 0) return v;
-  }
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return std::min(kib << 10, MachineMemoryBytes());
-  }
-  return MachineMemoryBytes();
-}
-
-uint64_t DefaultChildMemoryLimit(size_t concurrent) {
-  return std::min<uint64_t>(AvailableMemoryBytes() / 2 / std::max<size_t>(concurrent, 1), uint64_t{8} << 30);
-}
-
-size_t JobsWithinMemory(size_t jobs) {
-  const uint64_t half = AvailableMemoryBytes() / 2;
-  const size_t fit = static_cast<size_t>(std::max<uint64_t>(half / kMinChildMemory, 1));
-  return std::max<size_t>(std::min(jobs, fit), 1);
-}
-
 Interrupted::Interrupted(int signal)
     : Error(ErrorKind::kIo, "interrupted by " + SignalName(signal)), signal_(signal) {}
 Interrupted::~Interrupted() = default;
@@ -207,11 +176,9 @@ namespace {
 // (out.output), so that it never blocks on it. A signal caught meanwhile
 // kills it and throws Interrupted. The answer frame lands in `answer`.
 void PumpFrames(pid_t pid, const ChildPipes& pipes, SignalCatcher& signals, std::chrono::steady_clock::time_point deadline,
-                const std::set<std::string>& allowed, const std::function<void(const ProgressEvent&)>& on_progress,
-                ChildOutcome& out, std::optional<std::string>& answer) {
+                FrameStream& frames, ChildOutcome& out) {
   const int fd = pipes.answer;
   int output = pipes.output;
-  std::string buffer;
   char chunk[65536];
   while (true) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
@@ -237,24 +204,29 @@ void PumpFrames(pid_t pid, const ChildPipes& pipes, SignalCatcher& signals, std:
     ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;  // EOF: the child closed the pipe (finished or died)
-    buffer.append(chunk, static_cast<size_t>(n));
-    TakeFrames(buffer, [&](char type, std::string payload) {
-      if (type == kProgressFrame) {
-        if (std::optional<ProgressEvent> e = DecodeProgress(payload)) {
-          out.progress = *e;
-          if (on_progress) on_progress(*e);
-        }
-      } else if (type == kAnswerFrame) {
-        answer = std::move(payload);
-      } else if (type == kSandboxFrame) {
-        out.sandbox = std::move(payload);
-      } else if (type == kStopFrame) {
-        out.unsafe_stop = std::move(payload);
-      } else if (type == kFileFrame) {
-        WriteSentFile(payload, allowed, out);
-      }
-    });
+    frames.Feed(chunk, static_cast<size_t>(n));
   }
+}
+
+// The frames of a child's answer pipe: files stream to their paths
+// (frame_stream.h), the rest into `out` and `answer`.
+FrameStream ChildFrames(const std::set<std::string>& allowed, uint64_t max_file_bytes,
+                        const std::function<void(const ProgressEvent&)>& on_progress, ChildOutcome& out,
+                        std::optional<std::string>& answer) {
+  return FrameStream(kFileFrame, allowed, max_file_bytes, [&out, &answer, on_progress](char type, std::string payload) {
+    if (type == kProgressFrame) {
+      if (std::optional<ProgressEvent> e = DecodeProgress(payload)) {
+        out.progress = *e;
+        if (on_progress) on_progress(*e);
+      }
+    } else if (type == kAnswerFrame) {
+      answer = std::move(payload);
+    } else if (type == kSandboxFrame) {
+      out.sandbox = std::move(payload);
+    } else if (type == kStopFrame) {
+      out.unsafe_stop = std::move(payload);
+    }
+  });
 }
 
 // How the child ended, from the server's word on its wait status and what
@@ -323,7 +295,10 @@ ChildOutcome RunTorchChild(const ChildRequest& request, const ChildLimits& limit
   std::optional<std::string> answer;
   const auto deadline =
       start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(bounded.timeout_seconds));
-  PumpFrames(pid, pipes, signals, deadline, allowed, on_progress, out, answer);
+  FrameStream frames = ChildFrames(allowed, bounded.max_output_bytes, on_progress, out, answer);
+  PumpFrames(pid, pipes, signals, deadline, frames, out);
+  if (frames.unnamed_file() && out.sandbox.empty()) out.sandbox = "the model tried to write a file the request did not name";
+  if (!frames.write_error().empty()) out.write_error = frames.write_error();
   ::close(pipes.answer);
   JudgeEnd(pid, answer, out);
   // What it wrote last, bounded: a process it left behind (no sandbox) may

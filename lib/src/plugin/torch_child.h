@@ -95,6 +95,9 @@ struct ChildLimits {
   // LibTorch's intra-op threads in the child (0: LibTorch's default), so that
   // children running side by side do not oversubscribe the cores.
   int threads = 0;
+  // The largest file the child may send back (an output, a reference, a
+  // trace: streamed to its path, never held); 0: none but its memory cap.
+  uint64_t max_output_bytes = 0;
 };
 
 // The wall-clock limit of a child whose command has no --timeout (graph,

@@ -75,7 +75,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, load_path, method, inline
 // RunSpec's fields, once; the options built on it write them beside their own.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
                                    value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
-                                   memory_limit_bytes)
+                                   memory_limit_bytes, max_output_bytes)
 #define TSCTL_DEFINE_ON_RUN_SPEC(Type, ...)                                                   \
   void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                \
     to_json(nlohmann_json_j, static_cast<const RunSpec&>(nlohmann_json_t));                   \

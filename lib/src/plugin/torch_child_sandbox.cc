@@ -101,23 +101,6 @@ SandboxPolicy PolicyOf(const RequestFiles& files, const ChildLimits& limits, uin
   return policy;
 }
 
-// A file the child sent: written where the request named it, nowhere else.
-void WriteSentFile(const std::string& payload, const std::set<std::string>& allowed, ChildOutcome& out) {
-  if (payload.size() < 4) return;
-  const uint32_t n = GetLength(payload.data());
-  if (payload.size() - 4 < n) return;
-  const std::string path = payload.substr(4, n);
-  if (!allowed.count(path)) {
-    if (out.sandbox.empty()) out.sandbox = "the model tried to write a file the request did not name";
-    return;
-  }
-  try {
-    WriteFileAtomically(path, payload.substr(4 + n));
-  } catch (const Error& e) {
-    out.write_error = e.what();
-  }
-}
-
 PrivateDir::PrivateDir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/tsctl-sandbox-XXXXXX";

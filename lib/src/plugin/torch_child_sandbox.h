@@ -1,6 +1,6 @@
 // The sandbox as the LibTorch door (torch_child.cc) applies it: what each
 // request reads and writes, the policy its child gets, the child's own
-// folder, and the files a sandboxed child sends to the parent to write.
+// folder (the files it sends back: frame_stream.h).
 #pragma once
 
 #include <cstdint>
@@ -29,11 +29,6 @@ std::vector<int> NamedDescriptors(const std::vector<std::string>& paths);
 // The child's policy: its files, a memory cap of `memory` bytes, CPU time
 // from the limits' timeout, `dir` its own folder.
 SandboxPolicy PolicyOf(const RequestFiles& files, const ChildLimits& limits, uint64_t memory, const std::string& dir);
-
-// A file the child sent ('W' frame: a 4-byte length, the path, the bytes):
-// written where the request named it (`allowed`), nowhere else; a path not
-// named sets out.sandbox, a failed write out.write_error.
-void WriteSentFile(const std::string& payload, const std::set<std::string>& allowed, ChildOutcome& out);
 
 // A folder of the child's own (its TMPDIR; where an AOTInductor package is
 // extracted), removed with everything in it when the child is done; `path`

@@ -164,4 +164,20 @@ void WriteFileAtomically(const std::string& path, const std::string& text) {
   f.Commit();
 }
 
+void CopyFileAtomically(const std::string& from, const std::string& to) {
+  const int src = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (src < 0) throw Error(ErrorKind::kIo, "cannot read " + from + ": " + std::strerror(errno));
+  struct stat st {};
+  try {
+    if (::fstat(src, &st) != 0) throw Error(ErrorKind::kIo, "cannot read " + from + ": " + std::strerror(errno));
+    AtomicFile f(to);
+    f.CopyFrom(src, 0, static_cast<uint64_t>(st.st_size));
+    f.Commit();
+  } catch (...) {
+    ::close(src);
+    throw;
+  }
+  ::close(src);
+}
+
 }  // namespace tsctl
