@@ -17,7 +17,13 @@ Models made here with the build's own torch (torch.jit.script):
 - negative: a stride of -1 from offset 0 (a view starting before its storage);
 - within_int64: a computed view past its storage but within int64, which
   LibTorch refuses itself: its own error (torch.run FAIL), not a finding;
+- reshape_alias: torch.ops.aten._reshape_alias, whose kernel sets a caller's
+  sizes and strides with no bounds check at all: ts.hooks refuses it whatever
+  its arguments; loaded anyway (bench --allow-load-hooks), a view 16 KiB past
+  a 16-byte storage is stopped before it runs, one inside the tensor runs;
 - honest: as_strided inside the tensor (constant and computed): PASS.
+LibTorch's own views (view, narrow, expand, ...) refusing overflowing
+arguments: tests/unit/view_guard_test.cc.
 
 Usage: view_guard_test.py TSCTL PYTHON. Exit 77 when PYTHON has no torch.
 """
@@ -47,6 +53,12 @@ class Negative(torch.nn.Module):
 class WithinInt64(torch.nn.Module):
     def forward(self, x):
         return torch.as_strided(x, [4], [1], x.size(1) * 100).sum()
+class ReshapeAlias(torch.nn.Module):
+    def forward(self, x):
+        return torch.ops.aten._reshape_alias(x, [x.size(1) * 1024], [1]).sum()
+class ReshapeAliasHonest(torch.nn.Module):
+    def forward(self, x):
+        return torch.ops.aten._reshape_alias(x, [2, x.size(1) // 2], [x.size(1) // 2, 1]).sum()
 class Honest(torch.nn.Module):
     def forward(self, x):
         a = torch.as_strided(x, [2, 2], [1, 2], 0)
@@ -54,7 +66,8 @@ class Honest(torch.nn.Module):
         return a.sum() + b.sum()
 for name, cls in [("const_offset", ConstOffset), ("computed_offset", ComputedOffset),
                   ("size_stride", SizeStride), ("negative", Negative), ("within_int64", WithinInt64),
-                  ("honest", Honest)]:
+                  ("reshape_alias", ReshapeAlias),
+                  ("reshape_alias_honest", ReshapeAliasHonest), ("honest", Honest)]:
     torch.jit.script(cls()).save(os.path.join(out, name + ".pt"))
 '''
 
@@ -105,6 +118,22 @@ def main():
         check(run.get("status") == "FAIL" and "out of bounds" in run.get("message", "") and
               checks.get("torch.unsafe", {}).get("status", "PASS") == "PASS",
               f"a view out of bounds within int64: LibTorch's own error, torch.run FAIL: {run}")
+
+        # _reshape_alias is refused whatever its arguments (ts.hooks, operators.cc);
+        # where the user loads it anyway, the guard still stops a view past its storage.
+        checks, archive = validate(tsctl, p("reshape_alias"), "--input", "1x4")
+        h = checks.get("ts.hooks", {})
+        check(archive["result"] == "FAILED" and h.get("status") == "FAIL" and "aten::_reshape_alias" in h.get("message", ""),
+              f"_reshape_alias: ts.hooks FAIL, not loaded: {h}")
+        bench = lambda name: subprocess.run([tsctl, "bench", "--allow-load-hooks", "--input", "1x4", "--iters", "2",
+                                             "--warmup", "0", p(name)], capture_output=True, text=True, timeout=300)
+        b = bench("reshape_alias")
+        check(b.returncode != 0 and "aten::_reshape_alias" in b.stderr and "stopped before it ran" in b.stderr and
+              "without any bounds check" in b.stderr and b.stderr.count("\n") == 1,
+              f"bench --allow-load-hooks: _reshape_alias 16 KiB past a 16-byte storage is stopped before it runs: {b.stderr[:400]}")
+        b = bench("reshape_alias_honest")
+        check(b.returncode == 0 and "mean" in b.stdout,
+              f"bench --allow-load-hooks: _reshape_alias inside its storage runs: exit {b.returncode} {b.stderr[:300]}")
 
         checks, archive = validate(tsctl, p("honest"), "--input", "1x4")
         check(archive["result"] == "PASSED" and checks.get("torch.run", {}).get("status") == "PASS" and

@@ -124,6 +124,7 @@ const UnsafeOperator* FindUnsafeOperator(const std::string& op) {
       // as_strided and view do; measured on 1.13): each reads or writes any
       // memory of the process.
       {"aten::_reshape_alias", "views memory with sizes and strides it never checks against the storage", nullptr},
+      {"aten::_reshape_alias_copy", "copies a view with sizes and strides it never checks against the storage", nullptr},
       {"aten::set_", "views memory at an offset and sizes it never checks against the storage", nullptr,
        "storage_offset"},
   };

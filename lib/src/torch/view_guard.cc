@@ -96,7 +96,15 @@ struct ViewCall {
   std::vector<int64_t> sizes, strides;
   int64_t offset = 0;
   uint64_t itemsize = 1, storage_bytes = 0;
+  bool unchecked = false;  // LibTorch checks nothing: any byte past the storage is a finding
 };
+
+// _reshape_alias(self, size, stride) and _reshape_alias_copy: "for internal
+// use by reshape", their kernel (alias_with_sizes_and_strides) sets the sizes
+// and strides at self's offset with no bounds check at all, in 1.13 and 2.x.
+bool Unchecked(const std::string& op) {
+  return op == "aten::_reshape_alias" || op == "aten::_reshape_alias_copy";
+}
 
 // as_strided(self, size, stride, offset?), as_strided_, as_strided_copy;
 // as_strided_scatter(self, src, size, stride, offset?); set_(self, source
@@ -123,12 +131,14 @@ std::optional<ViewCall> ReadCall(const std::string& op, c10::ArrayRef<const c10:
   }
   const size_t first = op == "aten::as_strided_scatter" ? 2 : 1;
   if (in.size() < first + 2) return std::nullopt;
+  c.unchecked = Unchecked(op);
   auto sizes = Ints(in[first]);
   auto strides = Ints(in[first + 1]);
   if (!sizes || !strides) return std::nullopt;
   c.sizes = *sizes;
   c.strides = *strides;
-  c.offset = in.size() > first + 2 && in[first + 2].isInt() ? in[first + 2].toInt() : self.storage_offset();
+  c.offset = !c.unchecked && in.size() > first + 2 && in[first + 2].isInt() ? in[first + 2].toInt()
+                                                                              : self.storage_offset();
   c.storage_bytes = self.storage().nbytes();
   return c;
 }
@@ -155,7 +165,8 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   std::string why;
   try {
     if (std::optional<ViewCall> c = ReadCall(op, fn.inputs())) {
-      why = ViewOutsideStorage(c->sizes, c->strides, c->offset, c->itemsize, c->storage_bytes);
+      why = c->unchecked ? ViewPastStorage(c->sizes, c->strides, c->offset, c->itemsize, c->storage_bytes)
+                         : ViewOutsideStorage(c->sizes, c->strides, c->offset, c->itemsize, c->storage_bytes);
       if (!why.empty()) why = "the model called " + op + " with " + why + " (stopped before it ran)";
     }
   } catch (const std::exception&) {
@@ -227,10 +238,14 @@ std::string SourceOf(const torch::jit::Node* node) {
 }  // namespace
 
 const std::vector<std::string>& ViewGuardedOperators() {
-  // From native_functions.yaml (1.13 and 2.x): every operator with a
-  // storage_offset argument that views memory it did not allocate.
-  static const std::vector<std::string> kOps = {"aten::as_strided", "aten::as_strided_", "aten::as_strided_copy",
-                                                "aten::as_strided_scatter", "aten::set_"};
+  // From native_functions.yaml (1.13 and 2.x): every operator that takes a
+  // view's strides (and a storage_offset, or self's) from its caller and
+  // places it on memory it did not allocate. _nested_view_from_buffer checks
+  // its buffer's size itself (1.13 asserts it, 2.x's setStorage refuses).
+  static const std::vector<std::string> kOps = {"aten::as_strided",        "aten::as_strided_",
+                                                "aten::as_strided_copy",   "aten::as_strided_scatter",
+                                                "aten::set_",              "aten::_reshape_alias",
+                                                "aten::_reshape_alias_copy"};
   return kOps;
 }
 
@@ -248,6 +263,19 @@ std::string ViewOutsideStorage(const std::vector<int64_t>& sizes, const std::vec
          (e->huge ? std::string("past any address space") : "at byte " + Str(end)) +
          ", past 2^63, where LibTorch 1.13's int64 bounds check wraps around and lets it read and write the "
          "process's memory";
+}
+
+std::string ViewPastStorage(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t offset,
+                            uint64_t itemsize, uint64_t storage_bytes) {
+  std::optional<Extent> e = ExtentOf(sizes, strides, offset);
+  if (!e) return "";
+  const Wide end = e->huge ? kHuge : (e->hi + 1) * static_cast<Wide>(itemsize);
+  if (!e->huge && e->lo >= 0 && end <= static_cast<Wide>(storage_bytes)) return "";
+  return "sizes " + List(sizes) + ", strides " + List(strides) + " at storage offset " + std::to_string(offset) +
+         " on a storage of " + std::to_string(storage_bytes) + " bytes: a view " +
+         (!e->huge && e->lo < 0 ? std::string("starting before its storage")
+                                : "ending " + (e->huge ? std::string("past any address space") : "at byte " + Str(end))) +
+         ", which this operator places without any bounds check, so it would read and write the process's memory";
 }
 
 void ArmViewGuard() {
@@ -279,12 +307,14 @@ std::vector<std::string> UnsafeViewCalls(const torch::jit::Module& module) {
     const bool set = node->kind() == c10::Symbol::fromQualString("aten::set_");
     const auto size_at = ArgIndex(node, "size"), stride_at = ArgIndex(node, "stride"),
                offset_at = ArgIndex(node, "storage_offset");
-    if (!size_at || !offset_at) return;  // set_(source): a whole storage
+    const bool unchecked = Unchecked(node->kind().toQualString());
+    if (!size_at || (!offset_at && !unchecked)) return;  // set_(source): a whole storage
     std::optional<std::vector<int64_t>> sizes = ConstInts(node->input(*size_at));
     std::optional<std::vector<int64_t>> strides =
         stride_at ? ConstInts(node->input(*stride_at)) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
     // An offset of None is the tensor's own, which a sound tensor keeps in bounds.
-    std::optional<int64_t> offset = ConstInt(node->input(*offset_at));
+    // _reshape_alias keeps self's offset: from 0 this is the least it reaches.
+    std::optional<int64_t> offset = unchecked ? std::optional<int64_t>(0) : ConstInt(node->input(*offset_at));
     if (!offset && torch::jit::toIValue(node->input(*offset_at)) && torch::jit::toIValue(node->input(*offset_at))->isNone()) offset = 0;
     if (!sizes || !strides || !offset) return;  // computed: the run-time guard checks it
     if (set && strides->empty()) *strides = ContiguousStrides(*sizes);
@@ -292,7 +322,7 @@ std::vector<std::string> UnsafeViewCalls(const torch::jit::Module& module) {
     if (!e || (!e->huge && e->lo >= 0 && e->hi + 1 <= kMaxElements)) return;
     const std::string source = SourceOf(node);
     std::string line = where + " calls " + node->kind().toQualString() + " with sizes " + List(*sizes) + ", strides " +
-                       List(*strides) + " and storage offset " + std::to_string(*offset) +
+                       List(*strides) + (unchecked ? std::string(" at the tensor's own offset") : " and storage offset " + std::to_string(*offset)) +
                        (source.empty() ? "" : " (" + source + ")") +
                        (e->lo < 0 ? ": a view starting before its storage"
                                   : ": a view ending past element 2^57, more memory than any address space holds "

@@ -55,4 +55,9 @@ std::vector<std::string> UnsafeViewCalls(const torch::jit::Module& module);
 std::string ViewOutsideStorage(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t offset,
                                uint64_t itemsize, uint64_t storage_bytes);
 
+// The rule for operators that check nothing (_reshape_alias): "" unless the
+// view starts before the storage or ends past its `storage_bytes`; else why.
+std::string ViewPastStorage(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t offset,
+                            uint64_t itemsize, uint64_t storage_bytes);
+
 }  // namespace tsctl
