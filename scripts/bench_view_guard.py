@@ -66,8 +66,7 @@ def p50(tsctl, path, flags, iters, warmup, always):
     r = subprocess.run([tsctl, "bench", "--format", "json", "--iters", str(iters), "--warmup", str(warmup), *flags, path],
                        capture_output=True, text=True, timeout=900, env=env)
     try:
-        lat = json.loads(r.stdout)["latency_ms"]
-        return lat["p50"]
+        return json.loads(r.stdout)["latency_ns"]["p50"] / 1e6
     except (ValueError, KeyError):
         return None
 
@@ -111,6 +110,8 @@ def main():
         ratios.append(always / auto)
         noise.append(again / auto)
         print("%-48s %12.4f %12.4f %12.4f %8.3f" % (os.path.basename(f)[:48], auto, again, always, always / auto))
+    if not ratios:
+        sys.exit("bench_view_guard: no model was benchmarked")
     gmean = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
     print("geometric mean: always/auto %.3f (target <= 1.05); auto/auto-again %.3f (the noise floor)" %
           (gmean(ratios), gmean(noise)))
