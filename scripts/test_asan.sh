@@ -31,7 +31,7 @@ for c in tests/cli/cases/*.cmd; do
   n=$(basename "$c" .cmd)
   names+=("cli\\.${n}\$")
 done
-regex="^unit\$|^fuzz_replay\\.|$(IFS='|'; echo "${names[*]/#/^}")"
+regex="^unit\$|^unit_corpus\$|^fuzz_replay\\.|$(IFS='|'; echo "${names[*]/#/^}")"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd "$build_dir" && ctest --output-on-failure -j"$jobs" -R "$regex")

@@ -1,8 +1,10 @@
-// tsctl diff of two ExecuTorch files (lib/src/commands/diff_pte.cc), on the
-// programs of ../shared/corpus/pte and copies of them with one byte of a
-// stored tensor or named blob changed: each layout (inline constants, the
+// tsctl diff of two ExecuTorch files (lib/src/commands/diff_pte.cc), on
+// testdata/pte's programs (scripts/gen_pte_testdata.py) and, in the cases
+// tagged [corpus] (ctest unit_corpus, skipped without it), those of
+// ../shared/corpus/pte, and copies of them with one byte of a stored tensor,
+// named blob or delegate changed: each layout (inline constants, the
 // constant segment, a .bpte's embedded program, a .ptd's tensors, named
-// data) is compared by value.
+// data, delegate blobs) is compared by value.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -18,16 +20,15 @@ using namespace tsctl;
 
 namespace {
 
+// A file of ../shared/corpus/pte, for the [corpus] cases: present, or the case fails.
 std::string Corpus(const std::string& name) {
   const char* env = std::getenv("TSCTL_SHARED_CORPUS");
-  return std::string(env && *env ? env : TSCTL_SHARED_CORPUS) + "/pte/" + name;
+  const std::string path = std::string(env && *env ? env : TSCTL_SHARED_CORPUS) + "/pte/" + name;
+  REQUIRE(std::filesystem::exists(path));
+  return path;
 }
 
-bool Have(const std::string& path) {
-  if (std::filesystem::exists(path)) return true;
-  WARN("no " << path << ": its cases are left out (TSCTL_SHARED_CORPUS names ../shared/corpus)");
-  return false;
-}
+std::string Pte(const std::string& name) { return test::TestData("pte/" + name); }
 
 // A copy of `path` with the byte at `offset` changed, in the test's temp dir.
 std::string Patched(const std::string& path, uint64_t offset) {
@@ -58,9 +59,7 @@ void OneTensorDiffers(const DiffResult& r, const std::string& name, uint64_t dif
 
 }  // namespace
 
-TEST_CASE("a program diffed with itself is the same, section by section", "[pte][diff]") {
-  const std::string f = Corpus("djl-executorch-engine__3022a8a3_stress_mlp.pte");
-  if (!Have(f)) return;
+void SameAsItself(const std::string& f) {
   DiffResult r = DiffPteFiles(f, f);
   CHECK(r.Equal());
   CHECK(r.kind_a == "executorch-program");
@@ -73,16 +72,25 @@ TEST_CASE("a program diffed with itself is the same, section by section", "[pte]
   CHECK_FALSE(r.Section(DiffSection::kExtra).compared);
 }
 
-TEST_CASE("a constant's changed byte is found by value, in each layout", "[pte][diff]") {
-  struct Case {
-    const char* file;
-    PteDataLocation where;
-  };
-  for (Case c : {Case{"executorch__42b8643f_ModuleLinear-no-constant-segment.pte", PteDataLocation::kInline},
-                 Case{"executorch__b55978fe_conv2d_layer7_conv4b_2.pte", PteDataLocation::kSegment},
-                 Case{"executorch__ea5b42c0_bundled_program.bpte", PteDataLocation::kSegment}}) {
-    const std::string f = Corpus(c.file);
-    if (!Have(f)) continue;
+TEST_CASE("a program diffed with itself is the same, section by section", "[pte][diff]") {
+  for (const char* f : {"linear_xnnpack.pte", "linear.pte", "add.pte"}) {
+    INFO(f);
+    SameAsItself(Pte(f));
+  }
+}
+
+TEST_CASE("corpus: a program diffed with itself is the same", "[pte][diff][corpus]") {
+  SameAsItself(Corpus("djl-executorch-engine__3022a8a3_stress_mlp.pte"));
+}
+
+struct LayoutCase {
+  std::string file;
+  PteDataLocation where;
+};
+
+void ConstantByteFound(const LayoutCase& c) {
+  {
+    const std::string& f = c.file;
     INFO(c.file);
     const PteFile pte = ReadPte(f);
     REQUIRE_FALSE(pte.program.tensors.empty());
@@ -96,9 +104,20 @@ TEST_CASE("a constant's changed byte is found by value, in each layout", "[pte][
   }
 }
 
+TEST_CASE("a constant's changed byte is found by value, in each layout", "[pte][diff]") {
+  ConstantByteFound({Pte("linear.pte"), PteDataLocation::kSegment});
+  ConstantByteFound({Pte("linear.bpte"), PteDataLocation::kSegment});
+}
+
+TEST_CASE("corpus: a constant's changed byte is found by value, in each layout", "[pte][diff][corpus]") {
+  ConstantByteFound({Corpus("executorch__42b8643f_ModuleLinear-no-constant-segment.pte"), PteDataLocation::kInline});
+  ConstantByteFound({Corpus("executorch__b55978fe_conv2d_layer7_conv4b_2.pte"), PteDataLocation::kSegment});
+  ConstantByteFound({Corpus("executorch__ea5b42c0_bundled_program.bpte"), PteDataLocation::kSegment});
+}
+
 TEST_CASE("a .ptd's tensor and a named blob are compared by their bytes", "[pte][diff]") {
-  const std::string ptd = Corpus("executorch__edab857b_linear.ptd");
-  if (Have(ptd)) {
+  const std::string ptd = Pte("linear_external.ptd");
+  {
     const PteFile data = ReadPte(ptd);
     REQUIRE_FALSE(data.flat_tensor.tensors.empty());
     const PteDataTensor& t = data.flat_tensor.tensors[0];
@@ -107,8 +126,8 @@ TEST_CASE("a .ptd's tensor and a named blob are compared by their bytes", "[pte]
     std::filesystem::remove(g);
     OneTensorDiffers(r, t.fqn, 1);
   }
-  const std::string mlp = Corpus("djl-executorch-engine__3022a8a3_stress_mlp.pte");
-  if (Have(mlp)) {
+  const std::string mlp = Pte("linear_xnnpack.pte");
+  {
     const PteFile p = ReadPte(mlp);
     REQUIRE_FALSE(p.program.named_data.empty());
     const PteNamedData& d = p.program.named_data[0];
@@ -123,10 +142,30 @@ TEST_CASE("a .ptd's tensor and a named blob are compared by their bytes", "[pte]
   }
 }
 
-TEST_CASE("two different programs: signatures, operators, chains, sizes", "[pte][diff]") {
+TEST_CASE("delegates of one size whose blobs differ are different, by CRC-32", "[pte][diff]") {
+  // tanh and sigmoid lowered to XNNPACK: the same program, weights and blob size.
+  const std::string a = Pte("linear_xnnpack_tanh.pte"), b = Pte("linear_xnnpack_sigmoid.pte");
+  DiffResult r = DiffPteFiles(a, b);
+  CHECK_FALSE(r.Equal());
+  REQUIRE(r.records.size() == 1);
+  CHECK(r.records[0].name == "delegate blob forward.delegate[0] (XnnpackBackend)");
+  CHECK(r.records[0].fields.at(0).field == "crc32");
+  CHECK(SectionEqual(r, DiffSection::kModules));
+  CHECK(SectionEqual(r, DiffSection::kOperators));
+  // One byte of the blob changed, in a copy: found the same way.
+  const PteFile p = ReadPte(a);
+  const PteDelegate& d = p.program.methods.at(0).delegates.at(0);
+  const std::string g = Patched(a, d.data_offset + d.bytes / 2);
+  DiffResult one = DiffPteFiles(a, g);
+  std::filesystem::remove(g);
+  REQUIRE(one.records.size() == 1);
+  CHECK(one.records[0].name == "delegate blob forward.delegate[0] (XnnpackBackend)");
+  CHECK_FALSE(one.Equal());
+}
+
+TEST_CASE("corpus: two different programs: signatures, operators, chains, sizes", "[pte][diff][corpus]") {
   const std::string a = Corpus("executorch__42b8643f_ModuleLinear-no-constant-segment.pte");
   const std::string b = Corpus("executorch__707815ad_linear.pte");
-  if (!Have(a) || !Have(b)) return;
   DiffResult r = DiffPteFiles(a, b);
   CHECK(r.operators_added == std::vector<std::string>{"aten::addmm.out", "aten::permute_copy.out"});
   CHECK(r.operators_removed == std::vector<std::string>{"aten::add.out", "aten::mul.out"});
@@ -150,8 +189,7 @@ TEST_CASE("two different programs: signatures, operators, chains, sizes", "[pte]
 }
 
 TEST_CASE("a file that is not an ExecuTorch file is refused in one line", "[pte][diff]") {
-  const std::string f = Corpus("executorch__43252ca7_add.pte");
-  if (!Have(f)) return;
+  const std::string f = Pte("add.pte");
   try {
     DiffPteFiles(f, test::TestData("traced_cnn.pt"));
     FAIL("no error");

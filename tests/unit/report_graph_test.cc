@@ -172,15 +172,13 @@ TEST_CASE("report graph: a .pt2 program by module, an ExecuTorch program's calls
 }
 
 TEST_CASE("report graph: an ExecuTorch program's calls and delegates", "[report][graph][pte]") {
-  const char* env = std::getenv("TSCTL_SHARED_CORPUS");
-  const std::string f = std::string(env && *env ? env : TSCTL_SHARED_CORPUS) +
-                        "/pte/djl-executorch-engine__3022a8a3_stress_mlp.pte";
+  const std::string f = test::TestData("pte/linear_xnnpack.pte");
   const PteFile pte = ReadPte(f, {.chains = true});
   ReportGraphs gs = PteReportGraphs(pte);
   REQUIRE(gs.graphs.size() == pte.program.methods.size());
   size_t delegates = 0;
   for (const ReportGraphNode& n : gs.graphs[0].nodes) delegates += n.kind == "delegate";
-  CHECK(delegates == 2);  // two XNNPACK delegates
+  CHECK(delegates == 1);  // the XNNPACK delegate
   LayoutReportGraphs(gs);
   REQUIRE_FALSE(gs.views.empty());
   const std::string page = RenderReportHtml(pte, f, gs);

@@ -1,6 +1,6 @@
 // tsctl report A B of two ExecuTorch files (BuildPteDiffReport, and
 // RenderReportDiffHtml over it): the diff page's sections by id on pairs of
-// ../shared/corpus/pte and on copies with one byte of a stored tensor
+// testdata/pte (and, in the [corpus] cases, ../shared/corpus/pte) and on copies with one byte of a stored tensor
 // changed, record and size deltas, value statistics, chains side by side,
 // every string from the files escaped, and a side that is no ExecuTorch file.
 #include <catch2/catch.hpp>
@@ -25,16 +25,15 @@ namespace {
 
 bool Has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
 
+// A file of ../shared/corpus/pte, for the [corpus] cases: present, or the case fails.
 std::string Corpus(const std::string& name) {
   const char* env = std::getenv("TSCTL_SHARED_CORPUS");
-  return std::string(env && *env ? env : TSCTL_SHARED_CORPUS) + "/pte/" + name;
+  const std::string path = std::string(env && *env ? env : TSCTL_SHARED_CORPUS) + "/pte/" + name;
+  REQUIRE(std::filesystem::exists(path));
+  return path;
 }
 
-bool Have(const std::string& path) {
-  if (std::filesystem::exists(path)) return true;
-  WARN("no " << path << ": its cases are left out (TSCTL_SHARED_CORPUS names ../shared/corpus)");
-  return false;
-}
+std::string Pte(const std::string& name) { return test::TestData("pte/" + name); }
 
 // A copy of `path` with the byte at `offset` changed, in the temp dir.
 std::string Patched(const std::string& path, uint64_t offset) {
@@ -54,10 +53,9 @@ std::string PageOf(const std::string& a, const std::string& b, const DiffOptions
 
 }  // namespace
 
-TEST_CASE("report A B of .pte files: delegates and named data grown, with size deltas", "[report][pte]") {
+TEST_CASE("report A B of .pte files: delegates and named data grown, with size deltas", "[report][pte][corpus]") {
   const std::string a = Corpus("djl-executorch-engine__3022a8a3_stress_mlp.pte");
   const std::string b = Corpus("djl-executorch-engine__7777a90a_stress_mlp.pte");
-  if (!Have(a) || !Have(b)) return;
   const std::string page = PageOf(a, b);
   RequireDiffSections(page);
   CHECK(Has(page, "<p>Result: different (records, modules).</p>"));
@@ -80,10 +78,9 @@ TEST_CASE("report A B of .pte files: delegates and named data grown, with size d
   CHECK(Has(page, "<th>kind</th><td>ExecuTorch program (ET12)</td><td>ExecuTorch program (ET12)</td>"));
 }
 
-TEST_CASE("report A B of .pte files: signatures, constants by value, chains side by side", "[report][pte]") {
+TEST_CASE("report A B of .pte files: signatures, constants by value, chains side by side", "[report][pte][corpus]") {
   const std::string a = Corpus("executorch__b55978fe_conv2d_layer7_conv4b_2.pte");
   const std::string b = Corpus("executorch__3457a90d_conv2d_layer3_conv4b_2.pte");
-  if (!Have(a) || !Have(b)) return;
   const std::string page = PageOf(a, b);
   RequireDiffSections(page);
   CHECK(Has(page, "<p>Result: different (modules, parameters, code).</p>"));
@@ -106,10 +103,8 @@ TEST_CASE("report A B of .pte files: signatures, constants by value, chains side
 }
 
 TEST_CASE("report A B of .pte files: a file against itself is the same", "[report][pte]") {
-  for (const char* name : {"djl-executorch-engine__3022a8a3_stress_mlp.pte", "executorch__edab857b_linear.ptd",
-                           "executorch__ea5b42c0_bundled_program.bpte"}) {
-    const std::string f = Corpus(name);
-    if (!Have(f)) continue;
+  for (const char* name : {"linear_xnnpack.pte", "linear_external.ptd", "linear.bpte"}) {
+    const std::string f = Pte(name);
     INFO(name);
     const std::string page = PageOf(f, f);
     RequireDiffSections(page);
@@ -119,9 +114,8 @@ TEST_CASE("report A B of .pte files: a file against itself is the same", "[repor
   }
 }
 
-TEST_CASE("report A B of .pte files: one constant byte changed names that tensor", "[report][pte]") {
-  const std::string f = Corpus("executorch__42b8643f_ModuleLinear-no-constant-segment.pte");
-  if (Have(f)) {
+void ConstantChangedNamesTensor(const std::string& f) {
+  {
     const PteFile pte = ReadPte(f);
     REQUIRE_FALSE(pte.program.tensors.empty());
     const PteStoredTensor& t = pte.program.tensors[0];
@@ -134,8 +128,12 @@ TEST_CASE("report A B of .pte files: one constant byte changed names that tensor
     CHECK(Has(page, "<tr class=\"f\"><td class=\"mono\">" + name + "</td><td>constant</td><td>changed</td>"));
     CHECK(Has(page, "<td class=\"n\">1 of "));
   }
-  const std::string ptd = Corpus("executorch__edab857b_linear.ptd");
-  if (Have(ptd)) {
+}
+
+TEST_CASE("report A B of .pte files: one constant byte changed names that tensor", "[report][pte]") {
+  ConstantChangedNamesTensor(Pte("linear.pte"));
+  const std::string ptd = Pte("linear_external.ptd");
+  {
     const PteFile data = ReadPte(ptd);
     REQUIRE_FALSE(data.flat_tensor.tensors.empty());
     const PteDataTensor& t = data.flat_tensor.tensors[0];
@@ -148,9 +146,19 @@ TEST_CASE("report A B of .pte files: one constant byte changed names that tensor
   }
 }
 
+TEST_CASE("corpus: report A B of .pte files: one inline constant byte changed names that tensor", "[report][pte][corpus]") {
+  ConstantChangedNamesTensor(Corpus("executorch__42b8643f_ModuleLinear-no-constant-segment.pte"));
+}
+
+TEST_CASE("report A B of .pte files: a delegate blob changed, sizes alike", "[report][pte]") {
+  const std::string page = PageOf(Pte("linear_xnnpack_tanh.pte"), Pte("linear_xnnpack_sigmoid.pte"));
+  RequireDiffSections(page);
+  CHECK(Has(page, "<p>Result: different (records).</p>"));
+  CHECK(Has(page, "delegate blob forward.delegate[0] (XnnpackBackend)"));
+}
+
 TEST_CASE("report A B of a .pte and a TorchScript archive: the reader's line", "[report][pte]") {
-  const std::string f = Corpus("djl-executorch-engine__3022a8a3_stress_mlp.pte");
-  if (!Have(f)) return;
+  const std::string f = Pte("linear_xnnpack.pte");
   const std::string pt = test::TestData("traced_cnn.pt");
   try {
     BuildPteDiffReport(f, pt);

@@ -143,6 +143,8 @@ struct PteDelegate {
   uint64_t bytes = 0;        // the blob's size
   std::vector<std::string> compile_spec_keys;
   uint64_t calls = 0;        // delegate calls of it
+  uint64_t data_offset = 0;  // where the blob starts, from the program's first byte
+  uint32_t compile_specs_crc = 0;  // CRC-32 of every key and value, in order: specs that differ only in a value
 };
 
 struct PteMethod {

@@ -108,6 +108,11 @@ std::map<std::string, uint64_t> PteRecordSizes(const PteSide& s);
 // records: each named data blob by key: added, removed, or of another size
 // or CRC-32 (diff_pte_tensors.cc).
 void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r);
+// records: each delegate's blob of one size by CRC-32, and its compile specs'
+// values where their keys are the same (diff_pte_tensors.cc).
+void DiffDelegateBlobs(const PteSide& a, const PteSide& b, DiffResult& r);
+// "delegate blob METHOD.delegate[I] (BACKEND)" -> the blob's bytes.
+std::map<std::string, uint64_t> DelegateBlobSizes(const PteSide& s);
 // "named data KEY" -> the blob's bytes, as DiffNamedData names them.
 std::map<std::string, uint64_t> NamedDataSizes(const PteSide& s);
 // parameters: stored tensors by fully qualified name, values compared from

@@ -1,7 +1,8 @@
 // tsctl diff of two ExecuTorch files, read without ExecuTorch: the sections
 // TorchScript archives get, filled from the programs. format: kind,
 // identifier, program version, header; records: the size breakdown's parts
-// and each named data blob by key (size, CRC-32);
+// and each named data blob by key (size, CRC-32), each delegate's blob and
+// compile spec values (CRC-32);
 // modules: each method's signature, delegates, instructions and memory plan;
 // parameters: the stored tensors (constants, mutable initial values, a .ptd's
 // tensors) by fully qualified name, their bytes compared in place; code: each
@@ -211,6 +212,7 @@ PteSide ReadPteSide(const std::string& path, uint64_t max_input_bytes) {
 std::map<std::string, uint64_t> PteRecordSizes(const PteSide& s) {
   std::map<std::string, uint64_t> out = SizeParts(s.file);
   for (const auto& [name, bytes] : NamedDataSizes(s)) out[name] = bytes;
+  for (const auto& [name, bytes] : DelegateBlobSizes(s)) out[name] = bytes;
   return out;
 }
 
@@ -226,6 +228,7 @@ DiffResult DiffPteSides(const PteSide& a, const std::string& path_a, const PteSi
   if (options.Enabled(DiffSection::kRecords)) {
     DiffSizes(a.file, b.file, r);
     DiffNamedData(a, b, r);
+    DiffDelegateBlobs(a, b, r);
   }
   if (options.Enabled(DiffSection::kModules)) DiffMethods(a.file, b.file, r);
   if (options.Enabled(DiffSection::kParameters)) DiffStored(a, b, options, r);

@@ -34,6 +34,20 @@ std::map<std::string, Blob> NamedBlobs(const PteSide& s) {
   return out;
 }
 
+// Whether a .ptd's tensor of fully qualified name `key` is the bytes of `blob`.
+bool DataTensorNamed(const PteSide& s, const std::string& key, const Blob& blob) {
+  const PteFile& f = s.file;
+  if (f.kind != PteKind::kFlatTensor) return false;
+  for (const PteDataTensor& t : f.flat_tensor.tensors) {
+    if (t.fqn != key || t.segment_index >= f.flat_tensor.segments.size()) continue;
+    if (s.program_offset + f.flat_tensor.segments[t.segment_index].file_offset + t.offset == blob.offset &&
+        t.nbytes == blob.size) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The records section's name of a named blob.
 std::string NamedDataRecord(const std::string& key) { return "named data " + key; }
 
@@ -140,12 +154,63 @@ void DiffNamedData(const PteSide& a, const PteSide& b, DiffResult& r) {
     }
     const uint32_t ca = BlobCrc(*a.source, x.offset, x.size), cb = BlobCrc(*b.source, y.offset, y.size);
     if (ca != cb) {
-      r.records.push_back({name, ChangeKind::kChanged, {{"crc32", Crc32Hex(ca), Crc32Hex(cb)}}, "", true});
+      // A .ptd names each tensor's bytes as a blob too: those the parameters
+      // section compares by value, and counts there.
+      const bool tensor = DataTensorNamed(a, key, x) && DataTensorNamed(b, key, y);
+      r.records.push_back({name, ChangeKind::kChanged, {{"crc32", Crc32Hex(ca), Crc32Hex(cb)}},
+                           tensor ? "parameters" : "", !tensor});
     }
   }
   for (const auto& [key, y] : nb) {
     if (!na.count(key)) {
       r.records.push_back({NamedDataRecord(key), ChangeKind::kAdded, {{"size", "", std::to_string(y.size)}}, "", true});
+    }
+  }
+}
+
+namespace {
+
+// Each method's delegates by position, as the records section names their
+// blobs: "delegate blob forward.delegate[0] (XnnpackBackend)".
+std::map<std::string, const PteDelegate*> DelegateBlobs(const PteSide& s) {
+  std::map<std::string, const PteDelegate*> out;
+  if (s.file.kind == PteKind::kFlatTensor) return out;
+  for (const PteMethod& m : s.file.program.methods) {
+    for (size_t i = 0; i < m.delegates.size(); ++i) {
+      const PteDelegate& d = m.delegates[i];
+      out.emplace("delegate blob " + m.name + ".delegate[" + std::to_string(i) + "] (" + d.backend_id + ")", &d);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, uint64_t> DelegateBlobSizes(const PteSide& s) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [name, d] : DelegateBlobs(s)) out.emplace(name, d->bytes);
+  return out;
+}
+
+// A delegate's blob is what its backend runs (XNNPACK's graph, a QNN
+// context): two of one size are compared by CRC-32, and two whose compile
+// specs have the same keys by their values' CRC-32. Sizes and keys that
+// differ are the size breakdown's and the modules section's.
+void DiffDelegateBlobs(const PteSide& a, const PteSide& b, DiffResult& r) {
+  const auto da = DelegateBlobs(a), db = DelegateBlobs(b);
+  for (const auto& [name, x] : da) {
+    auto it = db.find(name);
+    if (it == db.end()) continue;
+    const PteDelegate& y = *it->second;
+    if (x->bytes == y.bytes) {
+      const uint32_t ca = BlobCrc(*a.source, a.program_offset + x->data_offset, x->bytes);
+      const uint32_t cb = BlobCrc(*b.source, b.program_offset + y.data_offset, y.bytes);
+      if (ca != cb) r.records.push_back({name, ChangeKind::kChanged, {{"crc32", Crc32Hex(ca), Crc32Hex(cb)}}, "", true});
+    }
+    if (x->compile_spec_keys == y.compile_spec_keys && x->compile_specs_crc != y.compile_specs_crc) {
+      r.records.push_back({name, ChangeKind::kChanged,
+                           {{"compile spec values crc32", Crc32Hex(x->compile_specs_crc), Crc32Hex(y.compile_specs_crc)}},
+                           "", true});
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "pte_program.h"
+#include "tsctl/zip.h"
 
 namespace tsctl::pte_internal {
 namespace {
@@ -173,15 +174,26 @@ PteDelegate ReadDelegate(const pte_fb::BackendDelegate& d, const std::string& wh
     const auto* data = blobs->Get(out.index)->data();
     out.inline_data = true;
     out.bytes = data ? data->size() : 0;
+    if (data && ctx.base) out.data_offset = static_cast<uint64_t>(data->data() - ctx.base);
   } else if (ref->location() == pte_fb::DataLocation::SEGMENT) {
     const uint64_t n = ctx.read.segments.size();
     if (out.index >= n) Fail(ctx.name, what + ": segment " + N(out.index) + ", past the " + N(n) + " the program has");
     out.bytes = ctx.read.segments[out.index].size;
+    out.data_offset = ctx.read.segments[out.index].file_offset;
   } else {
     Fail(ctx.name, what + ": data location " + N(static_cast<uint8_t>(ref->location())) + " is neither inline nor segment");
   }
   if (const auto* specs = d.compile_specs()) {
-    for (const pte_fb::CompileSpec* s : *specs) out.compile_spec_keys.push_back(Str(s->key(), ctx.budget));
+    for (const pte_fb::CompileSpec* s : *specs) {
+      out.compile_spec_keys.push_back(Str(s->key(), ctx.budget));
+      const std::string& key = out.compile_spec_keys.back();
+      const uint32_t n = static_cast<uint32_t>(key.size());
+      out.compile_specs_crc = Crc32(&n, sizeof n, out.compile_specs_crc);
+      out.compile_specs_crc = Crc32(key.data(), key.size(), out.compile_specs_crc);
+      const uint32_t m = s->value() ? s->value()->size() : 0;
+      out.compile_specs_crc = Crc32(&m, sizeof m, out.compile_specs_crc);
+      if (m) out.compile_specs_crc = Crc32(s->value()->data(), m, out.compile_specs_crc);
+    }
   }
   return out;
 }
