@@ -37,6 +37,10 @@ TEST_CASE("report A B: one weight changed, with its value statistics", "[report]
   CHECK(Has(page, "<td class=\"mono\">data/4</td><td>changed</td>"));
   CHECK(Has(page, "<td>parameters</td></tr>"));
   CHECK(Count(page, "<svg") == 2);             // A's treemap and B's
+  // The summary's count is the section's own: a record another section
+  // covers is not a records change ("same" beside "1 changes" was two numbers).
+  CHECK(Has(page, "<td><a href=\"#records\">records</a></td><td>same (and 1 whose contents other sections compare)"
+                  "</td><td class=\"n\">0</td>"));
 }
 
 TEST_CASE("report A B: diff's options: a tolerance, sections left out", "[report]") {

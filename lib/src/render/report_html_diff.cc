@@ -58,7 +58,9 @@ std::string SideBySideRows(const Rows& a, const Rows& b) {
 size_t ChangeCount(const DiffResult& r, DiffSection s) {
   switch (s) {
     case DiffSection::kFormat: return r.format.size();
-    case DiffSection::kRecords: return r.records.size();
+    case DiffSection::kRecords:  // records whose bytes another section compares count there
+      return static_cast<size_t>(std::count_if(r.records.begin(), r.records.end(),
+                                               [](const RecordChange& c) { return c.counts; }));
     case DiffSection::kModules: return r.modules.size();
     case DiffSection::kParameters: return r.parameters.size();
     case DiffSection::kConstants: return r.constants.size();
@@ -76,13 +78,16 @@ std::string Sections(const DiffResult& r) {
     const char* name = DiffSectionName(s.section);
     const std::string found =
         !s.compared ? "not compared (" + E(s.not_compared_reason) + ")" : s.equal ? "same" : "different";
+    const size_t covered = s.section == DiffSection::kRecords ? r.records.size() - ChangeCount(r, s.section) : 0;
+    const std::string note =
+        covered ? " (and " + Grouped(covered) + " whose contents other sections compare)" : std::string();
     if (!s.compared || s.equal) {
       rows += "<tr class=\"f\">";
     } else {
       rows += "<tr class=\"f d\">";
       different += (different.empty() ? "" : ", ") + std::string(name);
     }
-    rows += std::string("<td><a href=\"#") + name + "\">" + name + "</a></td><td>" + found + "</td><td class=\"n\">" +
+    rows += std::string("<td><a href=\"#") + name + "\">" + name + "</a></td><td>" + found + note + "</td><td class=\"n\">" +
             Grouped(ChangeCount(r, s.section)) + "</td></tr>";
   }
   std::string out = different.empty() ? "<p>Result: the same in every section compared.</p>"
@@ -137,7 +142,7 @@ std::string RecordRow(const RecordChange& c, const std::map<std::string, uint64_
 
 std::string RecordsSection(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
   const SectionResult& s = r.Section(DiffSection::kRecords);
-  std::string out = DiffSectionStart("records", "Records", s, r.records.size());
+  std::string out = DiffSectionStart("records", "Records", s, ChangeCount(r, DiffSection::kRecords));
   if (r.records.empty()) return out + "</section>";
   if (s.equal) out += "<p class=\"note\">The records below differ only in what another section compares.</p>";
   out += "<table><thead><tr><th>record</th><th>change</th><th class=\"n\">A size</th><th class=\"n\">B size</th>"
