@@ -39,6 +39,27 @@ TEST_CASE("report: a TorchScript archive's page", "[report]") {
   CHECK(Count(page, "<rect class=\"bar\"") == 6);  // six operators, one call each
 }
 
+TEST_CASE("report: a legacy (model.json) archive's methods are its code record's top-level defs", "[report]") {
+  // PyTorch 1.0's layout: no classes; the root's torchscriptArena names the
+  // record whose defs are its methods. The Signature said "No methods found"
+  // beside a Code section showing forward.
+  const std::string model_json =
+      R"({"protoVersion":"3","mainModule":{"torchscriptArena":{"key":"code/foo.py"},"name":"foo","optimize":true},)"
+      R"("producerName":"pytorch","producerVersion":"1.0"})";
+  const std::string code = "op_version_set = 0\ndef forward(self,\n    x: Tensor,\n    y: Tensor) -> Tensor:\n"
+                           "  return torch.add(x, y, alpha=1)\ndef helper(self) -> int:\n  return 1\n";
+  const std::string zip = test::MakeZip({test::Stored("foo/version", "1\n"), test::Stored("foo/code/foo.py", code),
+                                         test::Stored("foo/model.json", model_json)});
+  Archive a = Archive::Open(MakeMemorySource(zip, "foo.pt"));
+  const ReportContents r = BuildReport(a);
+  REQUIRE(r.info.module);
+  CHECK(r.info.module->code_record == "code/foo.py");
+  const std::string page = RenderReportHtml(r);
+  CHECK(page.find("No methods found") == std::string::npos);
+  CHECK(page.find("<code>forward(self, x: Tensor, y: Tensor) -&gt; Tensor</code>") != std::string::npos);
+  CHECK(page.find("<code>helper(self) -&gt; int</code>") != std::string::npos);
+}
+
 TEST_CASE("report: a code budget leaves records out, named", "[report]") {
   Archive a = Archive::Open(OpenFileSource(test::TestData("traced_cnn.pt")));
   ReportOptions options;

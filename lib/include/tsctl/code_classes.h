@@ -27,4 +27,8 @@ struct ClassInfo {
 // Parses the classes defined by one code record (a TorchScript .py file).
 std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source);
 
+// The signatures of the top-level defs of a code record ("forward(self, x:
+// Tensor) -> Tensor"): a legacy (model.json) module's methods.
+std::vector<std::string> TopLevelSignatures(const std::string& source);
+
 }  // namespace tsctl

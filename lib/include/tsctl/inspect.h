@@ -51,6 +51,9 @@ struct ModuleInfo {
   std::vector<TensorInfo> tensors;
   std::vector<AttributeInfo> attributes;
   std::vector<ModuleInfo> children;
+  // A legacy (model.json) module's code record, whose top-level defs are its
+  // methods (torchscriptArena); "" in other layouts, where classes hold them.
+  std::string code_record;
 };
 
 struct CodeRecordInfo {

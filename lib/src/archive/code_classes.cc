@@ -82,6 +82,24 @@ std::string DefSignature(const std::string& source, size_t at) {
 
 }  // namespace
 
+std::vector<std::string> TopLevelSignatures(const std::string& source) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < source.size();) {
+    size_t nl = source.find('\n', pos);
+    if (nl == std::string::npos) nl = source.size();
+    if (source.compare(pos, 4, "def ") == 0) {
+      const std::string line = source.substr(pos, nl - pos);
+      const size_t paren = line.find('(');
+      if (paren != std::string::npos) {
+        const std::string signature = DefSignature(source, pos);
+        out.push_back(signature.empty() ? Trim(line.substr(4, paren - 4)) + "(...)" : signature);
+      }
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
 std::vector<ClassInfo> ParseCodeClasses(const std::string& record, const std::string& source) {
   std::vector<ClassInfo> classes;
   const std::string module = ModuleOfRecord(record);

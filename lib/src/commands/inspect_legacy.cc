@@ -68,6 +68,10 @@ void ReadLegacyModule(const Archive& a, ArchiveInfo& info) {
         m.name = j.value("name", "");
         m.path = path;
         m.type = "(legacy module)";
+        if (j.contains("torchscriptArena") && j["torchscriptArena"].is_object()) {
+          const nlohmann::json& key = j["torchscriptArena"].value("key", nlohmann::json());
+          if (key.is_string()) m.code_record = key.get<std::string>();
+        }
         auto join = [&](const std::string& n) { return path.empty() ? n : path + "." + n; };
         for (const auto& p : j.value("parameters", nlohmann::json::array())) {
           m.tensors.push_back(tensor_at(p.value("tensorId", ""), join(p.value("name", "")),

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "report_html.h"
+#include "tsctl/code_classes.h"
 #include "tsctl/report.h"
 #include "tsctl/text_util.h"
 
@@ -66,6 +67,14 @@ void Signature(const ReportContents& r, Page& page) {
   for (const ClassInfo& cls : info.classes) {
     if (!info.module || cls.qualified_name != info.module->type) continue;
     for (const std::string& s : cls.signatures) page.methods.push_back(MethodFromSignature(s));
+  }
+  // A legacy (model.json) archive has no classes: the root module's methods
+  // are the top-level defs of its code record.
+  if (page.methods.empty() && info.module && !info.module->code_record.empty()) {
+    for (const ReportCode& c : r.code) {
+      if (c.record != info.module->code_record && c.record != info.root + "/" + info.module->code_record) continue;
+      for (const std::string& s : TopLevelSignatures(c.text)) page.methods.push_back(MethodFromSignature(s));
+    }
   }
   for (Method& m : page.methods) {
     if (m.name != "forward" || r.stored_inputs.inputs.empty()) continue;
