@@ -60,6 +60,16 @@ TEST_CASE("report: a legacy (model.json) archive's methods are its code record's
   CHECK(page.find("<code>helper(self) -&gt; int</code>") != std::string::npos);
 }
 
+TEST_CASE("report: weights inside packed operator contexts are counted, not '0 elements'", "[report]") {
+  Archive a = Archive::Open(OpenFileSource(test::TestData("infer/xnnpack_conv6.ptl")));
+  const ReportContents r = BuildReport(a);
+  uint64_t packed = 0;
+  for (const TensorInfo& t : r.info.constants) packed += t.numel;
+  CHECK(packed == 8 * 6 * 3 * 3 + 8 + 5 * 8 + 5);  // Conv2dOpContext's and LinearOpContext's weights and biases
+  const std::string page = RenderReportHtml(r);
+  CHECK(page.find("0 elements, and 485 in constants") != std::string::npos);
+}
+
 TEST_CASE("report: a code budget leaves records out, named", "[report]") {
   Archive a = Archive::Open(OpenFileSource(test::TestData("traced_cnn.pt")));
   ReportOptions options;

@@ -243,6 +243,9 @@ void ReadModules(const Archive& a, ArchiveInfo& info) {
             builder.CollectTensors(c->items[i], name, "constant", info.constants, 0);
           } else {
             info.other_constants.push_back({name, c->items[i]->QualifiedName(), Repr(c->items[i], 120)});
+            // The tensors inside one (an XNNPACK or quantized op context's
+            // weights, pickled in its __setstate__ tuple) are constants too.
+            builder.CollectTensors(c->items[i], name, "constant", info.constants, 0);
           }
         }
       }

@@ -147,7 +147,13 @@ void Summary(const ReportContents& r, Page& page) {
     modules = page.modules[0].count;
   }
   add("modules", Grouped(modules) + (info.module ? " (root " + info.module->type + ")" : ""));
-  add("parameters", Grouped(params) + " elements");
+  uint64_t constant_elements = 0;
+  for (const TensorInfo& t : info.constants) constant_elements += t.numel;
+  add("parameters", Grouped(params) + " elements" +
+                        (constant_elements ? ", and " + Grouped(constant_elements) +
+                                                 " in constants (constants.pkl: tensors, and those inside packed "
+                                                 "operator contexts)"
+                                           : std::string()));
   add("tensors", HumanBytes(info.tensor_bytes) + " in tensors, " + HumanBytes(info.storage_bytes) +
                      " of tensor data records");
   add("records", Grouped(info.records.size()) + " (" + Grouped(info.code.size()) + " code, " +
