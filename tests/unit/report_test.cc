@@ -207,3 +207,16 @@ TEST_CASE("report: an ExecuTorch program's page", "[report]") {
   REQUIRE(chain != std::string::npos);
   CHECK(page.find("&lt;svg onload=x&gt; ", chain) != std::string::npos);
 }
+
+TEST_CASE("report: a .pte's external tensors are listed, not counted in its bytes", "[report][pte]") {
+  // Weights in a .ptd: the Modules section counted their 60 B where the
+  // size breakdown (this file's bytes) has none.
+  const std::string f = test::TestData("pte/linear_external.pte");
+  const std::string page = RenderReportHtml(ReadPte(f), f);
+  CHECK(page.find("2 external tensor(s), 60 B, are another file&#39;s bytes") != std::string::npos);
+  CHECK(page.find("0 params, 0 B, 1 submodules") != std::string::npos);
+  CHECK(page.find("<td>external</td>") != std::string::npos);
+  // In-file constants count as before.
+  const std::string g = test::TestData("pte/linear.pte");
+  CHECK(RenderReportHtml(ReadPte(g), g).find("0 params, 64 B") != std::string::npos);
+}

@@ -86,6 +86,16 @@ void ProgramTensors(const PteProgram& program, Page& page) {
   }
   StoredTensors(named, unnamed.tensors.size(), page);
   if (!unnamed.tensors.empty()) page.modules.push_back(std::move(unnamed));
+  uint64_t external = 0, external_bytes = 0;
+  for (const PteStoredTensor& s : program.tensors) {
+    if (s.tensor.location != PteDataLocation::kExternal) continue;
+    ++external;
+    external_bytes += s.tensor.nbytes;
+  }
+  if (external) {
+    page.modules_note += " " + Grouped(external) + " external tensor(s), " + HumanBytes(external_bytes) +
+                         ", are another file's bytes (a .ptd): listed with their size, not counted in this file's.";
+  }
 }
 
 void FlatTensors(const PteFlatTensor& data, Page& page) {

@@ -184,7 +184,9 @@ void SumModules(std::vector<Module>& roots) {
     m.count = 1;
     for (const Tensor& t : m.tensors) {
       if (t.role == "parameter") m.params += t.numel;
-      m.bytes += t.bytes;
+      // An ExecuTorch program's external tensors are another file's bytes (a
+      // .ptd): listed, not counted in this file's (the size breakdown's) bytes.
+      if (t.role != "external") m.bytes += t.bytes;
     }
     for (const Module& c : m.children) {
       m.params += c.params;
