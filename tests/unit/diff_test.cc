@@ -11,9 +11,12 @@
 #include "../../lib/src/commands/diff_internal.h"
 #include "test_util.h"
 #include "tsctl/diff.h"
+#include "tsctl/dtype.h"
 #include "tsctl/escape.h"
 #include "tsctl/error.h"
+#include "tsctl/pickle.h"
 #include "tsctl/record_reader.h"
+#include "tsctl/storage_types.h"
 #include "tsctl/text_diff.h"
 #include "tsctl/zip.h"
 
@@ -159,6 +162,45 @@ TEST_CASE("diff values: many equal blocks and one change deep inside", "[diff]")
   CHECK(s.differing == 1);
   CHECK(s.max_abs == Approx(0.25));
   CHECK_THROWS_AS(CompareElements("float8", nullptr, nullptr, 0, 0, 0, s), Error);
+}
+
+TEST_CASE("every c10 dtype has one name, size and comparison", "[diff][dtype]") {
+  // torch.jit.save names a tensor's storage c10's name + "Storage": 2.x's
+  // uint16/32/64 and float8 buffers were "torch.UInt16Storage" dtypes of 0 B
+  // in inspect, and a ts.globals FAIL ("globals TorchScript never writes").
+  for (const DtypeInfo& d : AllDtypes()) {
+    INFO(d.c10);
+    const StorageDtype* s = DtypeOfStorage(std::string(d.c10) + "Storage");
+    REQUIRE(s);
+    CHECK(std::string(s->name) == d.name);
+    CHECK(s->size == d.size);
+    CHECK(IsTorchScriptGlobal("torch", std::string(d.c10) + "Storage"));
+    CHECK(DiffElementSize(d.name) == d.size);  // every dtype's values are compared
+    CHECK(DtypeByC10(d.c10) == &d);
+    CHECK(DtypeByName(d.name) == &d);
+  }
+  CHECK(DtypeOfStorage("Float8Storage") == nullptr);
+  CHECK_FALSE(IsTorchScriptGlobal("torch", "os"));
+}
+
+TEST_CASE("diff values: unsigned and float8 dtypes by value", "[diff][dtype]") {
+  ValueStats u = Compare("uint16", Bytes<uint16_t>({1, 60000}), Bytes<uint16_t>({1, 60001}));
+  CHECK(u.differing == 1);
+  CHECK(u.max_abs == 1);
+  ValueStats u64 = Compare("uint64", Bytes<uint64_t>({UINT64_MAX}), Bytes<uint64_t>({UINT64_MAX - 1}));
+  CHECK(u64.differing == 1);
+  // float8_e4m3fn: 0x38 = 1.0, 0x40 = 2.0, 0x7f = NaN; e5m2: 0x3c = 1.0, 0x7c = inf.
+  ValueStats f = Compare("float8_e4m3fn", Bytes<uint8_t>({0x38, 0x40}), Bytes<uint8_t>({0x38, 0x41}));
+  CHECK(f.differing == 1);
+  CHECK(f.max_abs == Approx(0.25));  // 2.0 -> 2.25
+  CHECK(Compare("float8_e4m3fn", Bytes<uint8_t>({0x7f}), Bytes<uint8_t>({0x7f})).differing == 0);
+  ValueStats e = Compare("float8_e5m2", Bytes<uint8_t>({0x3c}), Bytes<uint8_t>({0x3d}), 0.5, 0);
+  CHECK(e.differing == 0);  // 1.0 -> 1.25 within rtol 0.5
+  CHECK(e.max_abs == Approx(0.25));
+  CHECK(Compare("float8_e5m2", Bytes<uint8_t>({0x3c}), Bytes<uint8_t>({0x7c})).differing == 1);
+  // fnuz: 0x80 is NaN; e4m3fnuz's 1.0 is 0x40 (bias 8).
+  CHECK(Compare("float8_e4m3fnuz", Bytes<uint8_t>({0x80}), Bytes<uint8_t>({0x40})).nan_mismatch);
+  CHECK(Compare("float8_e8m0fnu", Bytes<uint8_t>({127}), Bytes<uint8_t>({128})).max_abs == Approx(1.0));  // 1 -> 2
 }
 
 TEST_CASE("text diff: unified hunks with context", "[diff]") {

@@ -7,6 +7,7 @@
 
 #include "../text/units.h"
 #include "diff_internal.h"
+#include "tsctl/dtype.h"
 #include "tsctl/pte.h"
 #include "tsctl/source.h"
 #include "tsctl/zip.h"
@@ -96,16 +97,11 @@ std::map<std::string, Stored> StoredTensors(const PteSide& s) {
   return out;
 }
 
-// tsctl's dtype names (CompareElements) for ExecuTorch's ScalarType names.
+// tsctl's dtype names (CompareElements) for ExecuTorch's ScalarType names,
+// which are c10's (tsctl/dtype.h).
 std::string TorchDtype(const std::string& et) {
-  static const std::map<std::string, std::string> kNames = {
-      {"Byte", "uint8"},          {"Char", "int8"},        {"Short", "int16"},        {"Int", "int32"},
-      {"Long", "int64"},          {"Half", "float16"},     {"Float", "float32"},      {"Double", "float64"},
-      {"ComplexHalf", "complex32"}, {"ComplexFloat", "complex64"}, {"ComplexDouble", "complex128"},
-      {"Bool", "bool"},           {"QInt8", "qint8"},      {"QUInt8", "quint8"},      {"QInt32", "qint32"},
-      {"BFloat16", "bfloat16"},   {"QUInt4x2", "quint4x2"}, {"QUInt2x4", "quint2x4"}};
-  auto it = kNames.find(et);
-  return it == kNames.end() ? "" : it->second;
+  const DtypeInfo* d = DtypeByC10(et);
+  return d ? d->name : "";
 }
 
 // The values of two tensors of one dtype and shape, read side by side in

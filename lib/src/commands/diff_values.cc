@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tsctl/diff.h"
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -35,6 +36,29 @@ double BFloat16ToDouble(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+// The float8 formats (c10/util/Float8_*.h): sign, `E` exponent bits of
+// bias `kBias`, the rest mantissa. kIeee (e5m2): an all-ones exponent is
+// infinity or NaN; kFn (e4m3fn): only all ones is NaN, no infinity; kFnuz:
+// 0x80 is the one NaN, no infinity, no negative zero.
+enum class F8 { kIeee, kFn, kFnuz };
+template <int E, int kBias, F8 kMode>
+double Float8ToDouble(uint8_t v) {
+  constexpr int M = 7 - E;
+  const int sign = v >> 7, exp = (v >> M) & ((1 << E) - 1), mant = v & ((1 << M) - 1);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (kMode == F8::kFnuz && v == 0x80) return nan;
+  if (kMode == F8::kIeee && exp == (1 << E) - 1) return mant ? nan : (sign ? -1 : 1) * std::numeric_limits<double>::infinity();
+  if (kMode == F8::kFn && exp == (1 << E) - 1 && mant == (1 << M) - 1) return nan;
+  const double x = exp == 0 ? std::ldexp(static_cast<double>(mant), 1 - kBias - M)
+                            : std::ldexp(static_cast<double>(mant + (1 << M)), exp - kBias - M);
+  return sign ? -x : x;
+}
+
+// float8_e8m0fnu: an exponent alone, 2^(v-127); 0xff is NaN.
+double E8M0ToDouble(uint8_t v) {
+  return v == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, static_cast<int>(v) - 127);
 }
 
 // One pair of values (real, or the parts of a complex number).
@@ -75,6 +99,15 @@ void Compare16(const char* a, const char* b, uint64_t n, double rtol, double ato
   }
 }
 
+template <double (*kDecode)(uint8_t)>
+void Compare8(const char* a, const char* b, uint64_t n, double rtol, double atol, ValueStats& s) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint8_t x = static_cast<uint8_t>(a[i]), y = static_cast<uint8_t>(b[i]);
+    if (x == y) continue;
+    Visit(kDecode(x), kDecode(y), 0, 0, false, rtol, atol, s);
+  }
+}
+
 void CompareBool(const char* a, const char* b, uint64_t n, double rtol, double atol, ValueStats& s) {
   for (uint64_t i = 0; i < n; ++i) {
     bool x = a[i] != 0, y = b[i] != 0;
@@ -108,29 +141,53 @@ struct DtypeEntry {
   CompareFn fn;
 };
 
+// One comparison per dtype of tsctl/dtype.h.
+CompareFn CompareOf(const DtypeInfo& d) {
+  const std::string_view n = d.name;
+  switch (d.kind) {
+    case DtypeKind::kFloat: return d.size == 4 ? CompareReal<float, false> : CompareReal<double, false>;
+    case DtypeKind::kHalf: return Compare16<HalfToDouble>;
+    case DtypeKind::kBFloat16: return Compare16<BFloat16ToDouble>;
+    case DtypeKind::kFloat8:
+      if (n == "float8_e5m2") return Compare8<Float8ToDouble<5, 15, F8::kIeee>>;
+      if (n == "float8_e4m3fn") return Compare8<Float8ToDouble<4, 7, F8::kFn>>;
+      if (n == "float8_e5m2fnuz") return Compare8<Float8ToDouble<5, 16, F8::kFnuz>>;
+      if (n == "float8_e4m3fnuz") return Compare8<Float8ToDouble<4, 8, F8::kFnuz>>;
+      if (n == "float8_e8m0fnu") return Compare8<E8M0ToDouble>;
+      return nullptr;
+    case DtypeKind::kComplex:
+      return d.size == 4 ? CompareComplexHalf : d.size == 8 ? CompareComplex<float> : CompareComplex<double>;
+    case DtypeKind::kBool: return CompareBool;
+    case DtypeKind::kSigned:
+    case DtypeKind::kQuantized:  // raw integers: scale and zero point live in the pickle, not the storage
+      if (n == "quint8" || n == "quint4x2" || n == "quint2x4") return CompareReal<uint8_t, true>;
+      switch (d.size) {
+        case 1: return CompareReal<int8_t, true>;
+        case 2: return CompareReal<int16_t, true>;
+        case 4: return CompareReal<int32_t, true>;
+        default: return CompareReal<int64_t, true>;
+      }
+    case DtypeKind::kUnsigned:
+      switch (d.size) {
+        case 1: return CompareReal<uint8_t, true>;
+        case 2: return CompareReal<uint16_t, true>;
+        case 4: return CompareReal<uint32_t, true>;
+        default: return CompareReal<uint64_t, true>;
+      }
+    case DtypeKind::kBits:  // packed or opaque: each stored unit compared as an unsigned integer
+      return d.size == 2 ? CompareReal<uint16_t, true> : CompareReal<uint8_t, true>;
+  }
+  return nullptr;
+}
+
 const std::map<std::string, DtypeEntry>& Table() {
-  static const std::map<std::string, DtypeEntry> kTable = {
-      {"float32", {4, CompareReal<float, false>}},
-      {"float64", {8, CompareReal<double, false>}},
-      {"float16", {2, Compare16<HalfToDouble>}},
-      {"bfloat16", {2, Compare16<BFloat16ToDouble>}},
-      {"complex32", {4, CompareComplexHalf}},
-      {"complex64", {8, CompareComplex<float>}},
-      {"complex128", {16, CompareComplex<double>}},
-      {"int8", {1, CompareReal<int8_t, true>}},
-      {"uint8", {1, CompareReal<uint8_t, true>}},
-      {"int16", {2, CompareReal<int16_t, true>}},
-      {"int32", {4, CompareReal<int32_t, true>}},
-      {"int64", {8, CompareReal<int64_t, true>}},
-      {"bool", {1, CompareBool}},
-      // Quantized storages: their raw integers (scale and zero point live in
-      // the pickle, not in the storage).
-      {"qint8", {1, CompareReal<int8_t, true>}},
-      {"quint8", {1, CompareReal<uint8_t, true>}},
-      {"qint32", {4, CompareReal<int32_t, true>}},
-      {"quint4x2", {1, CompareReal<uint8_t, true>}},
-      {"quint2x4", {1, CompareReal<uint8_t, true>}},
-  };
+  static const std::map<std::string, DtypeEntry> kTable = [] {
+    std::map<std::string, DtypeEntry> t;
+    for (const DtypeInfo& d : AllDtypes()) {
+      if (CompareFn fn = CompareOf(d)) t.emplace(d.name, DtypeEntry{d.size, fn});
+    }
+    return t;
+  }();
   return kTable;
 }
 

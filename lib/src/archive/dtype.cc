@@ -1,0 +1,26 @@
+#include "tsctl/dtype.h"
+
+namespace tsctl {
+
+const std::vector<DtypeInfo>& AllDtypes() {
+#define TSCTL_DTYPE_ROW(c10, name, size, kind) {#c10, name, size, DtypeKind::kind},
+  static const std::vector<DtypeInfo> kAll = {TSCTL_DTYPES(TSCTL_DTYPE_ROW)};
+#undef TSCTL_DTYPE_ROW
+  return kAll;
+}
+
+const DtypeInfo* DtypeByName(std::string_view name) {
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+const DtypeInfo* DtypeByC10(std::string_view c10) {
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (c10 == d.c10) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace tsctl
