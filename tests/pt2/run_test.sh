@@ -155,9 +155,12 @@ grep -q '^platform: "torch_aoti"' "$tmp/config.pbtxt" || bad "config.pbtxt: no t
 grep -q 'name: "ARGS\[0\]"' "$tmp/config.pbtxt" || bad "config.pbtxt: no ARGS[0] input"
 grep -q 'name: "RESULT' "$tmp/config.pbtxt" || bad "config.pbtxt: no RESULT output"
 
-# Exported programs: no C++ runner in this LibTorch (nativert is not built): WARN, never PASS; bench exit 6.
-expect 0 validate "$root/testdata/pt2/cnn.pt2"
+# Exported programs: no C++ runner in this LibTorch (nativert is not built): WARN, never PASS, and the
+# result is NOT RUN (exit 7; --allow-not-run accepts it); bench exit 6.
+expect 7 validate "$root/testdata/pt2/cnn.pt2"
 has 'WARN  torch.load .*nativert'
+has 'result: NOT RUN'
+expect 0 validate --allow-not-run "$root/testdata/pt2/cnn.pt2"
 expect 6 bench "$root/testdata/pt2/cnn.pt2"
 grep -q 'nativert' "$tmp/err" || bad "bench of an exported program does not say why (nativert): $(cat "$tmp/err")"
 # The stub package fails pt2.aoti and is not handed to LibTorch.
