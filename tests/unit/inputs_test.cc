@@ -30,6 +30,13 @@ TEST_CASE("input specs take fills and print back the same", "[inputs]") {
   CHECK(tsctl::ParseInputSpec("2x2:float32:fill:-1.5").value == -1.5);
   CHECK(tsctl::ParseInputSpec("2x2:float32").Bytes() == 16);
   CHECK(tsctl::ParseInputSpec("100000x100000x100x100:float32").Bytes() > (uint64_t{1} << 40));
+  // Sizes from tsctl/dtype.h; a dtype it does not know (a stored spec) counts
+  // as the widest, never as 1 byte, so no size limit is passed by its name.
+  tsctl::InputSpec odd = tsctl::ParseInputSpec("2x2:float32");
+  odd.dtype = "complex128";
+  CHECK(odd.Bytes() == 64);
+  odd.dtype = "nosuch";
+  CHECK(odd.Bytes() == 64);
 }
 
 TEST_CASE("bad fills are usage errors naming the spec", "[inputs]") {

@@ -3,7 +3,7 @@
 namespace tsctl {
 
 const std::vector<DtypeInfo>& AllDtypes() {
-#define TSCTL_DTYPE_ROW(c10, name, size, kind) {#c10, name, size, DtypeKind::kind},
+#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name) {#c10, name, size, DtypeKind::kind, short_name},
   static const std::vector<DtypeInfo> kAll = {TSCTL_DTYPES(TSCTL_DTYPE_ROW)};
 #undef TSCTL_DTYPE_ROW
   return kAll;
@@ -21,6 +21,11 @@ const DtypeInfo* DtypeByC10(std::string_view c10) {
     if (c10 == d.c10) return &d;
   }
   return nullptr;
+}
+
+const DtypeInfo* DtypeByValue(int value) {
+  const std::vector<DtypeInfo>& all = AllDtypes();
+  return value >= 0 && static_cast<size_t>(value) < all.size() ? &all[static_cast<size_t>(value)] : nullptr;
 }
 
 }  // namespace tsctl

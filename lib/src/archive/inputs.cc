@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "json_input.h"
 #include "stored_inputs.h"
@@ -108,9 +109,10 @@ std::string InputSpec::ToString() const {
 }
 
 uint64_t InputSpec::Bytes() const {
-  uint64_t size = dtype == "float64" || dtype == "int64" ? 8 : dtype == "float32" || dtype == "int32" ? 4
-                  : dtype == "float16" || dtype == "bfloat16" || dtype == "int16"              ? 2
-                                                                                                 : 1;
+  // tsctl/dtype.h's size; a dtype it does not know counts as the widest (16
+  // bytes), so that a size limit is never passed by an unknown name.
+  const DtypeInfo* d = DtypeByName(dtype);
+  uint64_t size = d ? d->size : 16;
   for (int64_t d : shape) {
     if (d != 0 && size > UINT64_MAX / static_cast<uint64_t>(d)) return UINT64_MAX;
     size *= static_cast<uint64_t>(d);

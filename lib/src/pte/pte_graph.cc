@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
@@ -19,14 +20,8 @@ namespace {
 // print_program's short dtype names (_scalar_type_str); the full name for
 // the types it does not know.
 std::string ShortDtype(const std::string& name) {
-  static const std::map<std::string, std::string> kShort = {
-      {"Byte", "bt"},         {"Char", "c"},         {"Short", "s"},          {"Int", "i"},
-      {"Long", "l"},          {"Half", "h"},         {"Float", "f"},          {"Double", "d"},
-      {"ComplexHalf", "c32"}, {"ComplexFloat", "c64"}, {"ComplexDouble", "c128"}, {"Bool", "b"},
-      {"QInt8", "qi8"},       {"QUInt8", "qui8"},    {"QInt32", "qi32"},      {"BFloat16", "bf16"},
-      {"QUInt4x2", "qui4x2"}, {"QUInt2x4", "qui2x4"}};
-  auto it = kShort.find(name);
-  return it == kShort.end() ? name : it->second;
+  const DtypeInfo* d = DtypeByC10(name);
+  return d && *d->short_name ? d->short_name : name;
 }
 
 // A double as Python's repr writes it: the shortest digits that read back

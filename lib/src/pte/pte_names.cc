@@ -1,39 +1,25 @@
 // Names of the reader's enums and of ExecuTorch's scalar types, and tensor
 // sizes.
 #include "pte_internal.h"
+#include "tsctl/dtype.h"
 
 namespace tsctl {
 namespace pte_internal {
 namespace {
 
-struct ScalarTypeInfo {
-  const char* name;
-  uint64_t size;
-};
-
-// ExecuTorch's ScalarType (runtime/core/portable_type/scalar_type.h) by
-// value, with the names its runtime prints. 8-10 and 18-21 are reserved in
-// the schema but named by the runtime.
-constexpr ScalarTypeInfo kScalarTypes[] = {
-    {"Byte", 1},        {"Char", 1},          {"Short", 2},           {"Int", 4},
-    {"Long", 8},        {"Half", 2},          {"Float", 4},           {"Double", 8},
-    {"ComplexHalf", 4}, {"ComplexFloat", 8},  {"ComplexDouble", 16},  {"Bool", 1},
-    {"QInt8", 1},       {"QUInt8", 1},        {"QInt32", 4},          {"BFloat16", 2},
-    {"QUInt4x2", 1},    {"QUInt2x4", 1},      {"Bits1x8", 1},         {"Bits2x4", 1},
-    {"Bits4x2", 1},     {"Bits8", 1},         {"Bits16", 2},          {"Float8_e5m2", 1},
-    {"Float8_e4m3fn", 1}, {"Float8_e5m2fnuz", 1}, {"Float8_e4m3fnuz", 1}, {"UInt16", 2},
-    {"UInt32", 4},      {"UInt64", 8},
-};
-constexpr int kScalarTypeCount = static_cast<int>(sizeof kScalarTypes / sizeof kScalarTypes[0]);
-
 }  // namespace
 
+// ExecuTorch's ScalarType (runtime/core/portable_type/scalar_type.h) is
+// c10's, value for value, with the names its runtime prints (tsctl/dtype.h).
 std::string ScalarTypeName(int value) {
-  if (value >= 0 && value < kScalarTypeCount) return kScalarTypes[value].name;
+  if (const DtypeInfo* d = DtypeByValue(value)) return d->c10;
   return "ScalarType(" + std::to_string(value) + ")";
 }
 
-uint64_t ScalarTypeSize(int value) { return value >= 0 && value < kScalarTypeCount ? kScalarTypes[value].size : 0; }
+uint64_t ScalarTypeSize(int value) {
+  const DtypeInfo* d = DtypeByValue(value);
+  return d ? d->size : 0;
+}
 
 uint64_t TensorBytes(int scalar_type, const std::vector<int64_t>& sizes) {
   uint64_t n = ScalarTypeSize(scalar_type);
