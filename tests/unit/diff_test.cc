@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "../../lib/src/render/render_json.h"
 #include "../../lib/src/text/json_util.h"
@@ -180,6 +181,19 @@ TEST_CASE("every c10 dtype has one name, size and comparison", "[diff][dtype]") 
     CHECK(DtypeByName(d.name) == &d);
   }
   CHECK(DtypeOfStorage("Float8Storage") == nullptr);
+  // Row i is ScalarType value i (c10's and ExecuTorch's); .pt2 numbers its own.
+  CHECK(std::string(DtypeByValue(6)->c10) == "Float");
+  CHECK(std::string(DtypeByValue(29)->name) == "uint64");
+  CHECK(DtypeByValue(-1) == nullptr);
+  CHECK(std::string(DtypeByPt2(7)->name) == "float32");
+  CHECK(std::string(DtypeByPt2(28)->name) == "uint16");
+  CHECK(std::string(DtypeByPt2(35)->name) == "uint64");
+  CHECK(DtypeByPt2(0) == nullptr);
+  std::set<int> pt2;
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (d.pt2) CHECK(pt2.insert(d.pt2).second);
+  }
+  CHECK(pt2.size() == 21);
   CHECK_FALSE(IsTorchScriptGlobal("torch", "os"));
 }
 

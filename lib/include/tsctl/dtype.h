@@ -26,55 +26,56 @@ enum class DtypeKind {
 };
 
 // X(c10 name, tsctl name, bytes per element, kind, ExecuTorch's
-// print_program short name or ""). The order is c10's (and ExecuTorch's)
+// print_program short name or "", .pt2's ScalarType number or 0: the
+// schema's own numbering, torch/_export/serde/schema.py). The order is c10's (and ExecuTorch's)
 // ScalarType value: row i is value i.
-#define TSCTL_DTYPES(X)                                       \
-  X(Byte, "uint8", 1, kUnsigned, "bt")                        \
-  X(Char, "int8", 1, kSigned, "c")                            \
-  X(Short, "int16", 2, kSigned, "s")                          \
-  X(Int, "int32", 4, kSigned, "i")                            \
-  X(Long, "int64", 8, kSigned, "l")                           \
-  X(Half, "float16", 2, kHalf, "h")                           \
-  X(Float, "float32", 4, kFloat, "f")                         \
-  X(Double, "float64", 8, kFloat, "d")                        \
-  X(ComplexHalf, "complex32", 4, kComplex, "c32")             \
-  X(ComplexFloat, "complex64", 8, kComplex, "c64")            \
-  X(ComplexDouble, "complex128", 16, kComplex, "c128")        \
-  X(Bool, "bool", 1, kBool, "b")                              \
-  X(QInt8, "qint8", 1, kQuantized, "qi8")                     \
-  X(QUInt8, "quint8", 1, kQuantized, "qui8")                  \
-  X(QInt32, "qint32", 4, kQuantized, "qi32")                  \
-  X(BFloat16, "bfloat16", 2, kBFloat16, "bf16")               \
-  X(QUInt4x2, "quint4x2", 1, kQuantized, "qui4x2")            \
-  X(QUInt2x4, "quint2x4", 1, kQuantized, "qui2x4")            \
-  X(Bits1x8, "bits1x8", 1, kBits, "")                         \
-  X(Bits2x4, "bits2x4", 1, kBits, "")                         \
-  X(Bits4x2, "bits4x2", 1, kBits, "")                         \
-  X(Bits8, "bits8", 1, kBits, "")                             \
-  X(Bits16, "bits16", 2, kBits, "")                           \
-  X(Float8_e5m2, "float8_e5m2", 1, kFloat8, "")               \
-  X(Float8_e4m3fn, "float8_e4m3fn", 1, kFloat8, "")           \
-  X(Float8_e5m2fnuz, "float8_e5m2fnuz", 1, kFloat8, "")       \
-  X(Float8_e4m3fnuz, "float8_e4m3fnuz", 1, kFloat8, "")       \
-  X(UInt16, "uint16", 2, kUnsigned, "")                       \
-  X(UInt32, "uint32", 4, kUnsigned, "")                       \
-  X(UInt64, "uint64", 8, kUnsigned, "")                       \
-  X(UInt1, "uint1", 1, kBits, "")                             \
-  X(UInt2, "uint2", 1, kBits, "")                             \
-  X(UInt3, "uint3", 1, kBits, "")                             \
-  X(UInt4, "uint4", 1, kBits, "")                             \
-  X(UInt5, "uint5", 1, kBits, "")                             \
-  X(UInt6, "uint6", 1, kBits, "")                             \
-  X(UInt7, "uint7", 1, kBits, "")                             \
-  X(Int1, "int1", 1, kBits, "")                               \
-  X(Int2, "int2", 1, kBits, "")                               \
-  X(Int3, "int3", 1, kBits, "")                               \
-  X(Int4, "int4", 1, kBits, "")                               \
-  X(Int5, "int5", 1, kBits, "")                               \
-  X(Int6, "int6", 1, kBits, "")                               \
-  X(Int7, "int7", 1, kBits, "")                               \
-  X(Float8_e8m0fnu, "float8_e8m0fnu", 1, kFloat8, "")         \
-  X(Float4_e2m1fn_x2, "float4_e2m1fn_x2", 1, kBits, "")
+#define TSCTL_DTYPES(X)                                           \
+  X(Byte, "uint8", 1, kUnsigned, "bt", 1)                         \
+  X(Char, "int8", 1, kSigned, "c", 2)                             \
+  X(Short, "int16", 2, kSigned, "s", 3)                           \
+  X(Int, "int32", 4, kSigned, "i", 4)                             \
+  X(Long, "int64", 8, kSigned, "l", 5)                            \
+  X(Half, "float16", 2, kHalf, "h", 6)                            \
+  X(Float, "float32", 4, kFloat, "f", 7)                          \
+  X(Double, "float64", 8, kFloat, "d", 8)                         \
+  X(ComplexHalf, "complex32", 4, kComplex, "c32", 9)              \
+  X(ComplexFloat, "complex64", 8, kComplex, "c64", 10)            \
+  X(ComplexDouble, "complex128", 16, kComplex, "c128", 11)        \
+  X(Bool, "bool", 1, kBool, "b", 12)                              \
+  X(QInt8, "qint8", 1, kQuantized, "qi8", 0)                      \
+  X(QUInt8, "quint8", 1, kQuantized, "qui8", 0)                   \
+  X(QInt32, "qint32", 4, kQuantized, "qi32", 0)                   \
+  X(BFloat16, "bfloat16", 2, kBFloat16, "bf16", 13)               \
+  X(QUInt4x2, "quint4x2", 1, kQuantized, "qui4x2", 0)             \
+  X(QUInt2x4, "quint2x4", 1, kQuantized, "qui2x4", 0)             \
+  X(Bits1x8, "bits1x8", 1, kBits, "", 0)                          \
+  X(Bits2x4, "bits2x4", 1, kBits, "", 0)                          \
+  X(Bits4x2, "bits4x2", 1, kBits, "", 0)                          \
+  X(Bits8, "bits8", 1, kBits, "", 0)                              \
+  X(Bits16, "bits16", 2, kBits, "", 0)                            \
+  X(Float8_e5m2, "float8_e5m2", 1, kFloat8, "", 30)               \
+  X(Float8_e4m3fn, "float8_e4m3fn", 1, kFloat8, "", 29)           \
+  X(Float8_e5m2fnuz, "float8_e5m2fnuz", 1, kFloat8, "", 32)       \
+  X(Float8_e4m3fnuz, "float8_e4m3fnuz", 1, kFloat8, "", 31)       \
+  X(UInt16, "uint16", 2, kUnsigned, "", 28)                       \
+  X(UInt32, "uint32", 4, kUnsigned, "", 34)                       \
+  X(UInt64, "uint64", 8, kUnsigned, "", 35)                       \
+  X(UInt1, "uint1", 1, kBits, "", 0)                              \
+  X(UInt2, "uint2", 1, kBits, "", 0)                              \
+  X(UInt3, "uint3", 1, kBits, "", 0)                              \
+  X(UInt4, "uint4", 1, kBits, "", 0)                              \
+  X(UInt5, "uint5", 1, kBits, "", 0)                              \
+  X(UInt6, "uint6", 1, kBits, "", 0)                              \
+  X(UInt7, "uint7", 1, kBits, "", 0)                              \
+  X(Int1, "int1", 1, kBits, "", 0)                                \
+  X(Int2, "int2", 1, kBits, "", 0)                                \
+  X(Int3, "int3", 1, kBits, "", 0)                                \
+  X(Int4, "int4", 1, kBits, "", 0)                                \
+  X(Int5, "int5", 1, kBits, "", 0)                                \
+  X(Int6, "int6", 1, kBits, "", 0)                                \
+  X(Int7, "int7", 1, kBits, "", 0)                                \
+  X(Float8_e8m0fnu, "float8_e8m0fnu", 1, kFloat8, "", 33)         \
+  X(Float4_e2m1fn_x2, "float4_e2m1fn_x2", 1, kBits, "", 0)
 
 struct DtypeInfo {
   const char* c10;   // "Float", "UInt16"
@@ -82,6 +83,7 @@ struct DtypeInfo {
   uint64_t size;     // bytes per element
   DtypeKind kind;
   const char* short_name;  // print_program's _scalar_type_str ("f"), "" where it has none
+  int pt2;                 // .pt2's serialized ScalarType (7 = FLOAT), 0 where it has none
 };
 
 // Every dtype, in c10's order.
@@ -90,6 +92,8 @@ const std::vector<DtypeInfo>& AllDtypes();
 const DtypeInfo* DtypeByName(std::string_view name);
 // By c10's (and ExecuTorch's) name ("Float"); null if none.
 const DtypeInfo* DtypeByC10(std::string_view c10);
+// By .pt2's serialized ScalarType number; null if none.
+const DtypeInfo* DtypeByPt2(int64_t value);
 // By ScalarType value (c10's and ExecuTorch's enum); null past the list.
 const DtypeInfo* DtypeByValue(int value);
 

@@ -3,7 +3,7 @@
 namespace tsctl {
 
 const std::vector<DtypeInfo>& AllDtypes() {
-#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name) {#c10, name, size, DtypeKind::kind, short_name},
+#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name, pt2) {#c10, name, size, DtypeKind::kind, short_name, pt2},
   static const std::vector<DtypeInfo> kAll = {TSCTL_DTYPES(TSCTL_DTYPE_ROW)};
 #undef TSCTL_DTYPE_ROW
   return kAll;
@@ -19,6 +19,14 @@ const DtypeInfo* DtypeByName(std::string_view name) {
 const DtypeInfo* DtypeByC10(std::string_view c10) {
   for (const DtypeInfo& d : AllDtypes()) {
     if (c10 == d.c10) return &d;
+  }
+  return nullptr;
+}
+
+const DtypeInfo* DtypeByPt2(int64_t value) {
+  if (value <= 0) return nullptr;
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (d.pt2 == value) return &d;
   }
   return nullptr;
 }

@@ -7,6 +7,7 @@
 
 #include "pt2_internal.h"
 #include "pt2_json.h"
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "tsctl/text_util.h"
 
@@ -179,14 +180,8 @@ std::vector<std::pair<std::string, std::string>> Pt2ProgramRecords(const Archive
 }
 
 uint64_t Pt2ElementSize(const std::string& dtype) {
-  static const std::map<std::string, uint64_t> kSizes = {
-      {"uint8", 1},   {"int8", 1},      {"int16", 2},         {"int32", 4},         {"int64", 8},
-      {"float16", 2}, {"float32", 4},   {"float64", 8},       {"complex32", 4},     {"complex64", 8},
-      {"complex128", 16}, {"bool", 1},  {"bfloat16", 2},      {"uint16", 2},        {"float8_e4m3fn", 1},
-      {"float8_e5m2", 1}, {"float8_e4m3fnuz", 1}, {"float8_e5m2fnuz", 1}, {"float8_e8m0fnu", 1},
-      {"uint32", 4},  {"uint64", 8}};
-  auto it = kSizes.find(dtype);
-  return it == kSizes.end() ? 0 : it->second;
+  const DtypeInfo* d = DtypeByName(dtype);
+  return d && d->pt2 ? d->size : 0;  // a dtype .pt2's schema names
 }
 
 Pt2Info ReadPt2(const Archive& a) {

@@ -1,6 +1,7 @@
 #include "pt2_json.h"
 
 #include "../text/json_util.h"
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 
@@ -66,30 +67,8 @@ std::pair<std::string, const json*> Union(const json& u) {
 }
 
 std::string DtypeName(int64_t t) {
-  switch (t) {
-    case 1: return "uint8";
-    case 2: return "int8";
-    case 3: return "int16";
-    case 4: return "int32";
-    case 5: return "int64";
-    case 6: return "float16";
-    case 7: return "float32";
-    case 8: return "float64";
-    case 9: return "complex32";
-    case 10: return "complex64";
-    case 11: return "complex128";
-    case 12: return "bool";
-    case 13: return "bfloat16";
-    case 28: return "uint16";
-    case 29: return "float8_e4m3fn";
-    case 30: return "float8_e5m2";
-    case 31: return "float8_e4m3fnuz";
-    case 32: return "float8_e5m2fnuz";
-    case 33: return "float8_e8m0fnu";
-    case 34: return "uint32";
-    case 35: return "uint64";
-    default: return "unknown(" + std::to_string(t) + ")";
-  }
+  if (const DtypeInfo* d = DtypeByPt2(t)) return d->name;  // tsctl/dtype.h's .pt2 column
+  return "unknown(" + std::to_string(t) + ")";
 }
 
 std::string LayoutName(int64_t layout) {
