@@ -11,6 +11,8 @@
 #include "arguments.h"
 #include "infer_inputs.h"
 #include "intermediates.h"
+#include "tensors.h"
+#include "tsctl/dtype.h"
 #include "torch_util.h"
 #include "tsctl/error.h"
 
@@ -336,6 +338,32 @@ def forward(self, x: Tensor) -> Tensor:
     CHECK(few.size() == 1);
     CHECK(note.find("left out") != std::string::npos);
   }
+}
+
+TEST_CASE("tsctl/dtype.h's rows are this LibTorch's ScalarTypes, by value and name", "[torch][inputs]") {
+  // Every ScalarType this LibTorch has is the row of its value, with c10's name
+  // (Undefined, before NumOptions, is none: 1.13's is value 18, 2.x's later).
+  for (int v = 0; v < static_cast<int>(at::ScalarType::NumOptions); ++v) {
+    const auto type = static_cast<at::ScalarType>(v);
+    if (type == at::ScalarType::Undefined) continue;
+    const tsctl::DtypeInfo* row = tsctl::DtypeByValue(v);
+    INFO(c10::toString(type));
+    REQUIRE(row != nullptr);
+    CHECK(std::string(row->c10) == c10::toString(type));
+    CHECK(tsctl::AtScalarType(row) == type);
+    if (!c10::isQIntType(type) && type != at::ScalarType::QUInt4x2 && type != at::ScalarType::QUInt2x4) {
+      CHECK(row->size == c10::elementSize(type));
+    }
+  }
+  // Every input dtype is one LibTorch makes; rows past this LibTorch's list are Undefined.
+  for (const tsctl::DtypeInfo& d : tsctl::AllDtypes()) {
+    if (d.input) CHECK(tsctl::ScalarTypeOf(d.name) == tsctl::AtScalarType(&d));
+    if (tsctl::DtypeValue(d) >= static_cast<int>(at::ScalarType::Undefined)) {
+      CHECK(tsctl::AtScalarType(&d) == at::ScalarType::Undefined);
+    }
+  }
+  CHECK_THROWS_AS(tsctl::ScalarTypeOf("complex64"), tsctl::Error);
+  CHECK_THROWS_AS(tsctl::ScalarTypeOf("qint8"), tsctl::Error);
 }
 
 TEST_CASE("UseQuantizedEngine: by name, and a usage error naming the engines there are", "[torch][inputs]") {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 
 #include "tsctl/dtype.h"
 #include "tsctl/error.h"
@@ -18,12 +17,6 @@
 
 namespace tsctl {
 namespace {
-
-const std::set<std::string>& Dtypes() {
-  static const std::set<std::string> k = {"float32", "float64", "float16", "bfloat16", "int64",
-                                          "int32",   "int16",   "int8",    "uint8",    "bool"};
-  return k;
-}
 
 std::string NormalizeDtype(std::string d) {
   if (d == "float" || d == "f32") return "float32";
@@ -42,7 +35,7 @@ bool TensorSpecs(const std::vector<PyRef>& tensors, std::vector<InputSpec>& out)
     const PyRef& pid = t->items[0];
     if (pid->kind != PyKind::kPersistentId || pid->items.empty() || pid->items[0]->items.size() < 2) return false;
     const StorageDtype* dtype = DtypeOfStorage(pid->items[0]->items[1]->name);
-    if (!dtype || !Dtypes().count(dtype->name)) return false;  // e.g. quantized: not an input dtype
+    if (!dtype || !InputDtype(dtype->name)) return false;  // e.g. quantized: not an input dtype
     spec.dtype = dtype->name;
     for (const PyRef& d : t->items[2]->items) spec.shape.push_back(d->integer);
     out.push_back(spec);
@@ -159,7 +152,7 @@ InputSpec ParseInputSpec(const std::string& text) {
     }
   }
   if (parts.size() >= 2 && !parts[1].empty()) spec.dtype = NormalizeDtype(parts[1]);
-  if (!Dtypes().count(spec.dtype)) throw bad("unknown dtype '" + parts[1] + "'");
+  if (!InputDtype(spec.dtype)) throw bad("unknown dtype '" + parts[1] + "'");
   auto number = [&](size_t i, const char* what) {
     if (i >= parts.size()) throw bad(std::string(what) + " needs a value");
     char* end = nullptr;

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
 #include "tsctl/pt2_run.h"
@@ -47,12 +48,7 @@ std::string CheckedDtype(const std::string& text, size_t begin, size_t end) {
   const size_t stop = text.find('(', at);
   if (stop == std::string::npos || stop >= end) return "";
   std::string dtype = text.substr(at + marker.size(), stop - at - marker.size());
-  static const char* const kKnown[] = {"float32", "float64", "float16", "bfloat16", "int64", "int32",
-                                       "int16",   "int8",    "uint8",   "bool"};
-  for (const char* k : kKnown) {
-    if (dtype == k) return dtype;
-  }
-  return "";
+  return InputDtype(dtype) ? dtype : "";
 }
 
 // One input's spec from its check function's text in [begin, end); "" if unknown.

@@ -106,9 +106,7 @@ class UnavailableError(Exception):
 
 def _make_input(torch, spec, gen):
     shape, dtype, channels_last, fill, low, high, value, _text = spec
-    dt = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
-          "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
-          "uint8": torch.uint8, "bool": torch.bool}[dtype]
+    dt = getattr(torch, dtype)  # tsctl's dtype names are torch's (tsctl/dtype.h), checked by the C++ side
     if fill == "zeros":
         t = torch.zeros(shape, dtype=dt)
     elif fill == "ones":

@@ -1,12 +1,12 @@
 // A Triton model configuration (config.pbtxt) for what bench ran: the
 // platform, inputs and outputs as Triton's PyTorch backend names them, the
 // instance group and the parameters --sweep chose.
-#include <map>
 #include <string>
 #include <vector>
 
 #include "tensor_type.h"
 #include "tsctl/bench.h"
+#include "tsctl/dtype.h"
 #include "tsctl/escape.h"
 
 namespace tsctl {
@@ -14,14 +14,8 @@ namespace {
 
 // Triton's data_type for a tensor dtype (model_config.proto); "" if none.
 std::string TritonType(const std::string& dtype) {
-  static const std::map<std::string, std::string> kTypes = {
-      {"bool", "TYPE_BOOL"},     {"uint8", "TYPE_UINT8"},   {"int8", "TYPE_INT8"},     {"int16", "TYPE_INT16"},
-      {"int32", "TYPE_INT32"},   {"int64", "TYPE_INT64"},   {"float16", "TYPE_FP16"},  {"bfloat16", "TYPE_BF16"},
-      {"float32", "TYPE_FP32"},  {"float64", "TYPE_FP64"},  {"uint16", "TYPE_UINT16"}, {"uint32", "TYPE_UINT32"},
-      {"uint64", "TYPE_UINT64"},
-  };
-  auto it = kTypes.find(dtype);
-  return it == kTypes.end() ? "" : it->second;
+  const DtypeInfo* d = DtypeByName(dtype);
+  return d ? d->triton : "";
 }
 
 // A quoted protobuf text string.

@@ -3,7 +3,8 @@
 namespace tsctl {
 
 const std::vector<DtypeInfo>& AllDtypes() {
-#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name, pt2) {#c10, name, size, DtypeKind::kind, short_name, pt2},
+#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name, pt2, triton, input, numpy) \
+  {#c10, name, size, DtypeKind::kind, short_name, pt2, triton, input, numpy},
   static const std::vector<DtypeInfo> kAll = {TSCTL_DTYPES(TSCTL_DTYPE_ROW)};
 #undef TSCTL_DTYPE_ROW
   return kAll;
@@ -34,6 +35,13 @@ const DtypeInfo* DtypeByPt2(int64_t value) {
 const DtypeInfo* DtypeByValue(int value) {
   const std::vector<DtypeInfo>& all = AllDtypes();
   return value >= 0 && static_cast<size_t>(value) < all.size() ? &all[static_cast<size_t>(value)] : nullptr;
+}
+
+int DtypeValue(const DtypeInfo& dtype) { return static_cast<int>(&dtype - AllDtypes().data()); }
+
+const DtypeInfo* InputDtype(std::string_view name) {
+  const DtypeInfo* d = DtypeByName(name);
+  return d && d->input ? d : nullptr;
 }
 
 }  // namespace tsctl

@@ -4,17 +4,22 @@
 #include <cstring>
 #include <limits>
 
+#include "tensors.h"
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
 namespace {
 
-// NumPy's type strings (little-endian, or '|' where byte order does not
-// apply) and the tensor types they are, both ways.
-constexpr std::pair<const char*, at::ScalarType> kNpyTypes[] = {
-    {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong},
-    {"<i4", at::kInt},   {"<i2", at::kShort},  {"|i1", at::kChar}, {"|u1", at::kByte},
-    {"|b1", at::kBool},  {"<c8", at::kComplexFloat}, {"<c16", at::kComplexDouble}};
+// The tensor type of NumPy's type string (little-endian, or '|' where byte
+// order does not apply: tsctl/dtype.h's numpy column); Undefined if none, or
+// if this LibTorch lacks it.
+at::ScalarType NpyType(const std::string& descr) {
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (*d.numpy && descr == d.numpy) return AtScalarType(&d);
+  }
+  return at::ScalarType::Undefined;
+}
 
 // What an .npy header's dict literal says about the array.
 struct NpyHeader {
@@ -72,9 +77,9 @@ NpyHeader ReadNpyHeader(const std::string& bytes, const std::string& what) {
   const size_t d = field("descr");
   const char quote = h[d];
   const std::string descr = h.substr(d + 1, h.find(quote, d + 1) - d - 1);
-  auto t = std::find_if(std::begin(kNpyTypes), std::end(kNpyTypes), [&](const auto& e) { return descr == e.first; });
-  if (t == std::end(kNpyTypes)) BadValueFile(what, "an array of dtype '" + descr + "', which tsctl cannot read");
-  NpyHeader out{t->second};
+  const at::ScalarType type = NpyType(descr);
+  if (type == at::ScalarType::Undefined) BadValueFile(what, "an array of dtype '" + descr + "', which tsctl cannot read");
+  NpyHeader out{type};
   out.fortran = h.compare(field("fortran_order"), 4, "True") == 0;
   const size_t s = field("shape");
   out.shape = NpyShape(h.substr(s + 1, h.find(')', s) - s - 1), what);
@@ -130,9 +135,8 @@ std::string NpyBytes(const c10::IValue& value, const std::string& path) {
   at::Tensor t = value.toTensor();
   if (t.is_quantized()) t = t.dequantize();
   t = t.to(torch::kCPU).contiguous();
-  auto type = std::find_if(std::begin(kNpyTypes), std::end(kNpyTypes),
-                           [&](const auto& e) { return e.second == t.scalar_type(); });
-  if (type == std::end(kNpyTypes)) {
+  const DtypeInfo* dtype = DtypeByValue(static_cast<int>(t.scalar_type()));
+  if (!dtype || !*dtype->numpy) {
     throw Error(ErrorKind::kUsage, path + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())) +
                                        " (save the outputs to a .pt file)");
   }
@@ -140,7 +144,7 @@ std::string NpyBytes(const c10::IValue& value, const std::string& path) {
   for (int64_t d : t.sizes()) shape += std::to_string(d) + ", ";
   if (t.dim() > 1) shape.erase(shape.size() - 2);  // "(2, 3)"; a 1-D shape keeps its comma: "(4,)"
   else if (t.dim() == 1) shape.erase(shape.size() - 1);
-  std::string header = std::string("{'descr': '") + type->first + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+  std::string header = std::string("{'descr': '") + dtype->numpy + "', 'fortran_order': False, 'shape': (" + shape + "), }";
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';

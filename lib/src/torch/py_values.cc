@@ -9,6 +9,8 @@
 #include <map>
 
 #include "sandbox.h"
+#include "tensors.h"
+#include "tsctl/dtype.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
@@ -18,14 +20,12 @@
 namespace tsctl {
 namespace {
 
+// The ScalarType of a value file's tensor: any this LibTorch has whose bytes
+// are the values (quantized tensors need their scale, packed bits a layout).
 at::ScalarType TypeOf(const std::string& dtype) {
-  static const std::map<std::string, at::ScalarType> kMap = {
-      {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
-      {"int64", at::kLong},    {"int32", at::kInt},      {"int16", at::kShort},  {"int8", at::kChar},
-      {"uint8", at::kByte},    {"bool", at::kBool},      {"complex64", at::kComplexFloat},
-      {"complex128", at::kComplexDouble}};
-  auto it = kMap.find(dtype);
-  return it == kMap.end() ? at::ScalarType::Undefined : it->second;
+  const DtypeInfo* d = DtypeByName(dtype);
+  if (!d || d->kind == DtypeKind::kQuantized || d->kind == DtypeKind::kBits) return at::ScalarType::Undefined;
+  return AtScalarType(d);
 }
 
 // Converts the value tree of a torch.save pickle, reading storages from the

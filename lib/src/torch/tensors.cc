@@ -2,7 +2,6 @@
 
 #include "tsctl/storage_types.h"
 
-#include <map>
 #include <sstream>
 
 #include "compare_values.h"
@@ -10,14 +9,18 @@
 
 namespace tsctl {
 
+at::ScalarType AtScalarType(const DtypeInfo* dtype) {
+  if (!dtype) return at::ScalarType::Undefined;
+  const int value = DtypeValue(*dtype);
+  if (value < 0 || value >= static_cast<int>(at::ScalarType::NumOptions)) return at::ScalarType::Undefined;
+  const auto type = static_cast<at::ScalarType>(value);
+  return std::string(c10::toString(type)) == dtype->c10 ? type : at::ScalarType::Undefined;
+}
+
 at::ScalarType ScalarTypeOf(const std::string& dtype) {
-  static const std::map<std::string, at::ScalarType> kMap = {
-      {"float32", at::kFloat}, {"float64", at::kDouble}, {"float16", at::kHalf}, {"bfloat16", at::kBFloat16},
-      {"int64", at::kLong},    {"int32", at::kInt},      {"int16", at::kShort},  {"int8", at::kChar},
-      {"uint8", at::kByte},    {"bool", at::kBool}};
-  auto it = kMap.find(dtype);
-  if (it == kMap.end()) throw Error(ErrorKind::kUsage, "unsupported dtype " + dtype);
-  return it->second;
+  const at::ScalarType type = AtScalarType(InputDtype(dtype));
+  if (type == at::ScalarType::Undefined) throw Error(ErrorKind::kUsage, "unsupported dtype " + dtype);
+  return type;
 }
 
 at::Tensor MakeInput(const InputSpec& spec, at::Generator& gen, const at::Device& device) {

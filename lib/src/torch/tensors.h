@@ -8,13 +8,19 @@
 #include <utility>
 #include <vector>
 
+#include "tsctl/dtype.h"
 #include "tsctl/inputs.h"
 #include "tsctl/tensor_desc.h"
 
 namespace tsctl {
 
-// "float32" -> at::kFloat. Throws tsctl::Error (kUsage) for unknown names.
+// "float32" -> at::kFloat. Throws tsctl::Error (kUsage) for a name that is
+// not an input's dtype (tsctl/dtype.h's `input` column).
 at::ScalarType ScalarTypeOf(const std::string& dtype);
+// A row of tsctl/dtype.h as this LibTorch's ScalarType (the row's index is
+// c10's value; checked against c10's own name); Undefined if null or if this
+// LibTorch has no such type (1.13 has no uint16).
+at::ScalarType AtScalarType(const DtypeInfo* dtype);
 
 // A tensor of the spec's shape and dtype with reproducible values from
 // `gen`: normal floats, integers in [0, 10), booleans. Throws tsctl::Error
