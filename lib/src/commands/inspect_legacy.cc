@@ -1,30 +1,23 @@
 // inspect's module tree of a legacy archive (PyTorch 1.0/1.1): model.json
 // describes the modules and their tensors (records under tensors/).
 #include <functional>
-#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "inspect_internal.h"
+#include "tsctl/dtype.h"
 #include "../archive/json_input.h"
 
 namespace tsctl::inspect_internal {
 namespace {
 
-struct DtypeFacts {
-  const char* name;
-  uint64_t size;
-};
-
-// Legacy model.json dataType names.
-const std::map<std::string, DtypeFacts>& LegacyDtypes() {
-  static const std::map<std::string, DtypeFacts> kMap = {
-      {"FLOAT", {"float32", 4}}, {"DOUBLE", {"float64", 8}}, {"FLOAT16", {"float16", 2}},
-      {"INT64", {"int64", 8}},   {"INT32", {"int32", 4}},    {"INT16", {"int16", 2}},
-      {"INT8", {"int8", 1}},     {"UINT8", {"uint8", 1}},    {"BOOL", {"bool", 1}},
-  };
-  return kMap;
+// A legacy model.json dataType ("FLOAT"): tsctl/dtype.h's legacy column.
+const DtypeInfo* LegacyDtype(const std::string& data_type) {
+  for (const DtypeInfo& d : AllDtypes()) {
+    if (*d.legacy && data_type == d.legacy) return &d;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -51,8 +44,8 @@ void ReadLegacyModule(const Archive& a, ArchiveInfo& info) {
     try { idx = std::stoul(id); } catch (...) { return t; }
     if (idx >= tensors.size()) return t;
     const nlohmann::json& j = tensors[idx];
-    auto dt = LegacyDtypes().find(j.value("dataType", ""));
-    t.dtype = dt != LegacyDtypes().end() ? dt->second.name : j.value("dataType", "");
+    const DtypeInfo* dt = LegacyDtype(j.value("dataType", ""));
+    t.dtype = dt ? dt->name : j.value("dataType", "");
     for (const auto& d : j.value("dims", nlohmann::json::array())) t.shape.push_back(std::stoll(d.get<std::string>()));
     for (const auto& d : j.value("strides", nlohmann::json::array())) t.stride.push_back(std::stoll(d.get<std::string>()));
     try { t.storage_offset = std::stoll(j.value("offset", "0")); } catch (...) {}
@@ -60,7 +53,7 @@ void ReadLegacyModule(const Archive& a, ArchiveInfo& info) {
     t.device = j.value("device", "cpu");
     t.requires_grad = j.value("requiresGrad", false);
     t.numel = Numel(t.shape);
-    t.bytes = t.numel * (dt != LegacyDtypes().end() ? dt->second.size : 0);
+    t.bytes = t.numel * (dt ? dt->size : 0);
     return t;
   };
   std::function<void(const nlohmann::json&, ModuleInfo&, const std::string&)> fill =

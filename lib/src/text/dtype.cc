@@ -3,8 +3,8 @@
 namespace tsctl {
 
 const std::vector<DtypeInfo>& AllDtypes() {
-#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name, pt2, triton, input, numpy) \
-  {#c10, name, size, DtypeKind::kind, short_name, pt2, triton, input, numpy},
+#define TSCTL_DTYPE_ROW(c10, name, size, kind, short_name, pt2, triton, input, numpy, legacy) \
+  {#c10, name, size, DtypeKind::kind, short_name, pt2, triton, input, numpy, legacy},
   static const std::vector<DtypeInfo> kAll = {TSCTL_DTYPES(TSCTL_DTYPE_ROW)};
 #undef TSCTL_DTYPE_ROW
   return kAll;
