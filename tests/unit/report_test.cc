@@ -60,6 +60,29 @@ TEST_CASE("report: a legacy (model.json) archive's methods are its code record's
   CHECK(page.find("<code>helper(self) -&gt; int</code>") != std::string::npos);
 }
 
+TEST_CASE("report: a legacy (model.json) archive's tensors by caffe2's dataType names", "[report][dtype]") {
+  const std::string model_json =
+      R"({"protoVersion":"3","mainModule":{"name":"m","parameters":[{"isBuffer":false,"tensorId":"0","name":"w"},)"
+      R"({"isBuffer":true,"tensorId":"1","name":"n"},{"isBuffer":true,"tensorId":"2","name":"odd"}]},)"
+      R"("tensors":[{"dims":["2","3"],"offset":"0","strides":["3","1"],"dataType":"FLOAT16","data":{"key":"tensors/0"}},)"
+      R"({"dims":["4"],"offset":"0","strides":["1"],"dataType":"INT64","data":{"key":"tensors/1"}},)"
+      R"({"dims":["4"],"offset":"0","strides":["1"],"dataType":"STRING","data":{"key":"tensors/2"}}],)"
+      R"("producerName":"pytorch","producerVersion":"1.0"})";
+  const std::string zip = test::MakeZip({test::Stored("m/version", "1\n"), test::Stored("m/model.json", model_json),
+                                         test::Stored("m/tensors/0", std::string(12, '\0')),
+                                         test::Stored("m/tensors/1", std::string(32, '\0'))});
+  Archive a = Archive::Open(MakeMemorySource(zip, "m.pt"));
+  const ReportContents r = BuildReport(a);
+  REQUIRE(r.info.module);
+  REQUIRE(r.info.module->tensors.size() == 3);
+  CHECK(r.info.module->tensors[0].dtype == "float16");
+  CHECK(r.info.module->tensors[0].bytes == 12);
+  CHECK(r.info.module->tensors[1].dtype == "int64");
+  CHECK(r.info.module->tensors[1].bytes == 32);
+  CHECK(r.info.module->tensors[2].dtype == "STRING");  // a name tsctl does not know is shown as written, 0 bytes
+  CHECK(r.info.module->tensors[2].bytes == 0);
+}
+
 TEST_CASE("report: weights inside packed operator contexts are counted, not '0 elements'", "[report]") {
   Archive a = Archive::Open(OpenFileSource(test::TestData("infer/xnnpack_conv6.ptl")));
   const ReportContents r = BuildReport(a);
