@@ -130,12 +130,19 @@ void OneValuePerFlag(CLI::App* sub) {
   }
 }
 
-void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices) {
+void AddFormatOption(CLI::App* sub, OutputFormat& format, const std::vector<OutputFormat>& choices) {
   format = choices.front();
-  std::string names;
-  for (const auto& c : choices) names += (names.empty() ? "" : ", ") + c;
-  sub->add_option("--format", format, "Output format: " + names)->check(CLI::IsMember(choices))->capture_default_str();
-  sub->add_flag_callback("--json", [&format] { format = "json"; }, "Same as --format json");
+  std::vector<std::string> names;
+  std::string list;
+  for (OutputFormat c : choices) {
+    names.push_back(OutputFormatName(c));
+    list += (list.empty() ? "" : ", ") + names.back();
+  }
+  sub->add_option_function<std::string>(
+         "--format", [&format](const std::string& name) { format = *OutputFormatByName(name); }, "Output format: " + list)
+      ->check(CLI::IsMember(names))
+      ->default_str(names.front());
+  sub->add_flag_callback("--json", [&format] { format = OutputFormat::kJson; }, "Same as --format json");
 }
 
 std::string ClosestName(const std::string& typo, const std::vector<std::string>& names) {

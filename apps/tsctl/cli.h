@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tsctl/error.h"
+#include "tsctl/output.h"
 #include "tsctl/source.h"
 
 namespace tsctl::cli {
@@ -61,8 +62,8 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global);
 RunFn BindReport(CLI::App* sub, const GlobalOptions& global);
 
 // Adds `--format` with `choices` (the first is the default) and `--json`, an
-// alias of `--format json`, bound to `format`.
-void AddFormatOption(CLI::App* sub, std::string& format, const std::vector<std::string>& choices);
+// alias of `--format json`, parsed once into `format`.
+void AddFormatOption(CLI::App* sub, OutputFormat& format, const std::vector<OutputFormat>& choices);
 
 // The known name closest to `typo` by edit distance, or "" when none is close.
 std::string ClosestName(const std::string& typo, const std::vector<std::string>& names);

@@ -26,7 +26,7 @@ struct BenchFlags {
   std::string report;         // --report FILE.html
   std::string optimized = "on", inference = "on", profiling, executor, fuser;
   std::string percentiles = "50,90,99";
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   bool sweep = false;
   std::vector<std::string> shapes;
   CLI::Option* duration = nullptr;
@@ -75,7 +75,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
-    const bool json = f.format == "json";
+    const bool json = f.format == OutputFormat::kJson;
     ProgressLine line("bench", StderrIsTerminal() && !json);
     if (!f.shapes.empty()) {
       if (f.sweep) throw Error(ErrorKind::kUsage, "--shapes cannot be combined with --sweep");
@@ -85,11 +85,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       for (const std::string& s : f.shapes) ranges.push_back(ParseShapeRange(s));
       auto points = BenchShapes(o, ranges, [&](size_t done, size_t total) { line.Steps("shapes: timed", done, total); });
       line.Clear();
-      if (json) {
-        std::cout << RenderShapesJson(points, percentiles) << '\n';
-      } else {
-        RenderShapes(points, std::cout);
-      }
+      std::cout << Render(points, percentiles, f.format);
       bool any = false;
       for (const auto& p : points) any |= p.ok;
       if (!any) throw Error(ErrorKind::kTorch, "every shape failed: " + points.front().error);
@@ -99,11 +95,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
       if (f.duration->count() == 0 && f.iters->count() == 0) o.duration_seconds = kSweepDurationSeconds;
       auto rows = Sweep(o, o.timeout_seconds, [&](size_t done, size_t total) { line.Steps("sweep: timed", done, total); });
       line.Clear();
-      if (json) {
-        std::cout << RenderSweepJson(rows) << '\n';
-      } else {
-        RenderSweep(rows, std::cout);
-      }
+      std::cout << Render(rows, f.format);
       bool any = false;
       for (const auto& r : rows) any |= r.ok;
       if (!any) throw Error(ErrorKind::kTorch, "every settings combination failed: " + rows.front().error);
@@ -120,11 +112,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     }
     BenchResult r = Bench(o);
     line.Clear();
-    if (json) {
-      std::cout << RenderJson(r, percentiles) << '\n';
-    } else {
-      RenderText(r, percentiles, std::cout);
-    }
+    std::cout << Render(r, percentiles, f.format);
     if (!f.report.empty()) WriteFileAtomically(f.report, RenderHtml(r, percentiles));
     if (!f.triton_config.empty()) {
       SweepRow ran;
@@ -209,7 +197,7 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--log-api-usage", f->o.log_api_usage, "Report PyTorch API usage events (c10::SetAPIUsageLogger)");
   sub->add_option("--model-id", f->o.model_id, "Id the operator callbacks see for this model (default: the path)");
   AddAllowLoadHooksFlag(sub, f->o.allow_load_hooks);
-  AddFormatOption(sub, f->format, {"text", "json"});  // json: raw nanoseconds
+  AddFormatOption(sub, f->format, {OutputFormat::kText, OutputFormat::kJson});  // json: raw nanoseconds
   sub->add_option("--report", f->report,
                   "Also write an offline HTML page to FILE.html: latency histogram, percentiles, every call's latency "
                   "(warm-up first), the --profile operators as bars; with --sweep, its table and chart");

@@ -18,7 +18,7 @@ struct CodeFlags {
   bool allow_load_hooks = false;
   std::string method = "forward";
   std::string output;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   std::vector<std::string> libraries;
 };
 
@@ -36,7 +36,7 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
       }
       code = StoredCode(archive, f.query);
     }
-    WriteOutput(f.output, f.format == "json" ? RenderCodeJson(f.path, f.compiled ? f.method : "", code) + "\n" : code);
+    WriteOutput(f.output, RenderCode(f.path, f.compiled ? f.method : "", code, f.format));
     return kExitOk;
   });
 }
@@ -56,7 +56,7 @@ RunFn BindCode(CLI::App* sub, const GlobalOptions& global) {
   sub->add_option("-m,--method", flags->method, "With --compiled: the method to print")
       ->capture_default_str()
       ->needs(compiled);
-  AddFormatOption(sub, flags->format, {"text", "json"});
+  AddFormatOption(sub, flags->format, {OutputFormat::kText, OutputFormat::kJson});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
   AddLoadLibraryFlag(sub, flags->libraries)->needs(compiled);
   AddAllowLoadHooksFlag(sub, flags->allow_load_hooks)->needs(compiled);

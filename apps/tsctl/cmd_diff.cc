@@ -16,7 +16,7 @@ namespace {
 
 struct DiffCommandFlags {
   std::string a, b;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   bool quiet = false;
   DiffFlags diff;
 };
@@ -24,12 +24,8 @@ struct DiffCommandFlags {
 // Prints `result` as asked; exit 0 when the two are equal, 1 when not.
 int Report(const DiffCommandFlags& f, const DiffResult& result) {
   if (!f.quiet) {
-    if (f.format == "json") {
-      std::cout << RenderJson(result) << '\n';
-    } else {
-      std::ostringstream text;
-      RenderDiffText(result, text);
-      std::cout << text.str();
+    std::cout << Render(result, f.format);
+    if (f.format == OutputFormat::kText) {
       for (const std::string& w : result.warnings) std::cerr << "tsctl: diff: warning: " << EscapeText(w) << '\n';
     }
   }
@@ -71,7 +67,7 @@ RunFn BindDiff(CLI::App* sub, const GlobalOptions& global) {
                   "with another")
       ->required();
   sub->add_option("b", flags->b, "The second archive (e.g. the candidate)")->required();
-  AddFormatOption(sub, flags->format, {"text", "json"});
+  AddFormatOption(sub, flags->format, {OutputFormat::kText, OutputFormat::kJson});
   sub->add_flag("-q,--quiet", flags->quiet, "Print nothing; only the exit status tells");
   AddDiffFlags(sub, flags->diff);
   return [flags, &global] { return RunDiff(*flags, global); };

@@ -18,7 +18,7 @@ std::string PteGraph(const GraphOptions& o) {
 
 struct GraphFlags {
   GraphOptions options;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::kText;
   std::string output;
   std::vector<std::string> libraries;
 };
@@ -26,13 +26,9 @@ struct GraphFlags {
 int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     f.options.load_libraries = OperatorLibraries(f.libraries);
-    f.options.format = f.format == "dot" ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
+    f.options.format = f.format == OutputFormat::kDot ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
     std::string graph = IsPteFile(f.options.path) ? PteGraph(f.options) : Graph(f.options);
-    // The graph holds the archive's strings (a .pt2's node names and targets,
-    // source file names from the debug records): escaped as code is, its
-    // lines and backslashes kept (LibTorch's own escapes stay as they are).
-    WriteOutput(f.output, f.format == "json" ? RenderGraphJson(f.options, graph) + "\n"
-                                             : EscapeText(graph, {.keep_newlines = true, .escape_backslash = false}));
+    WriteOutput(f.output, RenderGraph(f.options, graph, f.format));
     return kExitOk;
   });
 }
@@ -51,7 +47,7 @@ RunFn BindGraph(CLI::App* sub, const GlobalOptions& global) {
                   "With --inlined: refuse a graph that inlining would grow past N nodes (default 1000000)")
       ->check(NumberIn(1, 1e15, true, "an integer from 1 to 1000000000000000"));
   sub->add_flag("--frozen", flags->options.frozen, "Print the graph after torch::jit::freeze and optimize_for_inference");
-  AddFormatOption(sub, flags->format, {"text", "json", "dot"});
+  AddFormatOption(sub, flags->format, {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kDot});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");
   AddLoadLibraryFlag(sub, flags->libraries);
   AddAllowLoadHooksFlag(sub, flags->options.allow_load_hooks);

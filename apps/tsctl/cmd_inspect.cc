@@ -14,7 +14,7 @@ namespace {
 
 struct InspectFlags {
   std::vector<std::string> archives;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   bool verify = false;
   bool no_records = false;
   bool no_code = false;
@@ -25,8 +25,8 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
     if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
       const PteFile pte = ReadPte(path);
-      if (!first && f.format != "json") std::cout << '\n';
-      std::cout << (f.format == "json" ? RenderPteJson(pte, path) + "\n" : RenderPteText(pte, path));
+      if (!first && f.format != OutputFormat::kJson) std::cout << '\n';
+      std::cout << Render(pte, path, f.format);
       first = false;
       return;
     }
@@ -34,15 +34,11 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
     InspectOptions options;
     options.verify_crc = f.verify;
     ArchiveInfo info = Inspect(archive, options);
-    if (f.format == "json") {
-      std::cout << RenderJson(info) << '\n';
-    } else {
-      if (!first) std::cout << '\n';
-      TextOptions text;
-      text.show_records = !f.no_records;
-      text.show_code = !f.no_code;
-      RenderText(info, std::cout, text);
-    }
+    if (!first && f.format != OutputFormat::kJson) std::cout << '\n';
+    TextOptions text;
+    text.show_records = !f.no_records;
+    text.show_code = !f.no_code;
+    std::cout << Render(info, f.format, text);
     first = false;
   });
 }
@@ -52,7 +48,7 @@ int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
 RunFn BindInspect(CLI::App* sub, const GlobalOptions& global) {
   auto flags = std::make_shared<InspectFlags>();
   sub->add_option("archives", flags->archives, "TorchScript archives (.pt, .ptl, ...), .pt2 archives or ExecuTorch files (.pte, .ptd, .bpte)")->required();
-  AddFormatOption(sub, flags->format, {"text", "json"});  // json: one document per archive and line
+  AddFormatOption(sub, flags->format, {OutputFormat::kText, OutputFormat::kJson});  // json: one document per archive and line
   sub->add_flag("--verify", flags->verify, "Also read tensor data records and check their CRC-32");
   sub->add_flag("--no-records", flags->no_records, "Text output: leave out the record table");
   sub->add_flag("--no-code", flags->no_code, "Text output: leave out code records and classes");

@@ -14,7 +14,7 @@ struct MakeFlags {
   MakeRequest request;
   RunFlags run;
   std::vector<std::string> check_inputs;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   MakeFlags() {
     run.given_flags = "--input";
     run.help = {
@@ -45,11 +45,7 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
     result = Make(r);
     if (!result.input_note.empty()) std::cerr << "tsctl: " << r.mode << ": " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
-    if (f.format == "json") {
-      std::cout << RenderJson(result) << '\n';
-    } else {
-      RenderText(result, std::cout);
-    }
+    std::cout << Render(result, f.format);
     std::cout << std::flush;
     return kExitOk;
   });
@@ -72,7 +68,7 @@ void CommonFlags(CLI::App* sub, MakeFlags& f) {
   AddRunFlags(sub, f.request, f.run, kInputFlag);
   sub->add_option("-o,--output", f.request.output, "The archive to write (atomically)")->required();
   sub->add_flag("--freeze", f.request.freeze, "torch::jit::freeze the result (parameters become constants)");
-  AddFormatOption(sub, f.format, {"text", "json"});
+  AddFormatOption(sub, f.format, {OutputFormat::kText, OutputFormat::kJson});
   AddRunFlags(sub, f.request, f.run, kLoadLibraryFlag);
 }
 
@@ -126,7 +122,7 @@ RunFn BindExport(CLI::App* sub, const GlobalOptions& global) {
                   "(default: the --input shapes)")
       ->allow_extra_args(false);
   ToleranceFlags(sub, *f);
-  AddFormatOption(sub, f->format, {"text", "json"});
+  AddFormatOption(sub, f->format, {OutputFormat::kText, OutputFormat::kJson});
   AddRunFlags(sub, f->request, f->run, kLoadLibraryFlag);
   return [f, &global] { return RunMake(*f, global); };
 }

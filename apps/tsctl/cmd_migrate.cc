@@ -20,7 +20,7 @@ struct MigrateFlags {
   RunFlags run;
   std::vector<std::string> archives;
   std::string out_dir;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   std::string shard;   // "K/N"
   std::string report;  // --report FILE.html
   int jobs = 1;        // --jobs N
@@ -94,12 +94,6 @@ const CLI::Validator kShard(
     },
     "K/N");
 
-std::string Render(const std::string& format, const std::vector<MigrateResult>& results) {
-  if (format == "json") return RenderMigrateJson(results) + "\n";
-  if (format == "junit") return RenderMigrateJUnit(results);
-  return RenderMigrateText(results);
-}
-
 // The page of the run, besides the report on stdout, when --report asks
 // for it: `status`, or the code of the line saying it could not be written.
 int WithPage(const MigrateFlags& f, const std::vector<MigrateResult>& results, int status, const GlobalOptions& global) {
@@ -144,7 +138,7 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
   if (listed != kExitOk) return listed;
   if (f.archives.empty()) {  // a shard of a short list: nothing to do, and said so
     std::cerr << "tsctl: migrate: shard " << f.shard << " holds none of the archives given\n";
-    std::cout << Render(f.format, {}) << std::flush;
+    std::cout << Render(std::vector<MigrateResult>{}, f.format) << std::flush;
     return WithPage(f, {}, kExitOk, global);
   }
   if (f.archives.size() > 1 && f.out_dir.empty()) {
@@ -214,7 +208,7 @@ int RunMigrate(MigrateFlags& f, const GlobalOptions& global) {
     // One archive: its error is the command's (and on the page).
     if (n == 1) return WithPage(f, results, Report("migrate", f.archives[i], error, global), global);
   }
-  std::cout << Render(f.format, results) << std::flush;
+  std::cout << Render(results, f.format) << std::flush;
   int status = kExitOk;
   for (const MigrateResult& r : results) {
     if (!r.written || !r.verified) status = kExitFindings;
@@ -256,7 +250,7 @@ RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global) {
                 "Where the outputs differ, run both graphs again keeping every intermediate tensor, match their nodes "
                 "(the same operator on the same shapes, in order) and name the first whose value differs, with its "
                 "source line");
-  AddFormatOption(sub, f->format, {"text", "json", "junit"});
+  AddFormatOption(sub, f->format, {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJUnit});
   sub->add_option("--report", f->report,
                   "Also write one offline HTML page for the run to FILE.html: the stages reached, the blockers ranked, "
                   "then per archive its timings, blockers, per-output errors and the file written");

@@ -22,7 +22,7 @@ struct StampFlags {
   std::vector<std::string> set;
   std::vector<std::string> files;
   bool show = false;
-  std::string format;
+  OutputFormat format = OutputFormat::kText;
   bool no_auto = false;
   StampOptions options;
 };
@@ -71,11 +71,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
     return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
       Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);
       ArchiveInfo info = Inspect(archive);
-      if (f.format == "json") {
-        std::cout << RenderStampShowJson(info) << '\n';
-      } else {
-        RenderStampShowText(info, std::cout);
-      }
+      std::cout << RenderStampShow(info, f.format);
     });
   }
   if (!f.options.dry_run) {
@@ -88,11 +84,7 @@ int RunStamp(StampFlags& f, const GlobalOptions& global) {
   }
   return ForEachArchive("stamp", f.archives, global, [&](const std::string& path) {
     StampResult result = Stamp(path, f.options);
-    if (f.format == "json") {
-      std::cout << RenderJson(result) << '\n';
-    } else {
-      RenderText(result, std::cout, f.options.repair);
-    }
+    std::cout << Render(result, f.format, f.options.repair);
   });
 }
 
@@ -122,7 +114,7 @@ RunFn BindStamp(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--replace", f->options.replace, "Start the producer record empty instead of merging into it")->excludes(show);
   sub->add_option("-o,--output", f->options.output, "Write a new archive to this path; the original is left alone")->excludes(show);
   sub->add_flag("-n,--dry-run", f->options.dry_run, "Print what would change; write nothing")->excludes(show);
-  AddFormatOption(sub, f->format, {"text", "json"});  // json: one document per archive and line
+  AddFormatOption(sub, f->format, {OutputFormat::kText, OutputFormat::kJson});  // json: one document per archive and line
   return [f, &global] { return RunStamp(*f, global); };
 }
 

@@ -26,7 +26,7 @@ struct ValidateFlags {
   std::string allow_delegates;
   std::string require_meta;
   CLI::Option* require_meta_option = nullptr;
-  std::string format = "text";
+  OutputFormat format = OutputFormat::kText;
   std::string output;
   std::string report;  // --report FILE.html
   bool strict = false;
@@ -63,26 +63,20 @@ std::vector<std::string> ParseMetaKeys(const std::string& text) {
   return keys;
 }
 
-// --list-ops: like PyTorch's dump_operator_names, one operator per line;
-// with several archives a comment line names each (the output stays a valid
-// --allow-ops file). An archive that failed before its operators were known
-// is one error line, and `status` becomes findings.
-std::string ListOpsText(const ValidationReport& report, bool several, int& status) {
-  std::string text;
+// --list-ops: an archive that failed before its operators were known is one
+// error line, and `status` becomes findings; the list is the library's.
+std::string ListOps(const ValidationReport& report, bool several, int& status) {
   for (const auto& a : report.archives) {
-    if (several) text += "# " + EscapeText(a.path) + "\n";
-    if (a.ops.empty() && a.Count(CheckStatus::kFail) > 0) {
-      for (const auto& c : a.checks) {
-        if (c.status == CheckStatus::kFail) {
-          std::cerr << "tsctl: validate: " << EscapeText(a.path) << ": " << c.id << ": " << EscapeText(c.message) << '\n';
-          if (status == kExitOk) status = kExitFindings;
-          break;
-        }
+    if (!a.ops.empty() || a.Count(CheckStatus::kFail) == 0) continue;
+    for (const auto& c : a.checks) {
+      if (c.status == CheckStatus::kFail) {
+        std::cerr << "tsctl: validate: " << EscapeText(a.path) << ": " << c.id << ": " << EscapeText(c.message) << '\n';
+        if (status == kExitOk) status = kExitFindings;
+        break;
       }
     }
-    for (const auto& op : a.ops) text += EscapeText(op) + "\n";  // a .pt2's targets, bytecode names: the archive's
   }
-  return text;
+  return RenderOperatorList(report, several);
 }
 
 // The flags into f.options; throws tsctl::Error (kUsage, kIo).
@@ -144,7 +138,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
   // On a terminal, when the report is text or goes to a file: "archives
   // checked: 3 of 8, about 12 s left", or for one archive what its LibTorch
   // child is doing ("trying inferred inputs: candidate 3").
-  ProgressLine line("validate", StderrIsTerminal() && (f.format == "text" || !f.output.empty()));
+  ProgressLine line("validate", StderrIsTerminal() && (f.format == OutputFormat::kText || !f.output.empty()));
   // Several: "archives checked: 60 of 83, about 42 s left; on model.pt for 35 s".
   size_t done_so_far = 0;
   std::string on;
@@ -186,19 +180,7 @@ int RunValidate(ValidateFlags& f, const GlobalOptions& global) {
     if (status == kExitOk) status = code;
   }
   try {
-    std::string rendered;
-    if (f.list_ops) {
-      rendered = ListOpsText(report, f.archives.size() > 1, status);
-    } else if (f.format == "json") {
-      rendered = RenderJson(report) + "\n";
-    } else if (f.format == "junit") {
-      rendered = RenderJUnit(report);
-    } else {
-      std::ostringstream text;
-      RenderText(report, text);
-      rendered = text.str();
-    }
-    WriteOutput(f.output, rendered);
+    WriteOutput(f.output, f.list_ops ? ListOps(report, f.archives.size() > 1, status) : Render(report, f.format));
   } catch (const Error& e) {
     return Report("validate", f.output, e, global);
   }
@@ -265,7 +247,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
   sub->add_flag("--strict", f->strict, "Warnings fail too");
   sub->add_flag("--allow-not-run", f->allow_not_run,
                 "An archive whose model was not loaded or run (NOT RUN, exit 7) does not fail the run");
-  AddFormatOption(sub, f->format, {"text", "json", "junit"});
+  AddFormatOption(sub, f->format, {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJUnit});
   sub->add_option("-o,--output", f->output, "Write the report to FILE instead of stdout");
   sub->add_option("--report", f->report,
                   "Also write one offline HTML page for the whole run to FILE.html: a summary, then per archive its "

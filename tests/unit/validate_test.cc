@@ -7,6 +7,8 @@
 #include "../../lib/src/text/json_util.h"
 #include "test_util.h"
 #include "../../lib/src/render/tensor_type.h"
+#include "tsctl/inspect.h"
+#include "tsctl/output.h"
 #include "tsctl/validate.h"
 #include "tsctl/zip.h"
 
@@ -53,6 +55,35 @@ TEST_CASE("validate: a sound archive passes every structural check", "[validate]
     CHECK(c.status == CheckStatus::kPass);
   }
   CHECK(r.checks.size() >= 14);
+}
+
+TEST_CASE("output switch: one name per format, each result's Render is its renderer, a missing one a usage error",
+          "[validate][output]") {
+  for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJUnit, OutputFormat::kDot}) {
+    REQUIRE(OutputFormatByName(OutputFormatName(f)) == f);
+  }
+  CHECK_FALSE(OutputFormatByName("xml").has_value());
+  ValidationReport report;
+  report.archives.push_back(Check(test::Slurp(test::TestData("traced_cnn.pt"))));
+  report.archives.back().ops = {"aten::conv2d", "aten::relu"};
+  std::ostringstream text;
+  RenderText(report, text);
+  CHECK(Render(report, OutputFormat::kText) == text.str());
+  CHECK(Render(report, OutputFormat::kJson) == RenderJson(report) + "\n");
+  CHECK(Render(report, OutputFormat::kJUnit) == RenderJUnit(report));
+  CHECK(RenderOperatorList(report, false) == "aten::conv2d\naten::relu\n");
+  CHECK(RenderOperatorList(report, true).rfind("# ", 0) == 0);
+  try {
+    Render(report, OutputFormat::kDot);
+    FAIL("no validate renderer for dot");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::kUsage);
+    CHECK(std::string(e.what()).find("--format dot is not an output of validate (it has text, json, junit)") != std::string::npos);
+  }
+  Archive a = Archive::Open(OpenFileSource(test::TestData("traced_cnn.pt")));
+  const ArchiveInfo info = Inspect(a);
+  CHECK(Render(info, OutputFormat::kJson) == RenderJson(info) + "\n");
+  CHECK_THROWS_AS(Render(info, OutputFormat::kJUnit), Error);
 }
 
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {

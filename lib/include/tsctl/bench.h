@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tsctl/inputs.h"
+#include "tsctl/output.h"
 #include "tsctl/progress_event.h"
 #include "tsctl/tensor_desc.h"
 #include "tsctl/pt2_run.h"
@@ -183,6 +184,9 @@ std::vector<ShapePoint> BenchShapes(BenchOptions options, const std::vector<Shap
 // The table shows each point's median and p90; JSON has every percentile asked for.
 void RenderShapes(const std::vector<ShapePoint>& points, std::ostream& out);
 std::string RenderShapesJson(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles);
+// bench's documents in `format` (text, json): one run, --shapes, --sweep.
+std::string Render(const BenchResult& result, const std::vector<double>& percentiles, OutputFormat format);
+std::string Render(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles, OutputFormat format);
 
 // --sweep: one row per settings combination.
 struct SweepRow {
@@ -227,6 +231,7 @@ void RenderSweep(const std::vector<SweepRow>& rows, std::ostream& out);
 // (every combination's figures, the recommended one marked, means as bars).
 std::string RenderSweepHtml(const std::vector<SweepRow>& rows);
 std::string RenderSweepJson(const std::vector<SweepRow>& rows);
+std::string Render(const std::vector<SweepRow>& rows, OutputFormat format);
 // The `parameters { ... }` block of Triton's config.pbtxt for these settings.
 std::string TritonParameters(const ExecutionSettings& s);
 // The parameters block for a sweep row (TorchScript's settings, or an

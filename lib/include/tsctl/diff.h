@@ -11,6 +11,7 @@
 
 #include "tsctl/archive.h"
 #include "tsctl/inspect.h"
+#include "tsctl/output.h"
 
 namespace tsctl {
 
@@ -188,5 +189,7 @@ DiffResult DiffPteFiles(const std::string& path_a, const std::string& path_b, co
 // JSON text (schema_version, sections, changes), one line without a newline.
 std::string RenderJson(const DiffResult& result);
 void RenderDiffText(const DiffResult& result, std::ostream& out);
+// diff's document in `format` (text, json).
+std::string Render(const DiffResult& result, OutputFormat format);
 
 }  // namespace tsctl

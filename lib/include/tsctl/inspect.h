@@ -11,6 +11,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/code_classes.h"
 #include "tsctl/operators.h"
+#include "tsctl/output.h"
 #include "tsctl/pt2.h"
 
 namespace tsctl {
@@ -143,5 +144,7 @@ struct TextOptions {
 // Text with human units and aligned tables. Every string from the archive is
 // escaped (see escape.h).
 void RenderText(const ArchiveInfo& info, std::ostream& out, const TextOptions& options = {});
+// inspect's document in `format` (text, json).
+std::string Render(const ArchiveInfo& info, OutputFormat format, const TextOptions& text = {});
 
 }  // namespace tsctl

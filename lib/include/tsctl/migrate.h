@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tsctl/error.h"
+#include "tsctl/output.h"
 #include "tsctl/run_spec.h"
 
 namespace tsctl {
@@ -185,6 +186,8 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results);
 // written (the message names the stage it stopped at and its first blocker;
 // the text paragraph is the failure's body or the case's system-out).
 std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results);
+// migrate's document in `format` (text, json, junit).
+std::string Render(const std::vector<MigrateResult>& results, OutputFormat format);
 // migrate --report: one self-contained offline HTML page for the run (the
 // frame of tsctl report's pages): a summary (how many models reached each
 // stage, as a table and an SVG bar chart; the blockers ranked by models

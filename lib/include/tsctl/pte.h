@@ -10,6 +10,8 @@
 // values) are untrusted: escape them before showing them (tsctl/escape.h).
 #pragma once
 
+#include "tsctl/output.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -328,6 +330,8 @@ bool IsPteFile(const std::string& path);
 std::string RenderPteText(const PteFile& file, const std::string& path);
 // The same as one JSON document (docs/schemas/inspect_pte.schema.json).
 std::string RenderPteJson(const PteFile& file, const std::string& path);
+// inspect's document of an ExecuTorch file in `format` (text, json).
+std::string Render(const PteFile& file, const std::string& path, OutputFormat format);
 
 // tsctl graph of an ExecuTorch program (read with PteReadOptions::chains):
 // the instruction chains of the method named `method` as ExecuTorch's

@@ -13,6 +13,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/inspect.h"
 #include "tsctl/json_value.h"
+#include "tsctl/output.h"
 
 namespace tsctl {
 
@@ -103,5 +104,8 @@ void RenderText(const StampResult& result, std::ostream& out, bool repair_only =
 // ({schema_version, path, extra} with inspect's extra entries) or as text.
 std::string RenderStampShowJson(const ArchiveInfo& info);
 void RenderStampShowText(const ArchiveInfo& info, std::ostream& out);
+// stamp's documents in `format` (text, json): a stamp's result, and --show's.
+std::string Render(const StampResult& result, OutputFormat format, bool repair_only = false);
+std::string RenderStampShow(const ArchiveInfo& info, OutputFormat format);
 
 }  // namespace tsctl

@@ -13,6 +13,7 @@
 
 #include "tsctl/bench.h"
 #include "tsctl/inputs.h"
+#include "tsctl/output.h"
 #include "tsctl/run_spec.h"
 #include "tsctl/pt2_run.h"
 
@@ -208,6 +209,12 @@ std::string DivergenceMessage(const MakeResult& result, const std::string& mode)
 // as text without a newline.
 std::string RenderGraphJson(const GraphOptions& options, const std::string& graph);
 std::string RenderCodeJson(const std::string& path, const std::string& compiled_method, const std::string& code);
+// trace/script/export's, graph's and code's documents in `format` (text,
+// json; graph also dot, already in the graph's text).
+std::string Render(const MakeResult& result, OutputFormat format);
+std::string RenderGraph(const GraphOptions& options, const std::string& graph, OutputFormat format);
+std::string RenderCode(const std::string& path, const std::string& compiled_method, const std::string& code,
+                       OutputFormat format);
 
 // The command table's promise (apps/tsctl/main.cc): a command declared to
 // need no LibTorch never loads the plugin. After this call every attempt to

@@ -12,6 +12,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/json_value.h"
+#include "tsctl/output.h"
 #include "tsctl/run_spec.h"
 #include "tsctl/source.h"
 
@@ -192,6 +193,12 @@ struct ValidationReport {
 std::string RenderJson(const ValidationReport& report);
 void RenderText(const ValidationReport& report, std::ostream& out);
 std::string RenderJUnit(const ValidationReport& report);
+// validate's document in `format` (text, json, junit).
+std::string Render(const ValidationReport& report, OutputFormat format);
+// --list-ops: one operator per line, as PyTorch's dump_operator_names; with
+// `name_each` (several archives given) a comment line names each archive (the
+// list stays a valid --allow-ops file).
+std::string RenderOperatorList(const ValidationReport& report, bool name_each);
 // validate --report: one self-contained offline HTML page for the whole run
 // (the frame of tsctl report's pages, tsctl/report.h): a summary (the
 // verdict, the checks by verdict, a row per archive), then per archive its

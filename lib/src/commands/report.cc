@@ -135,7 +135,10 @@ ReportContents BuildReport(const Archive& archive, const ReportOptions& options)
 
 ReportDiffContents BuildDiffReport(const Archive& a, const Archive& b, const DiffOptions& options) {
   // The page shows each side's summary and sizes, not its code: no code is read.
-  const ReportOptions no_code{.max_code_record = 0, .max_code_total = 0, .graphs = false, .layout = {}};
+  ReportOptions no_code;
+  no_code.max_code_record = 0;
+  no_code.max_code_total = 0;
+  no_code.graphs = false;
   auto side = [&](const Archive& archive) {
     try {
       return BuildReport(archive, no_code);

@@ -127,6 +127,15 @@ void RenderText(const ValidationReport& report, std::ostream& out) {
   }
 }
 
+std::string RenderOperatorList(const ValidationReport& report, bool name_each) {
+  std::string text;
+  for (const auto& a : report.archives) {
+    if (name_each) text += "# " + EscapeText(a.path) + "\n";
+    for (const auto& op : a.ops) text += EscapeText(op) + "\n";  // a .pt2's targets, bytecode names: the archive's
+  }
+  return text;
+}
+
 std::string RenderJUnit(const ValidationReport& report) {
   pugi::xml_document doc;
   auto decl = doc.append_child(pugi::node_declaration);
