@@ -17,7 +17,7 @@
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
 #include "tsctl/record_reader.h"
-#include "tsctl/storage_types.h"
+#include "../../lib/src/archive/storage_types.h"
 #include "tsctl/text_diff.h"
 #include "tsctl/zip.h"
 

@@ -227,20 +227,10 @@ void ForbidLibTorch(const std::string& command);
 // SandboxDescription(): "on (seccomp, Landlock ABI 3)", the layers this
 // kernel gives, or "off (--no-sandbox)".
 void SetSandbox(bool on);
-bool SandboxOn();
 std::string SandboxDescription();
 
 // True if this tsctl was built with the embedded-Python plugin.
 bool PythonSupportBuilt();
-
-// Loads operator libraries (torchvision's _C*.so, TORCH_LIBRARY extensions)
-// with dlopen(RTLD_NOW | RTLD_GLOBAL), in order; call it in the process that
-// will load the archive, after the LibTorch plugin and before the archive
-// (the plugin's methods do it with their options' `load_libraries`).
-// Loading a library twice is harmless. Throws tsctl::Error (kUnavailable)
-// naming the first library that fails and the loader's reason, (kUsage) for
-// an empty path.
-void LoadOperatorLibraries(const std::vector<std::string>& paths);
 
 // The libraries listed in TSCTL_LOAD_LIBRARIES (colon-separated, empty parts
 // skipped); the CLI appends them to --load-library.

@@ -12,7 +12,7 @@
 #include "json_input.h"
 #include "stored_inputs.h"
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "storage_types.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {

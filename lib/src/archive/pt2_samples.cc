@@ -4,7 +4,7 @@
 #include "pt2_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "storage_types.h"
 
 namespace tsctl::pt2_internal {
 namespace {

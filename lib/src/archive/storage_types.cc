@@ -1,4 +1,4 @@
-#include "tsctl/storage_types.h"
+#include "storage_types.h"
 
 #include <map>
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "storage_types.h"
 
 namespace tsctl {
 

@@ -2,7 +2,7 @@
 #include <thread>
 
 #include "tsctl/bench.h"
-#include "tsctl/bench_sweep.h"
+#include "bench_sweep.h"
 #include "torch_child.h"
 
 namespace tsctl {

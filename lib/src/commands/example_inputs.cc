@@ -3,7 +3,7 @@
 
 #include "check_before_load.h"
 #include "tsctl/error.h"
-#include "tsctl/find_inputs.h"
+#include "find_inputs.h"
 
 namespace tsctl {
 namespace {

@@ -1,4 +1,4 @@
-#include "tsctl/find_inputs.h"
+#include "find_inputs.h"
 
 #include "tsctl/archive.h"
 #include "tsctl/error.h"

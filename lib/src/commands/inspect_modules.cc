@@ -10,7 +10,7 @@
 #include "inspect_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "../archive/storage_types.h"
 
 namespace tsctl::inspect_internal {
 namespace {

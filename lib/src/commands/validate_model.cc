@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "../text/json_util.h"
+#include "torch_child_sandbox.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/operators.h"

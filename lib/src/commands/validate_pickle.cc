@@ -5,7 +5,7 @@
 #include <set>
 
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "../archive/storage_types.h"
 #include "validate_internal.h"
 
 namespace tsctl {

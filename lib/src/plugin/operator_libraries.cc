@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tsctl/error.h"
+#include "operator_libraries.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {

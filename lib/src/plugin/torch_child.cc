@@ -17,6 +17,7 @@
 #include <iterator>
 #include <set>
 
+#include "operator_libraries.h"
 #include "plugin_abi.h"
 #include "tsctl/atomic_file.h"
 #include "tsctl/source.h"

@@ -13,6 +13,10 @@
 
 namespace tsctl {
 
+// Whether LibTorch children are confined: false after SetSandbox(false)
+// (tsctl/torch_backend.h, --no-sandbox).
+bool SandboxOn();
+
 // What a request reads and writes, and how it is confined.
 struct RequestFiles {
   std::vector<std::string> reads, writes, libraries;

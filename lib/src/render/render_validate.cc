@@ -7,6 +7,7 @@
 #include "render_json.h"
 #include "sandbox.h"
 #include "tensor_type.h"
+#include "torch_child_sandbox.h"
 #include "tsctl/escape.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"

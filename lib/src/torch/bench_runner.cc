@@ -62,6 +62,7 @@ int64_t CudaPeakBytes(c10::DeviceIndex index) {
 #include "op_profiler.h"
 #include "tensors.h"
 #include "torch_util.h"
+#include "operator_libraries.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl {

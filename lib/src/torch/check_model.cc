@@ -13,6 +13,7 @@
 
 #include "compare_values.h"
 #include "graph.h"
+#include "operator_libraries.h"
 #include "module_state.h"
 #include "model_checker.h"
 #include "py_values.h"

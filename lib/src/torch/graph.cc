@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "operator_libraries.h"
 #include "tsctl/error.h"
 #include "torch_util.h"
 

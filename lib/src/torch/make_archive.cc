@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare_values.h"
+#include "operator_libraries.h"
 #include "py_values.h"
 #include "tensors.h"
 #include "torch_util.h"

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "arguments.h"
+#include "operator_libraries.h"
 #include "bench_phases.h"
 #include "backend.h"
 #include "compare_values.h"

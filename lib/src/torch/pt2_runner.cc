@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "arguments.h"
+#include "operator_libraries.h"
 #include "compare_values.h"
 #include "model_runs.h"
 #include "pt2_package.h"

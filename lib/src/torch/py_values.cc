@@ -15,7 +15,7 @@
 #include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
-#include "tsctl/storage_types.h"
+#include "../archive/storage_types.h"
 
 namespace tsctl {
 namespace {

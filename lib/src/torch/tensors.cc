@@ -1,6 +1,6 @@
 #include "tensors.h"
 
-#include "tsctl/storage_types.h"
+#include "../archive/storage_types.h"
 
 #include <sstream>
 
