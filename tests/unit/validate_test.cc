@@ -2,6 +2,9 @@
 #include <zlib.h>
 
 #include <random>
+#include <regex>
+#include <thread>
+#include <set>
 
 #include "../../lib/src/render/render_json.h"
 #include "../../lib/src/text/json_util.h"
@@ -10,6 +13,7 @@
 #include "tsctl/inspect.h"
 #include "tsctl/output.h"
 #include "tsctl/validate.h"
+#include "../../lib/src/commands/validate_internal.h"
 #include "tsctl/zip.h"
 
 using namespace tsctl;
@@ -84,6 +88,52 @@ TEST_CASE("output switch: one name per format, each result's Render is its rende
   const ArchiveInfo info = Inspect(a);
   CHECK(Render(info, OutputFormat::kJson) == RenderJson(info) + "\n");
   CHECK_THROWS_AS(Render(info, OutputFormat::kJUnit), Error);
+}
+
+TEST_CASE("validate: the docs list every check of the table, and no other", "[validate][docs]") {
+  // The table (validate_steps.cc) gives CheckIds(); tsctl-validate(1) names
+  // each in bold, and gives a .TP entry only to a check of the table;
+  // validate.md's Checks table has a row for each.
+  const std::string man = test::Slurp(test::TestData("../man/tsctl-validate.1"));
+  const std::string md = test::Slurp(test::TestData("../docs/manual/validate.md"));
+  const size_t checks = md.find("### Checks\n");
+  REQUIRE(checks != std::string::npos);
+  const std::string md_table = md.substr(checks, md.find("\n### ", checks + 1) - checks);
+  std::set<std::string> ids(CheckIds().begin(), CheckIds().end());
+  for (const std::string& id : ids) {
+    INFO(id);
+    CHECK((man.find(".B " + id + "\n") != std::string::npos || man.find(".BR " + id + " ") != std::string::npos));
+    CHECK(md_table.find("| `" + id + "` |") != std::string::npos);
+  }
+  std::regex tp(R"(\.TP\n\.B ([a-z0-9]+\.[a-z_0-9]+)\n)");
+  for (auto it = std::sregex_iterator(man.begin(), man.end(), tp); it != std::sregex_iterator(); ++it) {
+    INFO((*it)[1].str());
+    CHECK(ids.count((*it)[1].str()) == 1);
+  }
+  std::regex row(R"(\n\| `([a-z0-9]+\.[a-z_0-9*]+)` \|)");
+  size_t rows = 0;
+  for (auto it = std::sregex_iterator(md_table.begin(), md_table.end(), row); it != std::sregex_iterator(); ++it, ++rows) {
+    INFO((*it)[1].str());
+    CHECK(ids.count((*it)[1].str()) == 1);
+  }
+  CHECK(rows == ids.size());
+}
+
+TEST_CASE("validate: a check's time is its own, measured, and a step's checks add up to the step", "[validate]") {
+  std::vector<CheckResult> out;
+  TimedStep(out, [&] {
+    out.push_back({"a", CheckStatus::kPass, ""});
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    out.push_back({"b", CheckStatus::kPass, ""});
+  });
+  REQUIRE(out.size() == 2);
+  CHECK(out[1].seconds >= 0.029);  // the 30 ms before it were b's, not shared evenly with a
+  CHECK(out[0].seconds >= 0);
+  const CheckRow* hooks = CheckRowOf("ts.hooks");
+  REQUIRE(hooks);
+  CHECK(hooks->blocks_loading);
+  CHECK_FALSE(CheckRowOf("zip.crc")->blocks_loading);
+  CHECK(CheckRowOf("nope") == nullptr);
 }
 
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {

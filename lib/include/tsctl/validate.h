@@ -2,6 +2,7 @@
 // reports each as data; nothing here throws for a failed check.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -34,10 +35,17 @@ struct CheckResult {
   std::string id;  // e.g. "zip.crc"; every id is documented in tsctl-validate(1)
   CheckStatus status = CheckStatus::kPass;
   std::string message;
-  // Wall time of the step that made this check, shared evenly by the checks
-  // that one step made (the ZIP pass, the LibTorch child): JUnit's testcase
-  // time, so that an archive's testcases add up to about its time.
+  // Wall time of this check, measured: from the previous check's result (or
+  // its step's start) to its own; a step's time after its last result counts
+  // on that one. JUnit's testcase time: an archive's testcases add up to
+  // about its time. The LibTorch child's checks come back together: its
+  // load and run count on the first of them.
   double seconds = 0;
+  // When this result was made (a monotonic clock, Now()): what `seconds` is measured from.
+  double made_at = Now();
+  static double Now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
   // The model's method ran on inputs that mean something, and this check
   // judged what it did (torch.run of a run on given, stored or cleanly
   // inferred inputs; a run that failed). What NOT RUN is decided from.

@@ -196,11 +196,13 @@ std::string NotTorchScript(ArchiveKind kind) {
 std::string RefusedBy(const std::vector<CheckResult>& out, bool loadable) {
   std::string ids;
   for (const CheckResult& c : out) {
-    if (c.status == CheckStatus::kFail &&
-        (c.id == check::kTsPickle || c.id == check::kTsRecords || c.id == check::kTsStorage)) {
+    const CheckRow* row = CheckRowOf(c.id);
+    if (c.status == CheckStatus::kFail && row && row->blocks_loading && c.id != check::kTsHooks) {
       ids += (ids.empty() ? "" : ", ") + c.id;
     }
   }
+  // ts.hooks says itself whether the archive may load (a FAIL; a WARN under
+  // --allow-load-hooks), and is named last.
   if (!loadable) ids += (ids.empty() ? "" : ", ") + std::string(check::kTsHooks);
   return ids;
 }

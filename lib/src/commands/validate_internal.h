@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tsctl/archive.h"
@@ -69,6 +70,26 @@ inline constexpr char kTorchStateful[] = "torch.stateful";
 inline constexpr char kTorchReference[] = "torch.reference";
 inline constexpr char kTorchIntermediates[] = "torch.intermediates";
 }  // namespace check
+
+// validate's checks as one table: a row per check id, in report order, with
+// the formats it applies to and whether its FAIL keeps LibTorch from loading
+// the archive (RefusedBy). CheckIds(), --skip's ids and the docs' list
+// (tests/unit/validate_test.cc) follow from it.
+enum class CheckFormats {
+  kAnyZip,       // every ZIP archive (TorchScript, .pt2)
+  kTorchScript,  // TorchScript's records, read without LibTorch
+  kPt2,          // a .pt2's program or AOTInductor package, read without LibTorch
+  kPte,          // an ExecuTorch file (.pte, .ptd, .bpte)
+  kRun,          // what loading and running the model says (a LibTorch child)
+};
+struct CheckRow {
+  const char* id;
+  CheckFormats formats;
+  bool blocks_loading;  // a FAIL: LibTorch is not given the archive
+};
+const std::vector<CheckRow>& CheckTable();
+// The row of `id`; null if none.
+const CheckRow* CheckRowOf(std::string_view id);
 
 // The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
 // list, "code.ops" from the static one); `how` is added to the PASS message.

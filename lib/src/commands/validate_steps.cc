@@ -8,55 +8,75 @@
 
 namespace tsctl {
 
+const std::vector<CheckRow>& CheckTable() {
+  // Report order; tsctl-validate(1) and validate.md document each (ctest
+  // unit: "validate: the docs list every check of the table").
+  using F = CheckFormats;
+  static const std::vector<CheckRow> kRows = {
+      {check::kZipStructure, F::kAnyZip, false},
+      {check::kZipNames, F::kAnyZip, false},
+      {check::kZipDuplicates, F::kAnyZip, false},
+      {check::kZipAmbiguous, F::kAnyZip, false},
+      {check::kZipOverlap, F::kAnyZip, false},
+      {check::kZipCompression, F::kAnyZip, false},
+      {check::kZipBomb, F::kAnyZip, false},
+      {check::kZipCrc, F::kAnyZip, false},
+      {check::kZipSizes, F::kAnyZip, false},
+      {check::kTsKind, F::kTorchScript, false},
+      {check::kTsLayout, F::kTorchScript, false},
+      {check::kTsRecords, F::kTorchScript, true},
+      {check::kTsPickle, F::kTorchScript, true},
+      {check::kTsGlobals, F::kTorchScript, false},
+      {check::kTsStorage, F::kTorchScript, true},
+      {check::kTsDevice, F::kTorchScript, false},
+      {check::kTsVersion, F::kTorchScript, false},
+      {check::kTsAlignment, F::kTorchScript, false},
+      {check::kTsHooks, F::kTorchScript, true},
+      {check::kTsMobile, F::kTorchScript, false},
+      {check::kMetaProducer, F::kTorchScript, false},
+      {check::kCodeOps, F::kTorchScript, false},
+      {check::kPt2Kind, F::kPt2, false},
+      {check::kPt2Version, F::kPt2, false},
+      {check::kPt2Program, F::kPt2, false},
+      {check::kPt2Weights, F::kPt2, false},
+      {check::kPt2Aoti, F::kPt2, false},
+      {check::kPt2Ops, F::kPt2, false},
+      {check::kPteFormat, F::kPte, false},
+      {check::kPteData, F::kPte, false},
+      {check::kPteKernels, F::kPte, false},
+      {check::kPteDelegates, F::kPte, false},
+      {check::kPteBundled, F::kPte, false},
+      {check::kTorchSandbox, F::kRun, false},
+      {check::kTorchLoad, F::kRun, false},
+      {check::kTorchUnsafe, F::kRun, false},
+      {check::kTsBytecode, F::kRun, false},
+      {check::kTorchMethod, F::kRun, false},
+      {check::kTorchOps, F::kRun, false},
+      {check::kTorchMobile, F::kRun, false},
+      {check::kTorchRun, F::kRun, false},
+      {check::kTorchOutputs, F::kRun, false},
+      {check::kTorchFinite, F::kRun, false},
+      {check::kTorchDeterministic, F::kRun, false},
+      {check::kTorchStateful, F::kRun, false},
+      {check::kTorchReference, F::kRun, false},
+      {check::kTorchIntermediates, F::kRun, false},
+  };
+  return kRows;
+}
+
+const CheckRow* CheckRowOf(std::string_view id) {
+  for (const CheckRow& r : CheckTable()) {
+    if (id == r.id) return &r;
+  }
+  return nullptr;
+}
+
 const std::vector<std::string>& CheckIds() {
-  // Report order; tsctl-validate(1) documents each.
-  static const std::vector<std::string> kIds = {check::kZipStructure,
-                                                check::kZipNames,
-                                                check::kZipDuplicates,
-                                                check::kZipAmbiguous,
-                                                check::kZipOverlap,
-                                                check::kZipCompression,
-                                                check::kZipBomb,
-                                                check::kZipCrc,
-                                                check::kZipSizes,
-                                                check::kTsKind,
-                                                check::kTsLayout,
-                                                check::kTsRecords,
-                                                check::kTsPickle,
-                                                check::kTsGlobals,
-                                                check::kTsStorage,
-                                                check::kTsDevice,
-                                                check::kTsVersion,
-                                                check::kTsAlignment,
-                                                check::kTsHooks,
-                                                check::kTsMobile,
-                                                check::kMetaProducer,
-                                                check::kCodeOps,
-                                                check::kPt2Kind,
-                                                check::kPt2Version,
-                                                check::kPt2Program,
-                                                check::kPt2Weights,
-                                                check::kPt2Aoti,
-                                                check::kPt2Ops,
-                                                check::kPteFormat,
-                                                check::kPteData,
-                                                check::kPteKernels,
-                                                check::kPteDelegates,
-                                                check::kPteBundled,
-                                                check::kTorchSandbox,
-                                                check::kTorchLoad,
-                                                check::kTorchUnsafe,
-                                                check::kTsBytecode,
-                                                check::kTorchMethod,
-                                                check::kTorchOps,
-                                                check::kTorchMobile,
-                                                check::kTorchRun,
-                                                check::kTorchOutputs,
-                                                check::kTorchFinite,
-                                                check::kTorchDeterministic,
-                                                check::kTorchStateful,
-                                                check::kTorchReference,
-                                                check::kTorchIntermediates};
+  static const std::vector<std::string> kIds = [] {
+    std::vector<std::string> ids;
+    for (const CheckRow& r : CheckTable()) ids.push_back(r.id);
+    return ids;
+  }();
   return kIds;
 }
 
@@ -70,12 +90,19 @@ void RequireCheckId(const std::string& id, const std::string& flag) {
 
 void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step) {
   const size_t before = out.size();
-  const auto start = std::chrono::steady_clock::now();
+  const double start = CheckResult::Now();
   step();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (out.size() <= before) return;
-  const double each = seconds / static_cast<double>(out.size() - before);
-  for (size_t i = before; i < out.size(); ++i) out[i].seconds = each;
+  const double end = CheckResult::Now();
+  // Each check's time is measured: from the previous check's result (or the
+  // step's start) to its own; what the step did after its last result counts
+  // on that one, so the step's checks add up to its time.
+  double previous = start;
+  for (size_t i = before; i < out.size(); ++i) {
+    const double made = std::min(std::max(out[i].made_at, previous), end);
+    out[i].seconds = made - previous;
+    previous = made;
+  }
+  if (out.size() > before) out.back().seconds += end - previous;
 }
 
 void ApplySkip(const std::vector<std::string>& skip, std::vector<CheckResult>& out) {
