@@ -136,6 +136,47 @@ TEST_CASE("validate: a check's time is its own, measured, and a step's checks ad
   CHECK(CheckRowOf("nope") == nullptr);
 }
 
+namespace {
+// A source that counts the bytes read from it.
+class CountingSource : public ByteSource {
+ public:
+  CountingSource(std::unique_ptr<ByteSource> inner, uint64_t& read) : inner_(std::move(inner)), read_(read) {}
+  uint64_t Size() const override { return inner_->Size(); }
+  void Read(uint64_t pos, void* buf, size_t n) const override {
+    read_ += n;
+    inner_->Read(pos, buf, n);
+  }
+  const std::string& Name() const override { return inner_->Name(); }
+
+ private:
+  std::unique_ptr<ByteSource> inner_;
+  uint64_t& read_;
+};
+}  // namespace
+
+TEST_CASE("validate: --skip of zip.crc and zip.sizes reads no record for them; a blocking check still runs", "[validate]") {
+  const std::string bytes = test::Slurp(test::TestData("traced_cnn.pt"));
+  auto bytes_read = [&](const std::vector<std::string>& skip) {
+    uint64_t read = 0;
+    ValidateOptions o = NoTorch();
+    o.skip = skip;
+    ArchiveReport r = ValidateSource(std::make_unique<CountingSource>(MakeMemorySource(bytes, "m.pt"), read), "m.pt", o);
+    for (const char* id : {"zip.crc", "zip.sizes"}) CHECK(StatusOf(r, id) == (skip.empty() ? CheckStatus::kPass : CheckStatus::kSkip));
+    return read;
+  };
+  const uint64_t all = bytes_read({}), skipped = bytes_read({"zip.crc", "zip.sizes"});
+  INFO(all << " bytes read with every check, " << skipped << " with zip.crc and zip.sizes skipped");
+  CHECK(skipped + bytes.size() / 2 < all);  // the tensor data (most of the file) is not streamed
+  // ts.pickle blocks loading: skipped, it still runs (what it finds keeps LibTorch away), reported SKIP.
+  ValidateOptions o = NoTorch();
+  o.skip = {"ts.pickle"};
+  CHECK_FALSE(LeftOut(o, {"ts.pickle"}));
+  o.skip = {"zip.crc"};
+  CHECK_FALSE(LeftOut(o, {"zip.crc", "zip.sizes"}));
+  o.skip = {"zip.crc", "zip.sizes"};
+  CHECK(LeftOut(o, {"zip.crc", "zip.sizes"}));
+}
+
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {
   const std::string bytes = test::Slurp(test::TestData("scripted_multi.pt"));
   for (size_t n = 0; n < bytes.size(); n += 97) {

@@ -269,8 +269,10 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   TimedStep(out, [&] { CheckStructure(*archive, out); });
   bool loadable = true;
   TimedStep(out, [&] { loadable = CheckLoadHooks(*archive, options, out); });
-  TimedStep(out, [&] { CheckMeta(*archive, options.require_meta, out); });
-  if (LooksMobile(*archive, path)) TimedStep(out, [&] { CheckMobile(*archive, path, out); });
+  if (!LeftOut(options, {check::kMetaProducer})) TimedStep(out, [&] { CheckMeta(*archive, options.require_meta, out); });
+  if (LooksMobile(*archive, path) && !LeftOut(options, {check::kTsMobile})) {
+    TimedStep(out, [&] { CheckMobile(*archive, path, out); });
+  }
   if (!options.load) {
     // Without LibTorch: the operators the code (or bytecode.pkl) calls.
     OperatorList ops = ListOperators(*archive);

@@ -105,6 +105,15 @@ void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step)
   if (out.size() > before) out.back().seconds += end - previous;
 }
 
+bool LeftOut(const ValidateOptions& options, std::initializer_list<const char*> ids) {
+  for (const char* id : ids) {
+    const CheckRow* row = CheckRowOf(id);
+    if (!row || row->blocks_loading) return false;
+    if (std::find(options.skip.begin(), options.skip.end(), id) == options.skip.end()) return false;
+  }
+  return true;
+}
+
 void ApplySkip(const std::vector<std::string>& skip, std::vector<CheckResult>& out) {
   for (const std::string& id : skip) {
     bool seen = false;
