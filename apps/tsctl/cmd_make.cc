@@ -44,7 +44,10 @@ int RunMake(MakeFlags& f, const GlobalOptions& global) {
     ApplyRunFlags(f.run, r);
     for (const auto& c : f.check_inputs) r.check_inputs.push_back(SpecSet(c));
     result = Make(r);
-    if (!result.input_note.empty()) std::cerr << "tsctl: " << r.mode << ": " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
+    // A note, not an error: "note:" before the subject, as a compiler's notes.
+    if (!result.input_note.empty()) {
+      std::cerr << "tsctl: " << r.mode << ": note: " << EscapeText(subject) << ": " << EscapeText(result.input_note) << '\n';
+    }
     std::cout << Render(result, f.format);
     std::cout << std::flush;
     return kExitOk;

@@ -94,7 +94,9 @@ MakeResult Export(const MakeRequest& r) {
   const auto [file, name] = SplitPythonSpec(r.python);
   RequirePythonFile(file);
   if (!PythonPluginBuilt()) {
-    throw Error(ErrorKind::kUnavailable, "export runs Python: this tsctl was built without Python support");
+    throw Error(ErrorKind::kUnavailable,
+                "export runs Python: this tsctl was built without Python support; "
+                "scripts/build_torch2.sh builds a tsctl on PyTorch 2.x with it (build-torch2/bin/tsctl, docs/manual/building.md)");
   }
   TempDir work;
   // torch names the archive's top folder after the file it writes, and takes

@@ -157,7 +157,9 @@ MigrateResult Migrate(const MigrateOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Archive archive = CheckedSource(o);
   if (!PythonPluginBuilt()) {
-    throw Error(ErrorKind::kUnavailable, "migrate runs torch's converter in Python: this tsctl was built without Python support");
+    throw Error(ErrorKind::kUnavailable,
+                "migrate runs torch's converter in Python: this tsctl was built without Python support; "
+                "scripts/build_torch2.sh builds a tsctl on PyTorch 2.x with it (build-torch2/bin/tsctl, docs/manual/building.md)");
   }
   RunSpec spec = o;
   spec.method = "forward";

@@ -100,6 +100,10 @@ class IoError(Exception):
     pass
 
 
+_BUILD_2X = ("; scripts/build_torch2.sh builds a tsctl on PyTorch 2.x that has it "
+             "(build-torch2/bin/tsctl, docs/manual/building.md)")
+
+
 class UnavailableError(Exception):
     """This Python's torch lacks what the command needs (exit 6)."""
 
@@ -301,12 +305,12 @@ def _export(file, name, specs, check_specs, aoti, dynamic_batch, strict, rtol, a
     import torch
     if importlib.util.find_spec("torch.export") is None or not hasattr(torch.export, "export"):
         raise UnavailableError("tsctl export needs torch.export (PyTorch 2.1 or later); the embedded Python's torch is "
-                               + torch.__version__)
+                               + torch.__version__ + _BUILD_2X)
     if aoti:
         import torch._inductor
         if not hasattr(torch._inductor, "aoti_compile_and_package"):
             raise UnavailableError("--aoti needs torch._inductor.aoti_compile_and_package (PyTorch 2.6 or later); "
-                                   "the embedded Python's torch is " + torch.__version__)
+                                   "the embedded Python's torch is " + torch.__version__ + _BUILD_2X)
     dynamic = None
     if dynamic_batch:  # tsctl checked that every example batch is 2 or more
         batch = torch.export.Dim("batch", min=1)
@@ -431,7 +435,7 @@ def _converter(torch):
         from torch._export.converter import TS2EPConverter
     except Exception:
         raise UnavailableError("tsctl migrate needs torch's TorchScript converter (%s, PyTorch 2.4 or later); "
-                               "the embedded Python's torch is %s" % (_CONVERTER, torch.__version__))
+                               "the embedded Python's torch is %s%s" % (_CONVERTER, torch.__version__, _BUILD_2X))
     return TS2EPConverter
 
 
