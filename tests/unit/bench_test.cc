@@ -95,6 +95,33 @@ TEST_CASE("bench: a late settle is not called unsettled", "[bench]") {
   CHECK_FALSE(differ);
 }
 
+TEST_CASE("bench: warm-up advice on a quick model follows the timed calls, not the warm-up's", "[bench]") {
+  // As seen on a 0.4 ms model (bench with defaults): every warm-up call
+  // 0.52-0.57 ms, over 15% above the timed median of about 0.435 ms, and the
+  // timed calls from their first on at that median. The timings the warm-up
+  // protects are settled: no advice.
+  BenchResult r;
+  r.warmup_ns = {571000, 530000, 552000, 518000, 525000, 533000, 520000, 541000};
+  for (size_t i = 0; i < 200; ++i) r.latencies_ns.push_back(430000 + (i * 7919) % 11000);
+  r.wall_ns = 90000000;
+  const Stats s = ComputeStats(r, {});
+  CHECK(SettledAfter(r.warmup_ns, s.median) == -1);
+  CHECK(TimedStartOff(r.latencies_ns, s.median) < 0.15);
+  for (const std::string& w : BenchWarnings(r, s)) CHECK(w.find("warm-up") == std::string::npos);
+  // The same warm-up, but the timed calls begin slow (20 of 200 at 0.6 ms):
+  // the warm-up was too short, and the advice says what shows it.
+  for (size_t i = 0; i < 20; ++i) r.latencies_ns[i] = 600000;
+  const Stats slow = ComputeStats(r, {});
+  std::string advice;
+  for (const std::string& w : BenchWarnings(r, slow)) {
+    if (w.find("warm-up not settled") == 0) advice = w;
+  }
+  CHECK_THAT(advice, Catch::Contains("the first 20 timed calls are 3"));
+  CHECK_THAT(advice, Catch::Contains("% off the timed median; raise --warmup"));
+  // Under 10 timed calls: too few to tell, the warm-up's own curve decides.
+  CHECK(TimedStartOff({1, 2, 3}, 2) == -1);
+}
+
 TEST_CASE("bench: sweep recommends only beyond the noise", "[bench]") {
   auto row = [](bool optimized, double mean, double stddev) {
     SweepRow r;

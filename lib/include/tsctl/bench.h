@@ -144,6 +144,10 @@ Stats ComputeStats(const BenchResult& r, const std::vector<double>& percentiles)
 // The first warm-up call from which the calls (and every rolling median of 5)
 // stay within 15% of the timed median; -1 if they never do.
 int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median);
+// How far the median of the first tenth (at least 5) of the timed calls is
+// from the timed median, as a fraction; -1 with under 10 timed calls. With
+// enough calls, BenchWarnings' warm-up advice follows this, not SettledAfter.
+double TimedStartOff(const std::vector<uint64_t>& latencies_ns, double timed_median);
 // trtexec-style advice: unstable timings, warm-up not settled, ...
 std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s);
 

@@ -55,6 +55,16 @@ int SettledAfter(const std::vector<uint64_t>& warmup_ns, double timed_median) {
   return settled;
 }
 
+double TimedStartOff(const std::vector<uint64_t>& latencies_ns, double timed_median) {
+  // The median of the first tenth (at least 5) of the timed calls, against
+  // the timed median; -1 with under 10 calls (too few to tell).
+  const size_t n = latencies_ns.size(), k = std::max<size_t>(5, n / 10);
+  if (n < 10 || timed_median <= 0) return -1;
+  std::vector<uint64_t> first(latencies_ns.begin(), latencies_ns.begin() + static_cast<std::ptrdiff_t>(k));
+  std::sort(first.begin(), first.end());
+  return std::abs(static_cast<double>(first[(k - 1) / 2]) - timed_median) / timed_median;
+}
+
 // The spread of the middle half of the timed calls, (p75 - p25) / median, in
 // percent; 0 with fewer than 8 calls. Robust where the coefficient of
 // variation is not: on a shared 2-core machine a steady 1 ms loop had a CV
@@ -90,7 +100,18 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
     std::snprintf(buf, sizeof buf, "--warmup-time (e.g. --warmup-time %g)", std::max(1.0, r.warmup_seconds * 4));
     more = buf;
   }
-  if (!r.warmup_ns.empty() && settled < 0) {
+  // What the warm-up protects is the timed calls: with enough of them, its
+  // advice stands only if their start still differs from their median.
+  const double start_off = TimedStartOff(r.latencies_ns, s.median);
+  if (!r.warmup_ns.empty() && start_off >= 0 && start_off <= 0.15) {
+    // The timed phase started at its median: a warm-up that never came
+    // within 15% of it (calls timed one by one on a quick model) is no finding.
+  } else if (!r.warmup_ns.empty() && start_off > 0.15) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the first %zu timed calls are %.0f%% off the timed median",
+                  std::max<size_t>(5, r.latencies_ns.size() / 10), start_off * 100);
+    w.push_back(std::string("warm-up not settled: ") + buf + "; raise " + more);
+  } else if (!r.warmup_ns.empty() && settled < 0) {
     w.push_back("warm-up not settled: the last warm-up calls still differ from the timed median by over 15%; raise " + more);
   } else if (!r.warmup_ns.empty() && settled + 3 > static_cast<int>(r.warmup_ns.size())) {
     // Within 15% from call `settled` on, but too few calls after it to tell a
