@@ -348,7 +348,12 @@ TEST_CASE("tsctl/dtype.h's rows are this LibTorch's ScalarTypes, by value and na
     if (type == at::ScalarType::Undefined) continue;
     const tsctl::DtypeInfo* row = tsctl::DtypeByValue(v);
     INFO(c10::toString(type));
-    REQUIRE(row != nullptr);
+    // A newer LibTorch may have types past tsctl's list (2.15: BComplex32):
+    // they have no row, and AtScalarType never yields them.
+    if (!row) {
+      CHECK(v >= static_cast<int>(tsctl::AllDtypes().size()));
+      continue;
+    }
     CHECK(std::string(row->c10) == c10::toString(type));
     CHECK(tsctl::AtScalarType(row) == type);
     if (!c10::isQIntType(type) && type != at::ScalarType::QUInt4x2 && type != at::ScalarType::QUInt2x4) {
