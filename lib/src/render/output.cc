@@ -20,8 +20,10 @@ namespace tsctl {
 
 namespace {
 
-constexpr std::pair<OutputFormat, const char*> kNames[] = {
-    {OutputFormat::kText, "text"}, {OutputFormat::kJson, "json"}, {OutputFormat::kJUnit, "junit"}, {OutputFormat::kDot, "dot"}};
+constexpr std::pair<OutputFormat, const char*> kNames[] = {{OutputFormat::kText, "text"},
+                                                           {OutputFormat::kJson, "json"},
+                                                           {OutputFormat::kJUnit, "junit"},
+                                                           {OutputFormat::kDot, "dot"}};
 
 // What a renderer that writes to a stream wrote.
 template <typename F>
@@ -29,6 +31,17 @@ std::string Written(F write) {
   std::ostringstream out;
   write(out);
   return out.str();
+}
+
+// A result with a text and a JSON document only (most of them): `text()`
+// returns the text, `json()` the JSON without its newline.
+template <typename Text, typename Json>
+std::string TextOrJson(OutputFormat format, const std::string& what, Text text, Json json) {
+  switch (format) {
+    case OutputFormat::kText: return text();
+    case OutputFormat::kJson: return json() + "\n";
+    default: NoRenderer(format, what, {OutputFormat::kText, OutputFormat::kJson});
+  }
 }
 
 }  // namespace
@@ -50,32 +63,25 @@ std::optional<OutputFormat> OutputFormatByName(std::string_view name) {
 void NoRenderer(OutputFormat format, const std::string& what, const std::vector<OutputFormat>& has) {
   std::string names;
   for (OutputFormat f : has) names += (names.empty() ? "" : ", ") + std::string(OutputFormatName(f));
-  throw Error(ErrorKind::kUsage,
-              std::string("--format ") + OutputFormatName(format) + " is not an output of " + what + " (it has " + names + ")");
+  throw Error(ErrorKind::kUsage, std::string("--format ") + OutputFormatName(format) + " is not an output of " + what +
+                                     " (it has " + names + ")");
 }
 
 std::string Render(const ArchiveInfo& info, OutputFormat format, const TextOptions& text) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderText(info, out, text); });
-    case OutputFormat::kJson: return RenderJson(info) + "\n";
-    default: NoRenderer(format, "inspect", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "inspect", [&] { return Written([&](std::ostream& out) { RenderText(info, out, text); }); },
+      [&] { return RenderJson(info); });
 }
 
 std::string Render(const PteFile& file, const std::string& path, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return RenderPteText(file, path);
-    case OutputFormat::kJson: return RenderPteJson(file, path) + "\n";
-    default: NoRenderer(format, "inspect", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "inspect", [&] { return RenderPteText(file, path); }, [&] { return RenderPteJson(file, path); });
 }
 
 std::string Render(const DiffResult& result, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderDiffText(result, out); });
-    case OutputFormat::kJson: return RenderJson(result) + "\n";
-    default: NoRenderer(format, "diff", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "diff", [&] { return Written([&](std::ostream& out) { RenderDiffText(result, out); }); },
+      [&] { return RenderJson(result); });
 }
 
 std::string Render(const ValidationReport& report, OutputFormat format) {
@@ -97,27 +103,21 @@ std::string Render(const std::vector<MigrateResult>& results, OutputFormat forma
 }
 
 std::string Render(const StampResult& result, OutputFormat format, bool repair_only) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderText(result, out, repair_only); });
-    case OutputFormat::kJson: return RenderJson(result) + "\n";
-    default: NoRenderer(format, "stamp", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "stamp", [&] { return Written([&](std::ostream& out) { RenderText(result, out, repair_only); }); },
+      [&] { return RenderJson(result); });
 }
 
 std::string RenderStampShow(const ArchiveInfo& info, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderStampShowText(info, out); });
-    case OutputFormat::kJson: return RenderStampShowJson(info) + "\n";
-    default: NoRenderer(format, "stamp --show", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "stamp --show", [&] { return Written([&](std::ostream& out) { RenderStampShowText(info, out); }); },
+      [&] { return RenderStampShowJson(info); });
 }
 
 std::string Render(const MakeResult& result, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderText(result, out); });
-    case OutputFormat::kJson: return RenderJson(result) + "\n";
-    default: NoRenderer(format, "trace, script and export", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "trace, script and export", [&] { return Written([&](std::ostream& out) { RenderText(result, out); }); },
+      [&] { return RenderJson(result); });
 }
 
 std::string RenderGraph(const GraphOptions& options, const std::string& graph, OutputFormat format) {
@@ -134,35 +134,26 @@ std::string RenderGraph(const GraphOptions& options, const std::string& graph, O
 
 std::string RenderCode(const std::string& path, const std::string& compiled_method, const std::string& code,
                        OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return code;
-    case OutputFormat::kJson: return RenderCodeJson(path, compiled_method, code) + "\n";
-    default: NoRenderer(format, "code", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "code", [&] { return code; }, [&] { return RenderCodeJson(path, compiled_method, code); });
 }
 
 std::string Render(const BenchResult& result, const std::vector<double>& percentiles, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderText(result, percentiles, out); });
-    case OutputFormat::kJson: return RenderJson(result, percentiles) + "\n";
-    default: NoRenderer(format, "bench", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "bench", [&] { return Written([&](std::ostream& out) { RenderText(result, percentiles, out); }); },
+      [&] { return RenderJson(result, percentiles); });
 }
 
 std::string Render(const std::vector<ShapePoint>& points, const std::vector<double>& percentiles, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderShapes(points, out); });
-    case OutputFormat::kJson: return RenderShapesJson(points, percentiles) + "\n";
-    default: NoRenderer(format, "bench --shapes", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "bench --shapes", [&] { return Written([&](std::ostream& out) { RenderShapes(points, out); }); },
+      [&] { return RenderShapesJson(points, percentiles); });
 }
 
 std::string Render(const std::vector<SweepRow>& rows, OutputFormat format) {
-  switch (format) {
-    case OutputFormat::kText: return Written([&](std::ostream& out) { RenderSweep(rows, out); });
-    case OutputFormat::kJson: return RenderSweepJson(rows) + "\n";
-    default: NoRenderer(format, "bench --sweep", {OutputFormat::kText, OutputFormat::kJson});
-  }
+  return TextOrJson(
+      format, "bench --sweep", [&] { return Written([&](std::ostream& out) { RenderSweep(rows, out); }); },
+      [&] { return RenderSweepJson(rows); });
 }
 
 }  // namespace tsctl
