@@ -1,6 +1,8 @@
 #include "torch_child_codec.h"
 
 #include <optional>
+#include <string_view>
+#include <type_traits>
 
 #include "../text/json_util.h"
 #include "torch_child_sandbox.h"
@@ -23,60 +25,103 @@ struct adl_serializer<std::optional<T>> {
 }  // namespace nlohmann
 
 namespace tsctl {
+namespace {
+
+// How many members an aggregate has: the most initializers T{...} takes
+// (each `AnyField` converts to any member type; a base class counts as one).
+// A codec list shorter than this forgot a field, which would cross as its
+// default without a word: a compile error instead (TSCTL_CODEC).
+struct AnyField {
+  template <typename T>
+  operator T() const;
+};
+template <typename T, typename... Fields>
+constexpr size_t FieldCount() {
+  if constexpr (requires { T{Fields{}..., AnyField{}}; }) {
+    return FieldCount<T, Fields..., AnyField>();
+  } else {
+    return sizeof...(Fields);
+  }
+}
+// The names in a list's text (its commas, plus one; none in "").
+constexpr size_t ListedFields(std::string_view names) {
+  if (names.empty()) return 0;
+  size_t n = 1;
+  for (char c : names) n += c == ',';
+  return n;
+}
+
+}  // namespace
 
 // Each struct's fields, once: NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE makes the
 // writer and the reader from the same list, and its reader throws on a
-// missing field.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ArgSpec, name, value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CandidateTry, flags, outcome)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorDesc, dtype, shape, device)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutputSummary, name, desc, nonfinite, tensor)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ReferenceLeaf, name, pass, compared, is_tensor, rtol, atol, max_abs, mean_abs, max_rel,
-                                   mean_rel, has_min_tolerance, min_atol, min_rtol, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
-                                   detail, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StateWrite, attribute, op, where, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StateChange, attribute, kind, before, after, after_call, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, graph_ops, ops_error, method_found,
-                                   schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
-                                   input_args, outputs, deterministic, determinism_note, stateful, stateful_note, state_searched,
-                                   state_writes, state_changes, calls, calls_origin, max_run_diff, candidates_tried,
-                                   candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
-                                   recorded, mobile_loaded, mobile_error, intermediates)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchOutput, name, desc, tensor)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OpStat, name, shapes, calls, total_ns, self_ns)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchResult, path, method, device, inputs, input_tensors, input_source, settings, libtorch_version,
-                                   threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,
-                                   latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
-                                   profile_sample, api_usage, warnings, device_time, aoti, outputs)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckReport, inputs, matched, max_abs, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MakeResult, output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
-                                   dynamic)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateOutputError, name, max_abs, max_rel)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateDivergence, compared, node, where, program_node, max_abs, matched, agreed, note)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs, divergence)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateTiming, step, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBlocker, kind, node, where, advice)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateBenchForm, form, latencies_ns, median_ns, ratio, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MigrateResult, path, output, stage, verified, written, error, blockers, checks, dynamic,
-                                   input_source, inputs, converter, torch_version, sha256, warnings, timings, seconds,
-                                   bench, bench_warmup)
+// missing field; TSCTL_CODEC also holds the list to the struct's members, so
+// a field added to the struct and not here does not compile. `bases`: the
+// base classes whose fields their own codec carries (RunSpec's); `kept`: the
+// fields that stay in this process, by name (what the parent decides or
+// fills in after the child answered, a std::function), "" for none. A struct
+// with a constructor (BenchOptions) is no aggregate and cannot be counted.
+#define TSCTL_COUNT_FIELDS(Type, bases, kept, ...)                                                 \
+  static_assert(!std::is_aggregate_v<Type> ||                                                      \
+                    FieldCount<Type>() == (bases) + ListedFields(kept) + ListedFields(#__VA_ARGS__), \
+                "the codec of " #Type " does not list each of its fields: add the missing one");
+#define TSCTL_CODEC(Type, ...)                          \
+  NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Type, __VA_ARGS__) \
+  TSCTL_COUNT_FIELDS(Type, 0, "", __VA_ARGS__)
+#define TSCTL_CODEC_KEEPING(Type, kept, ...)            \
+  NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Type, __VA_ARGS__) \
+  TSCTL_COUNT_FIELDS(Type, 0, kept, __VA_ARGS__)
+TSCTL_CODEC(ArgSpec, name, value)
+TSCTL_CODEC(CandidateTry, flags, outcome)
+TSCTL_CODEC(TensorDesc, dtype, shape, device)
+TSCTL_CODEC(OutputSummary, name, desc, nonfinite, tensor)
+TSCTL_CODEC(ReferenceLeaf, name, pass, compared, is_tensor, rtol, atol, max_abs, mean_abs, max_rel,
+            mean_rel, has_min_tolerance, min_atol, min_rtol, error)
+TSCTL_CODEC(IntermediatesResult, compared, matched_by, partial, values, first_divergence, node, node_b,
+            detail, note)
+TSCTL_CODEC(StateWrite, attribute, op, where, note)
+TSCTL_CODEC(StateChange, attribute, kind, before, after, after_call, note)
+TSCTL_CODEC(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe, graph_ops, ops_error, method_found,
+            schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
+            input_args, outputs, deterministic, determinism_note, stateful, stateful_note, state_searched,
+            state_writes, state_changes, calls, calls_origin, max_run_diff, candidates_tried,
+            candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
+            recorded, mobile_loaded, mobile_error, intermediates)
+TSCTL_CODEC(BenchOutput, name, desc, tensor)
+TSCTL_CODEC(OpStat, name, shapes, calls, total_ns, self_ns)
+TSCTL_CODEC_KEEPING(BenchResult, "saved_outputs, warmup_count, warmup_seconds, iters_count, duration_seconds",
+                    path, method, device, inputs, input_tensors, input_source, settings, libtorch_version,
+            threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,
+            latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
+            profile_sample, api_usage, warnings, device_time, aoti, outputs)
+TSCTL_CODEC(CheckReport, inputs, matched, max_abs, error)
+TSCTL_CODEC_KEEPING(MakeResult, "saved_outputs", output, bytes, methods, inputs, checks, diverged, warnings, input_note, format,
+            dynamic)
+TSCTL_CODEC(MigrateOutputError, name, max_abs, max_rel)
+TSCTL_CODEC(MigrateDivergence, compared, node, where, program_node, max_abs, matched, agreed, note)
+TSCTL_CODEC(MigrateCheck, inputs, matched, skipped, max_abs, max_rel, error, outputs, divergence)
+TSCTL_CODEC(MigrateTiming, step, seconds)
+TSCTL_CODEC(MigrateBlocker, kind, node, where, advice)
+TSCTL_CODEC(MigrateBenchForm, form, latencies_ns, median_ns, ratio, error)
+TSCTL_CODEC(MigrateResult, path, output, stage, verified, written, error, blockers, checks, dynamic,
+            input_source, inputs, converter, torch_version, sha256, warnings, timings, seconds,
+            bench, bench_warmup)
 
 // The requests (the parent's side of the door, read by a child of the
 // LibTorch server): the same one-list rule. A std::function (progress)
 // does not cross; BenchRequest says whether one was set.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InputSpec, shape, dtype, channels_last, fill, low, high, value)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ValueRange, name, low, high)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2RunSpec, kind, model, input_names, input_types, guess, guess_note, guess_missing,
-                                   sample_inputs_path)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExecutionSettings, optimized_execution, inference_mode, jit_profiling, jit_executor,
-                                   tensor_fuser, freeze, optimize_for_inference, cache_cleaning)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphOptions, path, load_path, method, inlined, frozen, max_nodes, format, load_libraries)
+TSCTL_CODEC(InputSpec, shape, dtype, channels_last, fill, low, high, value)
+TSCTL_CODEC(ValueRange, name, low, high)
+TSCTL_CODEC(Pt2RunSpec, kind, model, input_names, input_types, guess, guess_note, guess_missing,
+            sample_inputs_path)
+TSCTL_CODEC(ExecutionSettings, optimized_execution, inference_mode, jit_profiling, jit_executor,
+            tensor_fuser, freeze, optimize_for_inference, cache_cleaning)
+TSCTL_CODEC_KEEPING(GraphOptions, "timeout_seconds, allow_load_hooks", path, load_path, method, inlined, frozen, max_nodes, format, load_libraries)
 // RunSpec's fields, once; the options built on it write them beside their own.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
-                                   value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
-                                   memory_limit_bytes, max_output_bytes)
-#define TSCTL_DEFINE_ON_RUN_SPEC(Type, ...)                                                   \
+TSCTL_CODEC(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
+            value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
+            memory_limit_bytes, max_output_bytes)
+#define TSCTL_DEFINE_ON_RUN_SPEC(Type, kept, ...)                                                   \
   void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                \
     to_json(nlohmann_json_j, static_cast<const RunSpec&>(nlohmann_json_t));                   \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                  \
@@ -84,32 +129,33 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSpec, method, inputs, args, load_inputs_pa
   void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {              \
     from_json(nlohmann_json_j, static_cast<RunSpec&>(nlohmann_json_t));                       \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                \
-  }
-TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, path, load_path, run, check_determinism, reference_path, reference_label,
+  }                                                                                           \
+  TSCTL_COUNT_FIELDS(Type, 1, kept, __VA_ARGS__)
+TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, "progress", path, load_path, run, check_determinism, reference_path, reference_label,
                          reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
                          compare_intermediates, input_source, infer_budget_seconds, max_candidates,
                          ranges_for_any_method, skip_candidates, save_outputs_path, pt2, calls, calls_origin)
-TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
+TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, "allow_load_hooks, progress", path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
                          interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
                          profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)
-TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
-TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, source, source_name, class_name, freeze, output)
-TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
+TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, "allow_load_hooks", path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
+TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, "", source, source_name, class_name, freeze, output)
+TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, "", file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
                          strict, keep_unverified, bench_iters, compare_intermediates)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GraphRequest, options)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompiledCodeRequest, path, method, load_libraries)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CheckRequest, options)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceRequest, options)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScriptRequest, options)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DataLoaderRequest, file, name)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMakeRequest, request)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PythonMigrateRequest, request)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildLimits, timeout_seconds, memory_bytes, threads)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgressEvent, kind, text, done, total, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Pt2Support, runs_aoti, program_unavailable)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime, cuda_note,
-                                   library_path, cxx_standard, min_file_format, max_file_format, pt2)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RequestFiles, reads, writes, libraries, profile, cuda)
+TSCTL_CODEC(GraphRequest, options)
+TSCTL_CODEC(CompiledCodeRequest, path, method, load_libraries)
+TSCTL_CODEC(CheckRequest, options)
+TSCTL_CODEC(TraceRequest, options)
+TSCTL_CODEC(ScriptRequest, options)
+TSCTL_CODEC(DataLoaderRequest, file, name)
+TSCTL_CODEC(PythonMakeRequest, request)
+TSCTL_CODEC(PythonMigrateRequest, request)
+TSCTL_CODEC_KEEPING(ChildLimits, "max_output_bytes", timeout_seconds, memory_bytes, threads)
+TSCTL_CODEC(ProgressEvent, kind, text, done, total, seconds)
+TSCTL_CODEC(Pt2Support, runs_aoti, program_unavailable)
+TSCTL_CODEC(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime, cuda_note,
+            library_path, cxx_standard, min_file_format, max_file_format, pt2)
+TSCTL_CODEC(RequestFiles, reads, writes, libraries, profile, cuda)
 
 // A validate --jobs worker's report: each check's seconds and the
 // archive's travel too (JUnit's time attributes come from them).
