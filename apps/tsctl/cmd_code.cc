@@ -3,9 +3,8 @@
 
 #include "cli.h"
 #include "tsctl/escape.h"
-#include "tsctl/archive.h"
-#include "tsctl/zip_structure.h"
 #include "tsctl/code.h"
+#include "tsctl/format.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
@@ -28,13 +27,8 @@ int RunCode(const CodeFlags& f, const GlobalOptions& global) {
     if (f.compiled) {
       code = CompiledCode(f.path, f.method, OperatorLibraries(f.libraries), f.allow_load_hooks);
     } else {
-      Archive archive = Archive::OpenSoundModel(f.path, global.max_input_bytes);
-      if (IsPt2(archive.kind())) {
-        throw Error(ErrorKind::kFormat, std::string("a .pt2 archive (") + ArchiveKindName(archive.kind()) +
-                                            ") holds no TorchScript code: `tsctl graph` prints its program, "
-                                            "`tsctl inspect` describes it");
-      }
-      code = StoredCode(archive, f.query);
+      const OpenedFile file = Open(f.path, global.max_input_bytes);
+      code = Need<&Format::stored_code>(file, "code")(file, f.query);
     }
     WriteOutput(f.output, RenderCode(f.path, f.compiled ? f.method : "", code, f.format));
     return kExitOk;

@@ -7,9 +7,8 @@
 #include "cli.h"
 #include "diff_flags.h"
 #include "tsctl/escape.h"
-#include "tsctl/archive.h"
 #include "tsctl/diff.h"
-#include "tsctl/pte.h"
+#include "tsctl/format.h"
 
 namespace tsctl::cli {
 namespace {
@@ -33,14 +32,6 @@ int Report(const DiffCommandFlags& f, const DiffResult& result) {
   return result.Equal() ? kExitOk : kExitFindings;
 }
 
-// One side is an ExecuTorch file: both are read as ExecuTorch files, so the
-// other gets the reader's line (what it starts with, a missing file's I/O
-// error) and a stream is read as one.
-int RunPteDiff(const DiffCommandFlags& f, const DiffOptions& options, const GlobalOptions& global) {
-  return Guarded("diff", "", global,
-                 [&] { return Report(f, DiffPteFiles(f.a, f.b, options, global.max_input_bytes)); });
-}
-
 int RunDiff(const DiffCommandFlags& f, const GlobalOptions& global) {
   DiffOptions options;
   int status = Guarded("diff", "", global, [&] {
@@ -48,14 +39,18 @@ int RunDiff(const DiffCommandFlags& f, const GlobalOptions& global) {
     return kExitOk;
   });
   if (status != kExitOk) return status;
-  if (IsPteFile(f.a) || IsPteFile(f.b)) return RunPteDiff(f, options, global);
-  std::optional<Archive> a, b;
+  const DiffRequest request{.a = f.a, .b = f.b, .options = options, .max_input_bytes = global.max_input_bytes};
+  // A format that reads pairs (ExecuTorch's) compares both sides itself, so
+  // the other side gets its reader's line (what it starts with, a missing
+  // file's I/O error) and a stream is read as one.
+  if (const Format* reader = PairReader(request)) {
+    return Guarded("diff", "", global, [&] { return Report(f, reader->diff_pair(request)); });
+  }
+  std::optional<OpenedFile> a, b;
   status = OpenDiffSide("diff", f.a, global, a);
   if (status == kExitOk) status = OpenDiffSide("diff", f.b, global, b);
   if (status != kExitOk) return status;
-  return Guarded("diff", "", global, [&] {
-    return Report(f, DiffArchives(*a, *b, options));
-  });
+  return Guarded("diff", "", global, [&] { return Report(f, DiffOpened(*a, *b, options)); });
 }
 
 }  // namespace

@@ -2,19 +2,11 @@
 // program's instruction chains as ExecuTorch prints them.
 #include "cli.h"
 #include "tsctl/escape.h"
-#include "tsctl/pte.h"
+#include "tsctl/format.h"
 #include "tsctl/torch_backend.h"
 
 namespace tsctl::cli {
 namespace {
-
-// An ExecuTorch program, read without LibTorch.
-std::string PteGraph(const GraphOptions& o) {
-  if (o.inlined || o.frozen) {
-    throw Error(ErrorKind::kUsage, "--inlined and --frozen apply to TorchScript archives, not to an ExecuTorch program");
-  }
-  return RenderPteGraph(ReadPte(o.path, {.chains = true}), o.method, o.format == GraphOptions::Format::kDot);
-}
 
 struct GraphFlags {
   GraphOptions options;
@@ -27,7 +19,8 @@ int RunGraph(GraphFlags& f, const GlobalOptions& global) {
   return Guarded("graph", f.options.path, global, [&]() -> int {
     f.options.load_libraries = OperatorLibraries(f.libraries);
     f.options.format = f.format == OutputFormat::kDot ? GraphOptions::Format::kDot : GraphOptions::Format::kText;
-    std::string graph = IsPteFile(f.options.path) ? PteGraph(f.options) : Graph(f.options);
+    const OpenedFile file = Open(f.options.path, global.max_input_bytes);
+    std::string graph = Need<&Format::graph>(file, "graph")(file, f.options, f.format);
     WriteOutput(f.output, RenderGraph(f.options, graph, f.format));
     return kExitOk;
   });

@@ -3,11 +3,7 @@
 #include <memory>
 
 #include "cli.h"
-#include "tsctl/escape.h"
-#include "tsctl/archive.h"
-#include "tsctl/zip_structure.h"
-#include "tsctl/inspect.h"
-#include "tsctl/pte.h"
+#include "tsctl/format.h"
 
 namespace tsctl::cli {
 namespace {
@@ -23,22 +19,15 @@ struct InspectFlags {
 int RunInspect(const InspectFlags& f, const GlobalOptions& global) {
   bool first = true;
   return ForEachArchive("inspect", f.archives, global, [&](const std::string& path) {
-    if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
-      const PteFile pte = ReadPte(path);
-      if (!first && f.format != OutputFormat::kJson) std::cout << '\n';
-      std::cout << Render(pte, path, f.format);
-      first = false;
-      return;
-    }
-    Archive archive = Archive::OpenSoundModel(path, global.max_input_bytes);  // TorchScript or .pt2
-    InspectOptions options;
-    options.verify_crc = f.verify;
-    ArchiveInfo info = Inspect(archive, options);
+    const OpenedFile file = Open(path, global.max_input_bytes);
+    InspectRequest request;
+    request.format = f.format;
+    request.verify_crc = f.verify;
+    request.text.show_records = !f.no_records;
+    request.text.show_code = !f.no_code;
+    const std::string document = Need<&Format::inspect>(file, "inspect")(file, request);
     if (!first && f.format != OutputFormat::kJson) std::cout << '\n';
-    TextOptions text;
-    text.show_records = !f.no_records;
-    text.show_code = !f.no_code;
-    std::cout << Render(info, f.format, text);
+    std::cout << document;
     first = false;
   });
 }

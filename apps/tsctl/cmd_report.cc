@@ -9,8 +9,7 @@
 
 #include "cli.h"
 #include "diff_flags.h"
-#include "tsctl/archive.h"
-#include "tsctl/pte.h"
+#include "tsctl/format.h"
 #include "tsctl/report.h"
 
 namespace tsctl::cli {
@@ -31,31 +30,13 @@ struct ReportFlags {
 int RunPage(const ReportFlags& f, const GlobalOptions& global) {
   const std::string& path = f.archive;
   return Guarded("report", path, global, [&] {
-    std::string html;
-    if (IsPteFile(path)) {  // ExecuTorch: .pte, .ptd, .bpte
-      const PteFile file = ReadPte(path, {.chains = true});
-      ReportGraphs graphs = PteReportGraphs(file);
-      LayoutReportGraphs(graphs);
-      html = RenderReportHtml(file, path, graphs);
-    } else {
-      ReportOptions options;
-      options.path = path;
-      options.torchscript_graph = f.graph == "always" ? ReportOptions::TorchScriptGraph::kAlways
-                                  : f.graph == "never" ? ReportOptions::TorchScriptGraph::kNever
-                                                       : ReportOptions::TorchScriptGraph::kAuto;
-      options.allow_load_hooks = f.allow_load_hooks;
-      html = RenderReportHtml(BuildReport(Archive::OpenSoundModel(path, global.max_input_bytes), options));
-    }
-    WriteOutput(f.output, html);
-    return kExitOk;
-  });
-}
-
-// One side is an ExecuTorch file: both are read as ExecuTorch files, as
-// tsctl diff reads them, so the other gets diff's line (the reader's).
-int RunPteDiff(const ReportFlags& f, const DiffOptions& options, const GlobalOptions& global) {
-  return Guarded("report", "", global, [&] {
-    WriteOutput(f.output, RenderReportDiffHtml(BuildPteDiffReport(f.archive, f.b, options, global.max_input_bytes)));
+    const OpenedFile file = Open(path, global.max_input_bytes);
+    PageRequest request;
+    request.graph = f.graph == "always" ? ReportOptions::TorchScriptGraph::kAlways
+                    : f.graph == "never" ? ReportOptions::TorchScriptGraph::kNever
+                                         : ReportOptions::TorchScriptGraph::kAuto;
+    request.allow_load_hooks = f.allow_load_hooks;
+    WriteOutput(f.output, Need<&Format::report_page>(file, "report")(file, request));
     return kExitOk;
   });
 }
@@ -70,13 +51,22 @@ int RunDiff(const ReportFlags& f, const GlobalOptions& global) {
     options = ResolveDiffFlags(f.diff);
     return kExitOk;
   });
-  if (status == kExitOk && (IsPteFile(f.archive) || IsPteFile(f.b))) return RunPteDiff(f, options, global);
-  std::optional<Archive> a, b;
-  if (status == kExitOk) status = OpenDiffSide("report", f.archive, global, a);
+  if (status != kExitOk) return status;
+  const DiffRequest request{.a = f.archive, .b = f.b, .options = options, .max_input_bytes = global.max_input_bytes};
+  // A format that reads pairs (ExecuTorch's) compares both sides itself, so
+  // the other side gets its reader's line.
+  if (const Format* reader = PairReader(request)) {
+    return Guarded("report", "", global, [&] {
+      WriteOutput(f.output, reader->report_pair(request));
+      return kExitOk;
+    });
+  }
+  std::optional<OpenedFile> a, b;
+  status = OpenDiffSide("report", f.archive, global, a);
   if (status == kExitOk) status = OpenDiffSide("report", f.b, global, b);
   if (status != kExitOk) return status;
   return Guarded("report", "", global, [&] {
-    WriteOutput(f.output, RenderReportDiffHtml(BuildDiffReport(*a, *b, options)));
+    WriteOutput(f.output, ReportPairOpened(*a, *b, options));
     return kExitOk;  // a page was written, whether the archives differ or not
   });
 }

@@ -74,9 +74,9 @@ DiffOptions ResolveDiffFlags(const DiffFlags& flags) {
 }
 
 int OpenDiffSide(const std::string& command, const std::string& path, const GlobalOptions& global,
-                 std::optional<Archive>& out) {
+                 std::optional<OpenedFile>& out) {
   return Guarded(command, path, global, [&] {
-    out.emplace(Archive::OpenModel(OpenFileSource(path, global.max_input_bytes)));
+    out.emplace(Open(path, global.max_input_bytes));
     return kExitOk;
   });
 }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli.h"
-#include "tsctl/archive.h"
+#include "tsctl/format.h"
 #include "tsctl/diff.h"
 
 namespace tsctl::cli {
@@ -26,11 +26,12 @@ std::vector<CLI::Option*> AddDiffFlags(CLI::App* sub, DiffFlags& flags);
 // (kUsage) naming the flag for an unknown section or an empty list.
 DiffOptions ResolveDiffFlags(const DiffFlags& flags);
 
-// Opens `path` as one side of a diff into `out` (a TorchScript archive or a
-// .pt2, its ZIP structure sound or not: diff shows what differs in it; a
-// pair with an ExecuTorch file goes to DiffPteFiles before this). An error
+// Opens `path` as one side of a diff into `out` (tsctl/format.h's Open: a
+// TorchScript archive or a .pt2, its ZIP structure sound or not: diff shows
+// what differs in it; a pair a format reads whole, PairReader, goes to that
+// format before this). An error
 // is one line about `path` for `command`; returns its exit code, or 0.
 int OpenDiffSide(const std::string& command, const std::string& path, const GlobalOptions& global,
-                 std::optional<Archive>& out);
+                 std::optional<OpenedFile>& out);
 
 }  // namespace tsctl::cli

@@ -4,7 +4,8 @@
     check_layers.py [REPO_ROOT]
 
 The layers (lib/CMakeLists.txt's comment): text/ < zip/ < pickle/ <
-archive/ < plugin/ < commands/ < render/, and pte/ (ExecuTorch programs)
+archive/ < plugin/ < commands/ < render/ < formats/ (one folder per
+format below it, part of the room), and pte/ (ExecuTorch programs)
 beside pickle/, on text/ and zip/ only; torch/ (the LibTorch plugin) stands
 on plugin/ and below, never on commands/ or render/; python/ (the Python
 plugin) on torch/ and below. A quoted include resolves as the
@@ -39,6 +40,7 @@ BELOW = {
     "plugin": {"text", "zip", "pickle", "pte", "archive"},
     "commands": {"text", "zip", "pickle", "pte", "archive", "plugin"},
     "render": {"text", "zip", "pickle", "pte", "archive", "plugin", "commands"},
+    "formats": {"text", "zip", "pickle", "pte", "archive", "plugin", "commands", "render"},
     "torch": {"text", "zip", "pickle", "pte", "archive", "plugin"},
     "python": {"text", "zip", "pickle", "pte", "archive", "plugin", "torch"},
 }
@@ -48,11 +50,19 @@ GENERATED = {"embed_py.h", "scalar_type_generated.h", "program_generated.h", "fl
              "bundled_program_generated.h"}
 
 
-def room_of(src, room, include):
+def files_of(src, room):
+    """A room's files, its folders' included, relative to the room."""
+    out = []
+    for folder, _, names in os.walk(os.path.join(src, room)):
+        out += [os.path.relpath(os.path.join(folder, n), os.path.join(src, room)) for n in names]
+    return sorted(out)
+
+
+def room_of(src, room, include, name=""):
     """The room a quoted include of a file in `room` names, or None."""
     if include.startswith("tsctl/") or include in GENERATED:
         return None
-    path = os.path.normpath(os.path.join(src, room, include))
+    path = os.path.normpath(os.path.join(src, room, os.path.dirname(name), include))
     if os.path.exists(path):
         return os.path.relpath(path, src).split(os.sep)[0]
     search = ["plugin"] + (["torch"] if room == "python" else [])
@@ -71,7 +81,7 @@ def public_calls(root, src, rooms):
             declared[h] = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", cpp_scan.blank(f.read())))
     files, defined = [], {}
     for room in rooms:
-        for name in sorted(os.listdir(os.path.join(src, room))):
+        for name in files_of(src, room):
             if name.endswith(".cc"):
                 with open(os.path.join(src, room, name), encoding="utf-8", errors="replace") as f:
                     text = f.read()
@@ -106,7 +116,7 @@ def main():
         bad.append(f"lib/src/{r}/: a room check_layers.py does not place (add it to BELOW and to lib/CMakeLists.txt's comment)")
     checked = 0
     for room in rooms:
-        for name in sorted(os.listdir(os.path.join(src, room))):
+        for name in files_of(src, room):
             if not name.endswith((".cc", ".h")):
                 continue
             with open(os.path.join(src, room, name), encoding="utf-8", errors="replace") as f:
@@ -115,7 +125,7 @@ def main():
                     if not m:
                         continue
                     checked += 1
-                    target = room_of(src, room, m.group(1))
+                    target = room_of(src, room, m.group(1), name)
                     if target is None or target == room or room not in BELOW:
                         continue
                     if target == "?":

@@ -14,6 +14,7 @@
 #include "tsctl/output.h"
 #include "tsctl/validate.h"
 #include "../../lib/src/commands/validate_internal.h"
+#include "../../lib/src/formats/check_table.h"
 #include "tsctl/zip.h"
 
 using namespace tsctl;

@@ -139,8 +139,9 @@ struct MakeResult {
 // LibTorch's version and CUDA support (tsctl --version), asked in a child.
 BuildInfo GetBuildInfo();
 
-// The IR of one method, as Python prints `m.graph` (or `inlined_graph`), or
-// as Graphviz DOT.
+// The IR of one method of a TorchScript archive, as Python prints `m.graph`
+// (or `inlined_graph`), or as Graphviz DOT. (Other formats' graphs: their
+// rows, tsctl/format.h.)
 std::string Graph(const GraphOptions& options);
 
 // What Python's `m.code` (or `m.<method>.code`) prints for the archive.

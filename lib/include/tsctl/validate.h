@@ -57,6 +57,19 @@ struct CheckResult {
 enum class ArchiveResult { kPassed, kFailed, kNotRun };
 const char* ArchiveResultName(ArchiveResult result);  // PASSED FAILED "NOT RUN"
 
+// validate's checks as one table (lib/src/formats/check_table.cc): the ZIP
+// container's rows, each format's own (its row of tsctl/format.h), then
+// what loading and running the model says; in report order. A row says
+// whether its FAIL keeps LibTorch from loading the archive. CheckIds(),
+// --skip's ids and the docs' list (tests/unit/validate_test.cc) follow.
+struct CheckRow {
+  const char* id;
+  bool blocks_loading = false;  // a FAIL: LibTorch is not given the archive
+};
+const std::vector<CheckRow>& CheckTable();
+// The row of `id`; null if none.
+const CheckRow* CheckRowOf(std::string_view id);
+
 // Every check id validate reports, in report order; tsctl-validate(1)
 // documents each.
 const std::vector<std::string>& CheckIds();

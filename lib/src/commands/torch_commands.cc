@@ -122,17 +122,6 @@ BuildInfo GetBuildInfo() {
 }
 
 std::string Graph(const GraphOptions& options) {
-  {
-    // A .pt2 program is printed from its JSON, without LibTorch.
-    Archive archive = Archive::OpenModel(OpenFileSource(options.path));
-    if (IsPt2(archive.kind())) {
-      RequireSoundStructure(archive.layout());
-      if (options.inlined || options.frozen || options.format == GraphOptions::Format::kDot) {
-        throw Error(ErrorKind::kUsage, "--inlined, --frozen and --format dot apply to TorchScript archives, not to a .pt2");
-      }
-      return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
-    }
-  }
   const CheckedArchive checked = OpenForLibTorch(options.path, options.allow_load_hooks);
   GraphOptions o = options;
   o.load_path = checked.load_path;

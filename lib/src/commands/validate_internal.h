@@ -72,32 +72,21 @@ inline constexpr char kTorchReference[] = "torch.reference";
 inline constexpr char kTorchIntermediates[] = "torch.intermediates";
 }  // namespace check
 
-// validate's checks as one table: a row per check id, in report order, with
-// the formats it applies to and whether its FAIL keeps LibTorch from loading
-// the archive (RefusedBy). CheckIds(), --skip's ids and the docs' list
-// (tests/unit/validate_test.cc) follow from it.
-enum class CheckFormats {
-  kAnyZip,       // every ZIP archive (TorchScript, .pt2)
-  kTorchScript,  // TorchScript's records, read without LibTorch
-  kPt2,          // a .pt2's program or AOTInductor package, read without LibTorch
-  kPte,          // an ExecuTorch file (.pte, .ptd, .bpte)
-  kRun,          // what loading and running the model says (a LibTorch child)
-};
-struct CheckRow {
-  const char* id;
-  CheckFormats formats;
-  bool blocks_loading;  // a FAIL: LibTorch is not given the archive
-};
-const std::vector<CheckRow>& CheckTable();
-// The row of `id`; null if none.
-const CheckRow* CheckRowOf(std::string_view id);
+// The rows of validate's table (tsctl/validate.h's CheckTable) that are no
+// format's own: the ZIP container's (zip.*, every ZIP format's) and what
+// loading and running the model in a LibTorch child says (torch.*).
+const std::vector<CheckRow>& ZipCheckRows();
+const std::vector<CheckRow>& RunCheckRows();
 
 // The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
 // list, "code.ops" from the static one); `how` is added to the PASS message.
 void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
                      const std::string& how, std::vector<CheckResult>& out);
 
-void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
+// The zip.* checks; `read_records` false (--skip zip.crc --skip zip.sizes)
+// reads no record's bytes.
+void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out,
+              bool read_records = true);
 void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
 // ts.hooks: custom __setstate__ hooks (run while LibTorch loads) and
 // operators that read or write files or unchecked memory, in any method,
@@ -193,16 +182,9 @@ void CheckMobile(const Archive& archive, const std::string& path, std::vector<Ch
 void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph_ops, std::vector<std::string>& ops,
                    std::vector<CheckResult>& out);
 
-// Runs one step of the checks and shares its wall time evenly among the
-// checks it appended (CheckResult::seconds).
+// Runs one step of the checks and measures each check it appended
+// (CheckResult::seconds: from the previous check's result to its own).
 void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step);
-// --skip: each check named in `skip` becomes SKIP "skipped by --skip"; one
-// not in `out` is appended so (a skipped check is reported, never passed).
-void ApplySkip(const std::vector<std::string>& skip, std::vector<CheckResult>& out);
-// Whether the work that yields `ids` is left out: every one of them is
-// named by --skip and none blocks loading (those run, for what they keep
-// from LibTorch, and are reported SKIP).
-bool LeftOut(const ValidateOptions& options, std::initializer_list<const char*> ids);
 
 // A pickle record CheckStructure parsed.
 struct ParsedPickle {

@@ -302,7 +302,7 @@ CheckResult AlignmentCheck(const Archive& a) {
 
 }  // namespace
 
-void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out) {
+void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out, bool read_records) {
   // The ZIP checks look at every stored entry (each copy of a duplicated name,
   // names as stored), so they read the raw entries, not Archive's queries.
   const Entries& entries = a.layout().entries;
@@ -311,8 +311,7 @@ void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<Chec
   out.push_back(AmbiguityCheck(a));
   out.push_back(OverlapCheck(a));
   const std::set<std::string> bomb_names = CompressionChecks(entries, options.max_record_bytes, out);
-  // --skip zip.crc --skip zip.sizes: no record is read (ApplySkip reports both).
-  if (!LeftOut(options, {check::kZipCrc, check::kZipSizes})) CrcChecks(a, NotToRead(entries, duplicates), bomb_names, out);
+  if (read_records) CrcChecks(a, NotToRead(entries, duplicates), bomb_names, out);
 }
 
 void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {

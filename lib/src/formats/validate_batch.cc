@@ -21,8 +21,8 @@
 #include "tsctl/pt2.h"
 #include "tsctl/source.h"
 #include "tsctl/validate.h"
-#include "validate_internal.h"
-#include "worker_pool.h"
+#include "../commands/validate_internal.h"
+#include "../commands/worker_pool.h"
 
 namespace tsctl {
 namespace {

@@ -1,0 +1,73 @@
+// ExecuTorch's files (a program .pte, its external data .ptd, a bundled
+// program .bpte): their row of tsctl/format.h. Recognised by the identifier
+// in their first bytes (FlatBuffers' file identifier: ET.., FT.., BP..), or
+// by their names where the bytes are too few or odd to say (the reader then
+// says what they start with). Read by tsctl's own reader (lib/src/pte/).
+#include "../../commands/validate_internal.h"
+#include "tsctl/diff.h"
+#include "tsctl/error.h"
+#include "tsctl/format.h"
+#include "tsctl/pte.h"
+#include "tsctl/report.h"
+#include "tsctl/report_graph.h"
+
+namespace tsctl {
+namespace {
+
+std::string InspectFile(const OpenedFile& file, const InspectRequest& request) {
+  return Render(ReadPte(file.path), file.path, request.format);
+}
+
+// A program's instruction chains, as ExecuTorch's print_program prints them.
+std::string PrintGraph(const OpenedFile& file, const GraphOptions& o, OutputFormat) {
+  if (o.inlined || o.frozen) {
+    throw Error(ErrorKind::kUsage, "--inlined and --frozen apply to TorchScript archives, not to an ExecuTorch program");
+  }
+  return RenderPteGraph(ReadPte(file.path, {.chains = true}), o.method, o.format == GraphOptions::Format::kDot);
+}
+
+std::string Code(const OpenedFile& file, const CodeQuery&) {
+  ReadPte(file.path);  // a file that only has the name: the reader's line
+  throw Error(ErrorKind::kFormat,
+              "an ExecuTorch file (.pte, .ptd or .bpte) holds no TorchScript code: `tsctl graph` prints a program's "
+              "instructions, `tsctl inspect` describes it");
+}
+
+std::string Page(const OpenedFile& file, const PageRequest&) {
+  const PteFile pte = ReadPte(file.path, {.chains = true});
+  ReportGraphs graphs = PteReportGraphs(pte);
+  LayoutReportGraphs(graphs);
+  return RenderReportHtml(pte, file.path, graphs);
+}
+
+void Validate(const ValidateRequest& request, ArchiveReport& report) {
+  TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report); });
+}
+
+DiffResult DiffPair(const DiffRequest& r) { return DiffPteFiles(r.a, r.b, r.options, r.max_input_bytes); }
+
+std::string ReportPair(const DiffRequest& r) {
+  return RenderReportDiffHtml(BuildPteDiffReport(r.a, r.b, r.options, r.max_input_bytes));
+}
+
+}  // namespace
+
+extern const Format kExecuTorchFormat;
+const Format kExecuTorchFormat = {
+    .name = "executorch",
+    .head_bytes = kPteHeadBytes,
+    .claims_head = LooksLikePte,
+    .extensions = {".pte", ".ptd", ".bpte"},
+    .inspect = InspectFile,
+    .graph = PrintGraph,
+    .stored_code = Code,
+    .report_page = Page,
+    .checks = {{check::kPteFormat}, {check::kPteData}, {check::kPteKernels}, {check::kPteDelegates}, {check::kPteBundled}},
+    .validate = Validate,
+    .reads_pairs = true,
+    .diff_pair = DiffPair,
+    .report_pair = ReportPair,
+    .not_run = "an ExecuTorch program: this build reads it and checks it statically, it does not run it",
+};
+
+}  // namespace tsctl

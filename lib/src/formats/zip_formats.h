@@ -1,0 +1,14 @@
+// What the ZIP formats (TorchScript, .pt2) share: inspect and the report
+// page read either through Inspect and BuildReport (formats.cc).
+#pragma once
+
+#include <string>
+
+#include "tsctl/format.h"
+
+namespace tsctl {
+
+std::string InspectZipArchive(const OpenedFile& file, const InspectRequest& request);
+std::string ZipArchivePage(const OpenedFile& file, const PageRequest& request);
+
+}  // namespace tsctl
