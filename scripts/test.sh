@@ -29,6 +29,9 @@ needs=${TSCTL_TORCH2_NEEDS_S:-1800}
 case $torch2 in auto | 0 | 1) ;; *) echo "test: TSCTL_TORCH2 must be auto, 0 or 1, not '$torch2'" >&2; exit 2 ;; esac
 
 scripts/install_deps.sh
+# ExecuTorch's C++ runtime (a 19 MB wheel from PyPI): without it the builds
+# leave out the .pte runner and its test (pte_run) reports skipped.
+scripts/install_executorch_sdk.sh || echo "test: building without ExecuTorch's runtime (.pte runs NOT RUN, pte_run skipped)" >&2
 # ccache (CMakeLists.txt) shares the LibTorch-free compilations between the
 # legs' build folders; room for all four legs' objects, so that the 2.x leg
 # still finds the 1.13 leg's after the ASan leg's are added.

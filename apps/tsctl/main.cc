@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "tsctl/escape.h"
+#include "tsctl/pte.h"
 #include "tsctl/torch_backend.h"
 
 namespace {
@@ -71,6 +72,11 @@ void PrintVersion() {
     std::cout << "libtorch unavailable: " << tsctl::EscapeText(e.what()) << '\n';
   }
   std::cout << "sandbox " << tsctl::SandboxDescription() << '\n';
+  const std::string pte = tsctl::PteRuntimeVersion();
+  std::cout << "executorch " << (pte.empty() ? "runtime not built in: validate reads .pte programs without running them "
+                                               "(scripts/install_executorch_sdk.sh, then build again)"
+                                             : "runtime " + pte + " (validate runs .pte programs)")
+            << '\n';
   std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python, export)" : "not built in (no Python development files at build time)") << '\n';
 }
 

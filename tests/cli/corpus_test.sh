@@ -69,7 +69,7 @@ for f in "$corpus"/pte/*; do
   case "$f" in *.md) continue ;; esac
   check "$f" "0 4" inspect --json
   check "$f" "0 4" inspect
-  check "$f" "0 1 7" validate   # 7: NOT RUN (read, not run, by this build)
+  check "$f" "0 1 7" validate   # 7: NOT RUN (what it needs is not in this runtime, or no runtime in this build)
   check "$f" "0 1" validate --no-load --list-ops
   for cmd in code stamp; do check "$f" "4" $cmd; done
   check "$f" "0 4" graph   # without LibTorch: a program's chains; a .ptd has none (4)

@@ -7,7 +7,8 @@ The layers (lib/CMakeLists.txt's comment): text/ < zip/ < pickle/ <
 archive/ < plugin/ < commands/ < render/ < formats/ (one folder per
 format below it, part of the room), and pte/ (ExecuTorch programs)
 beside pickle/, on text/ and zip/ only; torch/ (the LibTorch plugin) stands
-on plugin/ and below, never on commands/ or render/; python/ (the Python
+on plugin/ and below, never on commands/ or render/, and so does
+executorch/ (tsctl-pte-runner, on ExecuTorch's runtime); python/ (the Python
 plugin) on torch/ and below. A quoted include resolves as the
 compiler resolves it: the including file's folder first, then the folders on
 the target's include path (plugin/, and torch/ for python/).
@@ -42,6 +43,7 @@ BELOW = {
     "render": {"text", "zip", "pickle", "pte", "archive", "plugin", "commands"},
     "formats": {"text", "zip", "pickle", "pte", "archive", "plugin", "commands", "render"},
     "torch": {"text", "zip", "pickle", "pte", "archive", "plugin"},
+    "executorch": {"text", "zip", "pickle", "pte", "archive", "plugin"},
     "python": {"text", "zip", "pickle", "pte", "archive", "plugin", "torch"},
 }
 # Headers generated at build time (not in the source tree): the Python

@@ -344,4 +344,9 @@ std::string Render(const PteFile& file, const std::string& path, OutputFormat fo
 // no program.
 std::string RenderPteGraph(const PteFile& file, const std::string& method, bool dot);
 
+// The ExecuTorch runtime this build runs programs on (validate; the
+// tsctl-pte-runner child, built where ExecuTorch's SDK was found:
+// scripts/install_executorch_sdk.sh): "ExecuTorch 1.5.1", or "" for none.
+std::string PteRuntimeVersion();
+
 }  // namespace tsctl

@@ -56,6 +56,10 @@ inline constexpr char kPteData[] = "pte.data";
 inline constexpr char kPteKernels[] = "pte.kernels";
 inline constexpr char kPteDelegates[] = "pte.delegates";
 inline constexpr char kPteBundled[] = "pte.bundled";
+inline constexpr char kPteLoad[] = "pte.load";
+inline constexpr char kPteRun[] = "pte.run";
+inline constexpr char kPteFinite[] = "pte.finite";
+inline constexpr char kPteDeterministic[] = "pte.deterministic";
 inline constexpr char kTorchSandbox[] = "torch.sandbox";
 inline constexpr char kTorchLoad[] = "torch.load";
 inline constexpr char kTorchUnsafe[] = "torch.unsafe";
@@ -99,6 +103,10 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
 // The pte.* checks of an ExecuTorch file (.pte, .ptd, .bpte; validate_pte.cc),
 // static: nothing is run. Its operators go into report.ops.
 void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
+// An ExecuTorch program loaded and run on ExecuTorch's runtime (a
+// tsctl-pte-runner child, pte_child.h): pte.load, pte.run, pte.finite,
+// pte.deterministic (validate_pte_run.cc).
+void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
 // The torch.* checks of a .pt2 (validate_pt2_run.cc): an AOTInductor package
 // loaded and run in the isolated child where the LibTorch plugin runs it
 // (BuildInfo::runs_pt2_aoti); else torch.load SKIP (no runner in this

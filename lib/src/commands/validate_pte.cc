@@ -5,6 +5,7 @@
 // runtime's kernels (pte.kernels: "Kernel not found" before shipping), the
 // delegates against --allow-delegates, and a bundled program's test suites.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -158,7 +159,17 @@ std::set<std::string> DataKeys(const PteFile& d) {
   return keys;
 }
 
-void CheckData(const PteProgram& p, const ValidateOptions& o, std::vector<CheckResult>& out) {
+// The .ptd beside `path` named as the program is (model.pte: model.ptd), or "".
+std::string DataBeside(const std::string& path) {
+  std::filesystem::path ptd(path);
+  ptd.replace_extension(".ptd");
+  std::error_code ec;
+  return std::filesystem::is_regular_file(ptd, ec) ? ptd.string() : "";
+}
+
+// pte.data; returns the .ptd the external tensors are in (--data, or the one
+// found beside the program) or "" where none is needed or known.
+std::string CheckData(const std::string& path, const PteProgram& p, ValidateOptions o, std::vector<CheckResult>& out) {
   std::vector<std::string> external;
   for (const PteStoredTensor& t : p.tensors) {
     if (t.tensor.location == PteDataLocation::kExternal) external.push_back(t.tensor.fqn);
@@ -169,15 +180,17 @@ void CheckData(const PteProgram& p, const ValidateOptions& o, std::vector<CheckR
     out.push_back({check::kPteData, CheckStatus::kSkip,
                    "no tensor stored outside the program" +
                        std::string(o.pte_data_path.empty() ? "" : " (--data " + o.pte_data_path + " not needed)")});
-    return;
+    return "";
   }
+  std::string found;
+  if (o.pte_data_path.empty()) found = o.pte_data_path = DataBeside(path);
   std::vector<std::string> shown;
   for (const std::string& k : external) shown.push_back(EscapeText(k));
   if (o.pte_data_path.empty()) {
     out.push_back({check::kPteData, CheckStatus::kWarn,
                    std::to_string(external.size()) + " tensors are stored outside the program (" + Listed(shown) +
-                       "): pass --data FILE.ptd to check that they are there"});
-    return;
+                       "): pass --data FILE.ptd to check that they are there (none is named as the program beside it)"});
+    return "";
   }
   const PteFile data = ReadPte(o.pte_data_path);
   if (data.kind != PteKind::kFlatTensor) {
@@ -191,10 +204,12 @@ void CheckData(const PteProgram& p, const ValidateOptions& o, std::vector<CheckR
   }
   if (!missing.empty()) {
     out.push_back({check::kPteData, CheckStatus::kFail, o.pte_data_path + " lacks " + Listed(missing)});
-    return;
+    return "";
   }
   out.push_back({check::kPteData, CheckStatus::kPass,
-                 "the " + std::to_string(external.size()) + " external tensors are in " + o.pte_data_path});
+                 "the " + std::to_string(external.size()) + " external tensors are in " + EscapeText(o.pte_data_path) +
+                     (found.empty() ? "" : " (found beside the program; --data names another)")});
+  return o.pte_data_path;
 }
 
 void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
@@ -235,7 +250,7 @@ void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveRe
   }
   std::sort(report.ops.begin(), report.ops.end());
   report.ops.erase(std::unique(report.ops.begin(), report.ops.end()), report.ops.end());
-  CheckData(f.program, options, out);
+  if (std::string data = CheckData(path, f.program, options, out); !data.empty()) Json(report.details)["pte_data"] = data;
   CheckKernels(f.program, options, out);
   CheckDelegates(f.program, options, out);
   if (options.has_allow_ops) {

@@ -69,10 +69,9 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
 // NOT RUN: the model was to be loaded and run (no --no-load, --no-run or
 // --skip asked otherwise) and no check says it ran (CheckResult::model_ran:
 // a run on given, stored or cleanly inferred inputs, or a run that failed).
-// Why: what the last torch.load, torch.method or torch.run check that is
-// not a PASS says (its id in `from`), the format's own word where there is
-// none (an ExecuTorch program, which this build reads but does not run);
-// "" when it ran.
+// Why: what the last load or run check (torch.load, torch.method,
+// torch.run, pte.load, pte.run) that is not a PASS says (its id in `from`),
+// the format's own word where there is none; "" when it ran.
 std::string WhyNotRun(const std::vector<CheckResult>& checks, const Format* format, std::string& from) {
   std::string why;
   from.clear();
@@ -81,8 +80,9 @@ std::string WhyNotRun(const std::vector<CheckResult>& checks, const Format* form
       from.clear();
       return "";
     }
-    if ((c.id == check::kTorchLoad || c.id == check::kTorchMethod || c.id == check::kTorchRun) &&
-        c.status != CheckStatus::kPass) {
+    const bool load_or_run = c.id == check::kTorchLoad || c.id == check::kTorchMethod || c.id == check::kTorchRun ||
+                             c.id == check::kPteLoad || c.id == check::kPteRun;
+    if (load_or_run && c.status != CheckStatus::kPass) {
       why = c.message;
       from = c.id;
     }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "plugin_abi.h"
+#include "pte_child.h"
 #include "tsctl/error.h"
 
 namespace tsctl {
@@ -66,6 +67,8 @@ std::string forbidden_by;
 void ForbidLibTorch(const std::string& command) { forbidden_by = command; }
 
 std::string TorchServerPath() { return PluginPath("TSCTL_TORCH_SERVER", "tsctl-torch-server"); }
+
+std::string PteRunnerPath() { return PluginPath("TSCTL_PTE_RUNNER", "tsctl-pte-runner"); }
 
 void RequireLibTorchAllowed() {
   if (!forbidden_by.empty()) {

@@ -40,8 +40,10 @@ std::string Page(const OpenedFile& file, const PageRequest&) {
   return RenderReportHtml(pte, file.path, graphs);
 }
 
+// The static checks, then (unless --no-load) a run on ExecuTorch's runtime.
 void Validate(const ValidateRequest& request, ArchiveReport& report) {
   TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report); });
+  TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report); });
 }
 
 DiffResult DiffPair(const DiffRequest& r) { return DiffPteFiles(r.a, r.b, r.options, r.max_input_bytes); }
@@ -62,12 +64,20 @@ const Format kExecuTorchFormat = {
     .graph = PrintGraph,
     .stored_code = Code,
     .report_page = Page,
-    .checks = {{check::kPteFormat}, {check::kPteData}, {check::kPteKernels}, {check::kPteDelegates}, {check::kPteBundled}},
+    .checks = {{check::kPteFormat},
+               {check::kPteData},
+               {check::kPteKernels},
+               {check::kPteDelegates},
+               {check::kPteBundled},
+               {check::kPteLoad},
+               {check::kPteRun},
+               {check::kPteFinite},
+               {check::kPteDeterministic}},
     .validate = Validate,
     .reads_pairs = true,
     .diff_pair = DiffPair,
     .report_pair = ReportPair,
-    .not_run = "an ExecuTorch program: this build reads it and checks it statically, it does not run it",
+    .not_run = "the ExecuTorch program was not loaded or run",
 };
 
 }  // namespace tsctl

@@ -1,0 +1,217 @@
+// validate of an ExecuTorch program on ExecuTorch's own runtime: pte.load
+// (the program, then each method: a kernel or backend this runtime lacks is
+// named, a WARN that the program needs a runtime with it), pte.run (each
+// method on inputs made from its own metadata), pte.finite and
+// pte.deterministic (two runs). The runtime runs in a child of its own
+// (pte_child.h), confined like the LibTorch children.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../text/json_util.h"
+#include "pte_child.h"
+#include "torch_child.h"
+#include "torch_child_sandbox.h"
+#include "tsctl/error.h"
+#include "tsctl/escape.h"
+#include "validate_internal.h"
+
+namespace tsctl {
+namespace {
+
+using nlohmann::json;
+
+// What the runtime said of what it lacks, from its log lines: "operator
+// etnp::lstm.out" for "Missing operator: [0] etnp::lstm.out", "backend
+// CoreMLBackend" for "Backend CoreMLBackend is not registered."; else its
+// last error line ("E ... executorch:method.cpp:353] external_data_map is
+// null" becomes "external_data_map is null").
+struct RuntimeSaid {
+  std::vector<std::string> lacks;
+  std::string last_error;
+};
+
+RuntimeSaid ReadRuntimeLog(const std::string& log) {
+  RuntimeSaid said;
+  size_t at = 0;
+  while (at < log.size()) {
+    size_t end = log.find('\n', at);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(at, end - at);
+    at = end + 1;
+    if (size_t m = line.find("Missing operator: "); m != std::string::npos) {
+      std::string op = line.substr(m + 18);
+      if (size_t close = op.find("] "); op.rfind('[', 0) == 0 && close != std::string::npos) op = op.substr(close + 2);
+      said.lacks.push_back("operator " + op);
+    } else if (size_t b = line.find("Backend "); b != std::string::npos && line.find(" is not registered", b) != std::string::npos) {
+      said.lacks.push_back("backend " + line.substr(b + 8, line.find(" is not registered", b) - b - 8));
+    }
+    if (line.find("which is disabled in this build") != std::string::npos) {
+      const size_t close = line.find("] ");
+      said.lacks.push_back(line.substr(close == std::string::npos ? 0 : close + 2));
+    }
+    if (line.rfind("E ", 0) == 0) {
+      const size_t close = line.find("] ");
+      said.last_error = close == std::string::npos ? line : line.substr(close + 2);
+    }
+  }
+  return said;
+}
+
+std::string Shape(const json& v) {
+  if (v.value("kind", "") != "tensor") {
+    return v.value("kind", "?") + (v.contains("value") ? " " + v["value"].dump() : "");
+  }
+  std::string s = v.value("dtype", "?") + "[";
+  bool first = true;
+  for (const json& d : v["shape"]) {
+    s += (first ? "" : ", ") + d.dump();
+    first = false;
+  }
+  return s + "]";
+}
+
+std::string Shapes(const json& list) {
+  std::string s;
+  for (const json& v : list) s += (s.empty() ? "" : ", ") + Shape(v);
+  return s.empty() ? "none" : s;
+}
+
+// The file's kind by its identifier (bytes 4-5): "ET" program, "FT" data, "BP" bundled program.
+std::string Identifier(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head ? std::string(head + 4, 2) : "";
+}
+
+void Skip(std::vector<CheckResult>& out, const std::string& why) {
+  out.push_back({check::kPteLoad, CheckStatus::kSkip, "not run: " + why});
+}
+
+void MethodChecks(const json& m, const RuntimeSaid& said, std::vector<CheckResult>& out, bool& loaded_all) {
+  const std::string name = m.value("name", "?");
+  const std::string prefix = name + ": ";
+  if (m.contains("load_error")) {
+    loaded_all = false;
+    if (!said.lacks.empty()) {
+      out.push_back({check::kPteLoad, CheckStatus::kWarn,
+                     prefix + "needs what this runtime (" + PteRuntimeVersion() + ") lacks: " + JoinAll(said.lacks, "; ") +
+                         " (a runtime with it runs the program)"});
+    } else {
+      out.push_back({check::kPteLoad, CheckStatus::kFail,
+                     prefix + "ExecuTorch could not load the method: " + m["load_error"].get<std::string>() +
+                         (said.last_error.empty() ? "" : "; the runtime said: " + said.last_error)});
+    }
+    return;
+  }
+  if (!m.contains("outputs") && !m.contains("run_error") && !m.contains("input_error")) return;  // --no-run
+  if (m.contains("input_error")) {
+    out.push_back({check::kPteRun, CheckStatus::kSkip, prefix + "not run: " + m["input_error"].get<std::string>()});
+    return;
+  }
+  CheckResult run{check::kPteRun, CheckStatus::kPass, ""};
+  run.model_ran = true;
+  if (m.contains("run_error")) {
+    run.status = CheckStatus::kFail;
+    run.message = prefix + "execute failed on inputs from its metadata (" + Shapes(m.value("inputs", json::array())) +
+                  "): " + m["run_error"].get<std::string>() + (said.last_error.empty() ? "" : "; the runtime said: " + said.last_error);
+    out.push_back(run);
+    return;
+  }
+  run.message = prefix + "ran on inputs from its metadata (" + Shapes(m.value("inputs", json::array())) + "): " +
+                Shapes(m.value("outputs", json::array()));
+  out.push_back(run);
+  std::vector<std::string> nonfinite;
+  size_t i = 0;
+  for (const json& o : m.value("outputs", json::array())) {
+    if (o.value("nonfinite", 0) > 0) nonfinite.push_back("output " + std::to_string(i) + " has " + std::to_string(o.value("nonfinite", 0)) + " NaN/Inf");
+    ++i;
+  }
+  out.push_back({check::kPteFinite, nonfinite.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+                 prefix + (nonfinite.empty() ? "outputs contain no NaN or Inf" : JoinAll(nonfinite, "; "))});
+  const bool same = m.value("deterministic", false);
+  out.push_back({check::kPteDeterministic, same ? CheckStatus::kPass : CheckStatus::kFail,
+                 prefix + (same ? "two runs give identical outputs" : "two runs on the same inputs gave different outputs")});
+}
+
+}  // namespace
+
+void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
+  std::vector<CheckResult>& out = report.checks;
+  if (!options.load) return;
+  for (const CheckResult& c : out) {
+    if (c.status == CheckStatus::kFail && c.id == check::kPteFormat) return Skip(out, "ExecuTorch is not given a file that fails pte.format");
+  }
+  const std::string id = Identifier(path);
+  if (id == "FT") return Skip(out, "an ExecuTorch data file (.ptd) holds tensors, not a program to run");
+  if (id == "BP") return Skip(out, "a bundled program (.bpte): tsctl does not run its test cases yet");
+  if (!PteRuntimeBuilt()) {
+    return Skip(out, "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)");
+  }
+  for (const CheckResult& c : out) {
+    if (c.id == check::kPteData && c.status == CheckStatus::kWarn) {
+      return Skip(out, "its tensors stored outside the program need --data FILE.ptd (pte.data)");
+    }
+    if (c.id == check::kPteData && c.status == CheckStatus::kFail) {
+      return Skip(out, "ExecuTorch is not given a program whose external tensors are missing (pte.data)");
+    }
+  }
+  PteRunRequest request;
+  request.program = path;
+  if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
+  request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
+  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
+  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
+  request.sandbox = SandboxOn();
+  request.run = options.run;
+  PteRunOutcome outcome = RunPteChild(request);
+  ShowChildOutput(outcome.output, "tsctl: validate: " + EscapeText(path) + ": ExecuTorch: ");
+  const RuntimeSaid said = ReadRuntimeLog(outcome.output.kept());
+  if (!outcome.stopped.empty() || outcome.result.empty()) {
+    CheckResult c{check::kPteRun, CheckStatus::kFail,
+                  outcome.stopped.empty() ? "the ExecuTorch runtime " + outcome.died +
+                                                (said.last_error.empty() ? "" : "; it said: " + said.last_error)
+                                          : outcome.stopped + " (stopped before it ran)"};
+    c.model_ran = true;
+    out.push_back(c);
+    return;
+  }
+  json r = json::parse(outcome.result, nullptr, false);
+  if (r.is_discarded() || !r.is_object()) {
+    out.push_back({check::kPteLoad, CheckStatus::kFail, "the ExecuTorch runner sent a result tsctl cannot read"});
+    return;
+  }
+  if (r.contains("program_error") && !said.lacks.empty()) {
+    out.push_back({check::kPteLoad, CheckStatus::kWarn,
+                   "needs what this runtime (" + PteRuntimeVersion() + ") lacks: " + JoinAll(said.lacks, "; ") +
+                       " (a runtime with it runs the program)"});
+    return;
+  }
+  if (r.contains("program_error")) {
+    out.push_back({check::kPteLoad, CheckStatus::kFail,
+                   "ExecuTorch could not load the program: " + r["program_error"].get<std::string>() +
+                       (said.last_error.empty() ? "" : "; the runtime said: " + said.last_error)});
+    return;
+  }
+  const json& methods = r["methods"];
+  if (methods.empty()) {
+    out.push_back({check::kPteLoad, CheckStatus::kFail,
+                   options.method.empty() || options.method == "all" || options.method == "forward"
+                       ? "the program has no method"
+                       : "the program has no method '" + options.method + "'"});
+    return;
+  }
+  const size_t before = out.size();
+  bool loaded_all = true;
+  for (const json& m : methods) MethodChecks(m, said, out, loaded_all);
+  if (loaded_all) {
+    out.insert(out.begin() + static_cast<ptrdiff_t>(before),
+               {check::kPteLoad, CheckStatus::kPass,
+                "the program and " + std::to_string(methods.size()) + (methods.size() == 1 ? " method" : " methods") +
+                    " loaded by " + PteRuntimeVersion()});
+  }
+  Json(report.details)["pte_runtime"] = PteRuntimeVersion();
+}
+
+}  // namespace tsctl

@@ -1,0 +1,251 @@
+// tsctl-pte-runner: runs an ExecuTorch program on ExecuTorch's own C++
+// runtime (PyPI's executorch wheel ships it: libexecutorch.so with the
+// optimized CPU kernels, XNNPACK and the threadpool), started by tsctl for
+// `validate` of a .pte (lib/src/executorch/pte_run.cc), never by hand. It
+// links no LibTorch. It loads the program and each method, runs each method
+// on inputs made from the method's own metadata (pte_run.h says how) twice,
+// and sends one result (JSON) as a frame on descriptor 3; the runtime's log
+// lines (a missing operator or backend is said there) go to its stdout and
+// stderr, which tsctl reads, bounds and shows with -v. It confines itself
+// first (sandbox.h: limits, Landlock, seccomp) unless told not to; a call
+// the sandbox stops is a frame of its own.
+//
+//   tsctl-pte-runner --result-fd 3 PROGRAM [--data PTD]... [--method NAME] [--memory BYTES]
+//                    [--cpu SECONDS] [--no-sandbox] [--no-run]
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/platform/runtime.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "sandbox.h"
+#include "tsctl/dtype.h"
+
+// Module::method and Method::get_input are marked deprecated; they are the
+// way to the values a program holds for its scalar inputs.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace {
+
+using ::executorch::extension::Module;
+using ::executorch::extension::TensorPtr;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Error;
+using ::executorch::runtime::Tag;
+using nlohmann::json;
+
+constexpr int kResultFd = 3;
+constexpr char kResultFrame = 'R';
+constexpr char kSandboxFrame = 'S';
+
+std::string DtypeName(int value) {
+  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(value);
+  return d ? d->name : "scalar type " + std::to_string(value);
+}
+
+std::string ErrorName(Error e) { return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")"; }
+
+// An input tensor of `info`'s dtype and sizes: floating types uniform in
+// [0, 1) from a fixed generator (the same values every run), integer types
+// zeros (a safe index), bool false.
+TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, uint64_t& state) {
+  std::vector<executorch::aten::SizesType> sizes(info.sizes().begin(), info.sizes().end());
+  TensorPtr t = executorch::extension::zeros(sizes, info.scalar_type());
+  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(static_cast<int>(info.scalar_type()));
+  if (d && d->kind == tsctl::DtypeKind::kFloat && d->size == 4) {
+    float* p = t->mutable_data_ptr<float>();
+    for (ssize_t i = 0; i < t->numel(); ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      p[i] = static_cast<float>(state >> 40) / static_cast<float>(uint64_t{1} << 24);
+    }
+  }
+  return t;
+}
+
+// FNV-1a over a tensor's bytes: two runs' outputs compared.
+uint64_t Hash(const void* data, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+  return h;
+}
+
+json Describe(const EValue& v, uint64_t& hash) {
+  json o;
+  if (v.isTensor()) {
+    const auto& t = v.toTensor();
+    o["kind"] = "tensor";
+    o["dtype"] = DtypeName(static_cast<int>(t.scalar_type()));
+    o["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+    int64_t nonfinite = 0;
+    if (t.scalar_type() == executorch::aten::ScalarType::Float) {
+      const float* p = t.const_data_ptr<float>();
+      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
+    } else if (t.scalar_type() == executorch::aten::ScalarType::Double) {
+      const double* p = t.const_data_ptr<double>();
+      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
+    }
+    o["nonfinite"] = nonfinite;
+    hash = Hash(t.const_data_ptr(), t.nbytes());
+  } else if (v.isInt()) {
+    o = {{"kind", "int"}, {"value", v.toInt()}};
+    hash = static_cast<uint64_t>(v.toInt());
+  } else if (v.isDouble()) {
+    o = {{"kind", "float"}, {"value", v.toDouble()}, {"nonfinite", std::isfinite(v.toDouble()) ? 0 : 1}};
+    const double d = v.toDouble();
+    hash = Hash(&d, sizeof d);
+  } else if (v.isBool()) {
+    o = {{"kind", "bool"}, {"value", v.toBool()}};
+    hash = v.toBool();
+  } else {
+    o = {{"kind", v.isNone() ? "none" : "tag " + std::to_string(static_cast<int>(v.tag))}};
+    hash = 0;
+  }
+  return o;
+}
+
+json RunMethod(Module& module, const std::string& name, bool run_it) {
+  json m = {{"name", name}};
+  if (Error e = module.load_method(name); e != Error::Ok) {
+    m["load_error"] = ErrorName(e);
+    return m;
+  }
+  auto meta = module.method_meta(name);
+  if (!meta.ok()) {
+    m["load_error"] = "its metadata: " + ErrorName(meta.error());
+    return m;
+  }
+  // The method, for the values it holds for its scalar inputs.
+  auto loaded = module.method(name);
+  const executorch::runtime::Method* method = loaded.ok() ? *loaded : nullptr;
+  std::vector<EValue> inputs;
+  std::vector<TensorPtr> keep;
+  json described = json::array();
+  uint64_t state = 0x5eed;
+  for (size_t i = 0; i < meta->num_inputs(); ++i) {
+    auto tag = meta->input_tag(i);
+    if (!tag.ok()) {
+      m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(tag.error());
+      return m;
+    }
+    if (*tag == Tag::Tensor) {
+      auto info = meta->input_tensor_meta(i);
+      if (!info.ok()) {
+        m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(info.error());
+        return m;
+      }
+      keep.push_back(MakeInput(*info, state));
+      inputs.emplace_back(keep.back());
+      described.push_back({{"kind", "tensor"},
+                           {"dtype", DtypeName(static_cast<int>(info->scalar_type()))},
+                           {"shape", std::vector<int64_t>(info->sizes().begin(), info->sizes().end())}});
+    } else if (*tag == Tag::Int || *tag == Tag::Double || *tag == Tag::Bool) {
+      // A scalar input is the value the program holds for it: ExecuTorch
+      // refuses any other ("should have the same value as the input_evalue").
+      EValue v = method ? method->get_input(i) : EValue();
+      if (v.isNone()) v = *tag == Tag::Int ? EValue(int64_t{1}) : *tag == Tag::Double ? EValue(1.0) : EValue(true);
+      inputs.push_back(v);
+      uint64_t unused = 0;
+      described.push_back(Describe(v, unused));
+    } else if (*tag == Tag::None) {
+      inputs.emplace_back();
+      described.push_back({{"kind", "none"}});
+    } else {
+      m["input_error"] = "input " + std::to_string(i) + " is of a kind tsctl cannot make (tag " +
+                         std::to_string(static_cast<int>(*tag)) + ")";
+      m["inputs"] = described;
+      return m;
+    }
+  }
+  m["inputs"] = described;
+  if (!run_it) return m;
+  std::vector<uint64_t> first;
+  for (int run = 0; run < 2; ++run) {
+    auto out = module.execute(name, inputs);
+    if (!out.ok()) {
+      m["run_error"] = ErrorName(out.error());
+      return m;
+    }
+    json outputs = json::array();
+    std::vector<uint64_t> hashes;
+    for (const EValue& v : *out) {
+      uint64_t h = 0;
+      outputs.push_back(Describe(v, h));
+      hashes.push_back(h);
+    }
+    if (run == 0) {
+      m["outputs"] = outputs;
+      first = hashes;
+    } else {
+      m["deterministic"] = hashes == first;
+    }
+  }
+  m["ran"] = true;
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // tsctl names the descriptor its result goes to; a person does not.
+  if (argc < 3 || std::strcmp(argv[1], "--result-fd") != 0 || std::atoi(argv[2]) != kResultFd ||
+      fcntl(kResultFd, F_GETFD) < 0) {
+    std::fprintf(stderr, "tsctl-pte-runner: started by tsctl, not by hand\n");
+    return 2;
+  }
+  std::string program, method;
+  std::vector<std::string> data;
+  tsctl::SandboxPolicy policy;
+  bool sandbox = true, run_it = true;
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--data" && has_value) data.push_back(argv[++i]);
+    else if (a == "--method" && has_value) method = argv[++i];
+    else if (a == "--memory" && has_value) policy.address_space_bytes = std::stoull(argv[++i]);
+    else if (a == "--cpu" && has_value) policy.cpu_seconds = std::stod(argv[++i]);
+    else if (a == "--no-sandbox") sandbox = false;
+    else if (a == "--no-run") run_it = false;
+    else program = a;
+  }
+  if (sandbox) {
+    policy.profile = tsctl::SandboxPolicy::Profile::kArchive;
+    policy.read_files = data;
+    policy.read_files.push_back(program);
+    policy.keep_fds = {kResultFd};
+    tsctl::EnterSandbox(policy, kResultFd, kSandboxFrame);
+  }
+  executorch::runtime::runtime_init();
+  json result = {{"runtime", "ExecuTorch"}};
+  Module module = data.empty() ? Module(program, Module::LoadMode::File) : Module(program, data, Module::LoadMode::File);
+  if (Error e = module.load(); e != Error::Ok) {
+    result["program_error"] = ErrorName(e);
+  } else if (auto names = module.method_names(); !names.ok()) {
+    result["program_error"] = "its methods: " + ErrorName(names.error());
+  } else {
+    if (sandbox) tsctl::LockFileWrites();
+    std::vector<std::string> sorted(names->begin(), names->end());
+    std::sort(sorted.begin(), sorted.end());
+    json methods = json::array();
+    for (const std::string& name : sorted) {
+      if (!method.empty() && name != method) continue;
+      methods.push_back(RunMethod(module, name, run_it));
+    }
+    result["methods"] = methods;
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));
+  _exit(0);
+}

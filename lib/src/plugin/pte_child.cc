@@ -1,0 +1,173 @@
+#include "pte_child.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "process.h"
+#include "sandbox.h"
+#include "tsctl/error.h"
+
+namespace tsctl {
+namespace {
+
+constexpr int kResultFd = 3;
+
+// What a wait status says of a child that sent no result.
+std::string Ended(int status) {
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result";
+  return "ended without a result";
+}
+
+}  // namespace
+
+bool PteRuntimeBuilt() {
+#ifdef TSCTL_PTE_RUNTIME
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string PteRuntimeVersion() {
+#ifdef TSCTL_PTE_RUNTIME
+  return TSCTL_PTE_RUNTIME;
+#else
+  return "";
+#endif
+}
+
+namespace {
+
+// The runner's command line for `request`.
+std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
+  std::vector<std::string> args = {"tsctl-pte-runner", "--result-fd", std::to_string(kResultFd), request.program};
+  for (const std::string& d : request.data) args.insert(args.end(), {"--data", d});
+  if (!request.method.empty()) args.insert(args.end(), {"--method", request.method});
+  if (request.memory_bytes) args.insert(args.end(), {"--memory", std::to_string(request.memory_bytes)});
+  if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
+  if (!request.sandbox) args.push_back("--no-sandbox");
+  if (!request.run) args.push_back("--no-run");
+  return args;
+}
+
+// Forks and execs the runner: stdout and stderr on `out`'s write end, its
+// frames on `frames`' (as descriptor 3); the parent's ends stay open.
+pid_t StartRunner(const std::string& path, std::vector<std::string> args, const int frames[2], const int out[2]) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = SandboxEnvironment();
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Nothing that allocates from here on.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(125);
+    ::setpgid(0, 0);
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(out[1], STDERR_FILENO);
+    ::dup2(frames[1], kResultFd);
+    ::close_range(kResultFd + 1, ~0U, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+    ::execve(path.c_str(), argv.data(), envp.data());
+    const char* why = std::strerror(errno);
+    (void)!::write(STDERR_FILENO, why, std::strlen(why));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Reads the runner's frames and output until both pipes end, the time is
+// up (the group killed) or a signal comes (the group killed, Interrupted).
+void ReadRunner(pid_t pid, int frames_fd, int out_fd, double timeout_seconds, PteRunOutcome& outcome) {
+  SignalCatcher signals;
+  std::string buffer;
+  bool frames_open = true, out_open = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+  while (frames_open || out_open) {
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (timeout_seconds > 0 && left <= 0) {
+      KillGroup(pid);
+      outcome.died = "timed out after " + std::to_string(static_cast<int>(timeout_seconds)) + " s";
+      return;
+    }
+    pollfd p[3] = {{frames_open ? frames_fd : -1, POLLIN, 0}, {out_open ? out_fd : -1, POLLIN, 0}, {signals.fd(), POLLIN, 0}};
+    const int ms = timeout_seconds > 0 ? static_cast<int>(std::min(left * 1000 + 1, 1000.0)) : 1000;
+    if (::poll(p, 3, ms) < 0 && errno != EINTR) return;
+    if (int sig = signals.Caught()) {
+      KillGroup(pid);
+      throw Interrupted(sig);
+    }
+    if (out_open && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      out_open = outcome.output.Drain(out_fd) != ChildOutput::Pipe::kEnded;
+    }
+    if (frames_open && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char chunk[65536];
+      const ssize_t n = ::read(frames_fd, chunk, sizeof chunk);
+      if (n > 0) {
+        buffer.append(chunk, static_cast<size_t>(n));
+        TakeFrames(buffer, [&](char type, std::string payload) {
+          if (type == 'R') outcome.result = std::move(payload);
+          if (type == 'S') outcome.stopped = std::move(payload);
+        });
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        frames_open = false;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+PteRunOutcome RunPteChild(const PteRunRequest& request) {
+  if (!PteRuntimeBuilt()) {
+    throw Error(ErrorKind::kUnavailable, "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)");
+  }
+  int frames[2], out[2];
+  if (::pipe2(frames, O_CLOEXEC) != 0) throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out, O_CLOEXEC | O_NONBLOCK) != 0) {
+    ::close(frames[0]);
+    ::close(frames[1]);
+    throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t pid = StartRunner(PteRunnerPath(), RunnerArgs(request), frames, out);
+  ::close(frames[1]);
+  ::close(out[1]);
+  if (pid < 0) {
+    ::close(frames[0]);
+    ::close(out[0]);
+    throw Error(ErrorKind::kIo, std::string("fork: ") + std::strerror(errno));
+  }
+  PteRunOutcome outcome;
+  try {
+    ReadRunner(pid, frames[0], out[0], request.timeout_seconds, outcome);
+  } catch (...) {
+    Reap(pid);
+    ::close(frames[0]);
+    ::close(out[0]);
+    throw;
+  }
+  ::close(frames[0]);
+  ::close(out[0]);
+  const int status = Reap(pid);
+  if (outcome.result.empty() && outcome.died.empty() && outcome.stopped.empty()) outcome.died = Ended(status);
+  return outcome;
+}
+
+}  // namespace tsctl

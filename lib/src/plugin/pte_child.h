@@ -1,0 +1,45 @@
+// The door to ExecuTorch's runtime: tsctl-pte-runner (lib/src/executorch/),
+// a program of its own that links ExecuTorch's C++ runtime and no LibTorch,
+// started fresh for each program (fork and exec; an emptied environment),
+// its standard output and error one pipe tsctl reads and bounds
+// (child_output.h), its result a frame on descriptor 3. It confines itself
+// (sandbox.h) before it reads the program.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "child_output.h"
+#include "tsctl/pte.h"
+
+namespace tsctl {
+
+// Whether this build has the runner (built where CMake found ExecuTorch's
+// SDK: scripts/install_executorch_sdk.sh), and its path.
+bool PteRuntimeBuilt();
+std::string PteRunnerPath();
+// (PteRuntimeVersion(), what the runtime is: tsctl/pte.h.)
+
+struct PteRunRequest {
+  std::string program;             // the .pte (or /proc/self/fd/N of the checked one)
+  std::vector<std::string> data;   // .ptd files
+  std::string method;              // "": every method
+  double timeout_seconds = 60;
+  uint64_t memory_bytes = 0;       // address-space growth allowed; 0: none set
+  bool sandbox = true;
+  bool run = true;                 // false: load the program and its methods only
+};
+
+struct PteRunOutcome {
+  std::string result;     // the runner's JSON result; "" when it sent none
+  std::string stopped;    // the sandbox stopped a call: its line
+  std::string died;       // how it ended without a result ("killed by signal 11", "timed out after 60 s")
+  ChildOutput output;     // its stdout and stderr
+};
+
+// Runs the runner on `request`. Throws tsctl::Error (kUnavailable) when this
+// build has no runner or it cannot be started, tsctl::Interrupted on
+// SIGINT/SIGTERM/SIGHUP (the child killed).
+PteRunOutcome RunPteChild(const PteRunRequest& request);
+
+}  // namespace tsctl

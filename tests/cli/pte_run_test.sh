@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# validate of ExecuTorch programs on ExecuTorch's runtime (tsctl-pte-runner):
+# runs, NOT RUN where the runtime lacks an operator or the program its .ptd,
+# the .ptd found beside a program, --no-run, -v's runtime lines, and the
+# sandbox the runner confines itself with. Skipped (77, never passed) where
+# the build has no runtime (tsctl --version says so).
+#   pte_run_test.sh TSCTL TESTDATA
+set -euo pipefail
+tsctl=$1
+data=$2
+"$tsctl" --version | grep -q '^executorch runtime ExecuTorch' || { echo "skipped: this build has no ExecuTorch runtime"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() {  # expect EXIT PATTERN -- ARGS...: runs validate ARGS, checks its exit status and that stdout matches PATTERN
+  local want=$1 pattern=$2
+  shift 3
+  local got=0
+  "$tsctl" validate "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
+  [ "$got" = "$want" ] || { cat "$tmp/out" "$tmp/err" >&2; fail "validate $*: exit $got, not $want"; }
+  grep -Eq -- "$pattern" "$tmp/out" || { cat "$tmp/out" >&2; fail "validate $*: no line matching '$pattern'"; }
+}
+
+# Programs that run: portable kernels, XNNPACK, two inputs.
+for p in add linear linear_xnnpack; do
+  expect 0 'PASS  pte.run +forward: ran on inputs from its metadata' -- "$data/pte/$p.pte"
+  expect 0 'PASS  pte.deterministic' -- "$data/pte/$p.pte"
+  grep -q 'result: PASSED' "$tmp/out" || fail "$p.pte did not pass"
+done
+expect 0 'PASS  pte.load +the program and 1 method loaded by ExecuTorch' -- "$data/pte/linear.pte"
+# JSON: the runtime in the details, the run counted as a run.
+"$tsctl" validate --json "$data/pte/linear.pte" >"$tmp/json"
+/usr/bin/python3 - "$tmp/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["archives"][0]
+assert a["result"] == "PASSED", a
+assert a["details"]["pte_runtime"].startswith("ExecuTorch "), a["details"]
+assert [c["id"] for c in a["checks"] if c["status"] == "PASS"][-4:] == ["pte.load", "pte.run", "pte.finite", "pte.deterministic"], a["checks"]
+PY
+
+# An operator this runtime does not register: named, WARN, NOT RUN (exit 7), never a crash.
+/usr/bin/python3 - "$data/pte/add.pte" "$tmp/custom_op.pte" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"aten::add") == 1
+open(sys.argv[2], "wb").write(d.replace(b"aten::add", b"xten::add"))
+PY
+expect 7 'WARN  pte.load +forward: needs what this runtime \(ExecuTorch [0-9.]+\) lacks: operator xten::add' -- "$tmp/custom_op.pte"
+grep -q 'result: NOT RUN' "$tmp/out" || fail "a missing operator is not NOT RUN"
+
+# External tensors: without their .ptd NOT RUN saying so; with --data, or the
+# .ptd named as the program beside it, the program runs.
+cp "$data/pte/linear_external.pte" "$tmp/prog.pte"
+expect 7 'SKIP  pte.load +not run: its tensors stored outside the program need --data FILE.ptd' -- "$tmp/prog.pte"
+expect 0 'PASS  pte.run' -- "$tmp/prog.pte" --data "$data/pte/linear_external.ptd"
+grep -Eq 'PASS  pte.data +the 2 external tensors are in .*linear_external.ptd$' "$tmp/out" || fail "--data is not named"
+cp "$data/pte/linear_external.ptd" "$tmp/prog.ptd"
+expect 0 'PASS  pte.data +the 2 external tensors are in .*prog.ptd \(found beside the program' -- "$tmp/prog.pte"
+# A .ptd beside it that lacks the program's tensors: pte.data FAILs, ExecuTorch is not given it.
+cp "$data/pte/linear_external.pte" "$tmp/other.pte"
+/usr/bin/python3 - "$data/pte/linear_external.ptd" "$tmp/other.ptd" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"lin.weight") == 1
+open(sys.argv[2], "wb").write(d.replace(b"lin.weight", b"lin.wrong!"))
+PY
+expect 1 'FAIL  pte.data .*lacks lin.weight' -- "$tmp/other.pte"
+grep -Eq 'SKIP  pte.load +not run: ExecuTorch is not given a program whose external tensors are missing' "$tmp/out" || fail "a .ptd lacking tensors was handed to ExecuTorch"
+
+# Not programs: NOT RUN, saying why.
+expect 7 'not run: an ExecuTorch data file' -- "$data/pte/linear_external.ptd"
+expect 7 'not run: a bundled program' -- "$data/pte/linear.bpte"
+
+# --no-run loads only; -v shows the runtime's own lines, each prefixed and escaped.
+expect 0 'PASS  pte.load' -- --no-run "$data/pte/linear.pte"
+grep -q 'pte.run' "$tmp/out" && fail "--no-run ran the program"
+expect 0 'PASS  pte.run' -- -v "$data/pte/linear_xnnpack.pte"
+grep -q 'linear_xnnpack.pte: ExecuTorch: ' "$tmp/err" || fail "-v shows no runtime line"
+
+# The runner is tsctl's child, not a command: started by hand it says so.
+runner=$(dirname "$(readlink -f "$tsctl")")/../lib/tsctl-pte-runner
+if [ -x "$runner" ]; then
+  got=0
+  "$runner" "$data/pte/add.pte" >/dev/null 2>"$tmp/err" || got=$?
+  [ "$got" = 2 ] && grep -q 'started by tsctl, not by hand' "$tmp/err" || fail "the runner started by hand: exit $got"
+fi
+echo "pte_run: ok"
