@@ -4,6 +4,7 @@
 // method on inputs made from its own metadata), pte.finite and
 // pte.deterministic (two runs). The runtime runs in a child of its own
 // (pte_child.h), confined like the LibTorch children.
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -31,6 +32,23 @@ struct RuntimeSaid {
   std::string last_error;
 };
 
+void Add(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+// The log's part before the first method's mark (`method` ""), or the
+// method's: from its mark to the next.
+std::string LogOf(const std::string& log, const std::string& method) {
+  const std::string mark = std::string(kPteMethodMark);
+  if (method.empty()) return log.substr(0, log.find(mark));
+  const std::string own = mark + method + "\n";
+  size_t at = log.find(own);
+  if (at == std::string::npos) return log;  // cut off (the output's cap): all of it
+  at += own.size();
+  const size_t end = log.find(mark, at);
+  return log.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
 RuntimeSaid ReadRuntimeLog(const std::string& log) {
   RuntimeSaid said;
   size_t at = 0;
@@ -42,13 +60,13 @@ RuntimeSaid ReadRuntimeLog(const std::string& log) {
     if (size_t m = line.find("Missing operator: "); m != std::string::npos) {
       std::string op = line.substr(m + 18);
       if (size_t close = op.find("] "); op.rfind('[', 0) == 0 && close != std::string::npos) op = op.substr(close + 2);
-      said.lacks.push_back("operator " + op);
+      Add(said.lacks, "operator " + op);
     } else if (size_t b = line.find("Backend "); b != std::string::npos && line.find(" is not registered", b) != std::string::npos) {
-      said.lacks.push_back("backend " + line.substr(b + 8, line.find(" is not registered", b) - b - 8));
+      Add(said.lacks, "backend " + line.substr(b + 8, line.find(" is not registered", b) - b - 8));
     }
     if (line.find("which is disabled in this build") != std::string::npos) {
       const size_t close = line.find("] ");
-      said.lacks.push_back(line.substr(close == std::string::npos ? 0 : close + 2));
+      Add(said.lacks, line.substr(close == std::string::npos ? 0 : close + 2));
     }
     if (line.rfind("E ", 0) == 0) {
       const size_t close = line.find("] ");
@@ -89,8 +107,9 @@ void Skip(std::vector<CheckResult>& out, const std::string& why) {
   out.push_back({check::kPteLoad, CheckStatus::kSkip, "not run: " + why});
 }
 
-void MethodChecks(const json& m, const RuntimeSaid& said, std::vector<CheckResult>& out, bool& loaded_all) {
+void MethodChecks(const json& m, const std::string& log, std::vector<CheckResult>& out, bool& loaded_all) {
   const std::string name = m.value("name", "?");
+  const RuntimeSaid said = ReadRuntimeLog(LogOf(log, name));
   const std::string prefix = name + ": ";
   if (m.contains("load_error")) {
     loaded_all = false;
@@ -167,11 +186,12 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   request.run = options.run;
   PteRunOutcome outcome = RunPteChild(request);
   ShowChildOutput(outcome.output, "tsctl: validate: " + EscapeText(path) + ": ExecuTorch: ");
-  const RuntimeSaid said = ReadRuntimeLog(outcome.output.kept());
+  const std::string& log = outcome.output.kept();
+  const RuntimeSaid said = ReadRuntimeLog(LogOf(log, ""));
   if (!outcome.stopped.empty() || outcome.result.empty()) {
+    const std::string last = ReadRuntimeLog(log).last_error;
     CheckResult c{check::kPteRun, CheckStatus::kFail,
-                  outcome.stopped.empty() ? "the ExecuTorch runtime " + outcome.died +
-                                                (said.last_error.empty() ? "" : "; it said: " + said.last_error)
+                  outcome.stopped.empty() ? "the ExecuTorch runtime " + outcome.died + (last.empty() ? "" : "; it said: " + last)
                                           : outcome.stopped + " (stopped before it ran)"};
     c.model_ran = true;
     out.push_back(c);
@@ -204,7 +224,12 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   }
   const size_t before = out.size();
   bool loaded_all = true;
-  for (const json& m : methods) MethodChecks(m, said, out, loaded_all);
+  for (const json& m : methods) MethodChecks(m, log, out, loaded_all);
+  if (!loaded_all) {
+    // A method this runtime cannot load: the program did not run as a
+    // whole, whatever its other methods did (NOT RUN, pte.load says why).
+    for (size_t i = before; i < out.size(); ++i) out[i].model_ran = false;
+  }
   if (loaded_all) {
     out.insert(out.begin() + static_cast<ptrdiff_t>(before),
                {check::kPteLoad, CheckStatus::kPass,

@@ -49,6 +49,8 @@ using nlohmann::json;
 constexpr int kResultFd = 3;
 constexpr char kResultFrame = 'R';
 constexpr char kSandboxFrame = 'S';
+// The line before a method's log lines (pte_child.h's kPteMethodMark).
+constexpr char kMethodMark[] = "tsctl-pte-runner: method ";
 
 std::string DtypeName(int value) {
   const tsctl::DtypeInfo* d = tsctl::DtypeByValue(value);
@@ -117,6 +119,9 @@ json Describe(const EValue& v, uint64_t& hash) {
 
 json RunMethod(Module& module, const std::string& name, bool run_it) {
   json m = {{"name", name}};
+  // tsctl reads the runtime's log lines that follow as this method's.
+  std::fprintf(stderr, "%s%s\n", kMethodMark, name.c_str());
+  std::fflush(stderr);
   if (Error e = module.load_method(name); e != Error::Ok) {
     m["load_error"] = ErrorName(e);
     return m;

@@ -20,6 +20,11 @@ bool PteRuntimeBuilt();
 std::string PteRunnerPath();
 // (PteRuntimeVersion(), what the runtime is: tsctl/pte.h.)
 
+// The runner writes this line, and the method's name, on its stderr before
+// loading each method: the runtime's log lines up to the next are that
+// method's.
+inline constexpr char kPteMethodMark[] = "tsctl-pte-runner: method ";
+
 struct PteRunRequest {
   std::string program;             // the .pte (or /proc/self/fd/N of the checked one)
   std::vector<std::string> data;   // .ptd files
