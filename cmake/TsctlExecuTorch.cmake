@@ -10,8 +10,9 @@
 #                         (default .executorch-sdk/executorch); "" or a
 #                         folder without libexecutorch.so: built without the
 #                         runtime (validate says how to get it)
-# Sets TSCTL_WITH_EXECUTORCH, TSCTL_EXECUTORCH_VERSION and the imported
-# target tsctl::executorch.
+# Sets TSCTL_WITH_EXECUTORCH, TSCTL_EXECUTORCH_VERSION, TSCTL_EXECUTORCH_LIBS
+# (the libraries linked, which an install puts beside the runner) and the
+# interface target tsctl::executorch.
 set(TSCTL_EXECUTORCH_SDK "${PROJECT_SOURCE_DIR}/.executorch-sdk/executorch" CACHE PATH
     "ExecuTorch's C++ runtime (the executorch wheel's executorch/ folder: scripts/install_executorch_sdk.sh)")
 set(TSCTL_WITH_EXECUTORCH OFF)
@@ -43,6 +44,7 @@ elseif(_et AND EXISTS "${_et}/lib/libexecutorch.so" AND EXISTS "${_et}/include/e
   endforeach()
   target_link_libraries(tsctl_executorch INTERFACE "-Wl,--no-as-needed" ${_et_libs} "-Wl,--as-needed")
   set(TSCTL_EXECUTORCH_LIBDIR "${_et}/lib")
+  set(TSCTL_EXECUTORCH_LIBS ${_et_libs})
   set(TSCTL_WITH_EXECUTORCH ON)
   message(STATUS "ExecuTorch runtime: ${TSCTL_EXECUTORCH_VERSION} in ${_et}")
 else()

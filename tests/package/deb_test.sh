@@ -24,6 +24,12 @@ if "$build/bin/tsctl" --version | grep -q '^libtorch [0-9]'; then
   grep -qx ./usr/lib/libtsctl_torch.so "$tmp/contents" || { echo "FAIL: the LibTorch plugin is not in the package"; exit 1; }
 fi
 
+if "$build/bin/tsctl" --version | grep -q '^executorch runtime ExecuTorch'; then
+  for f in ./usr/lib/tsctl-pte-runner ./usr/lib/tsctl-executorch/libexecutorch.so; do
+    grep -qx "$f" "$tmp/contents" || { echo "FAIL: $f (ExecuTorch's runtime) is not in the package"; exit 1; }
+  done
+fi
+
 root=$tmp/root
 dpkg -x "$deb" "$root"
 "$root/usr/bin/tsctl" --version | tee "$tmp/version"
@@ -35,4 +41,9 @@ grep -q 'traced_cnn' <<<"$out" || { echo "$out"; echo "FAIL: tsctl inspect from 
 # It runs its own library, not the build tree's.
 LD_DEBUG=libs "$root/usr/bin/tsctl" --version 2>&1 >/dev/null | grep -q "calling init: $root/usr/.*libtsctl.so.0" ||
   { echo "FAIL: the unpacked tsctl does not load the unpacked libtsctl"; exit 1; }
+# The packaged runner runs a program with the packaged runtime's libraries.
+if grep -q '^executorch runtime ExecuTorch' "$tmp/version"; then
+  out=$("$root/usr/bin/tsctl" validate "$src/testdata/pte/linear_xnnpack.pte") || { echo "$out"; echo "FAIL: validate of a .pte from the package"; exit 1; }
+  grep -q 'PASS  pte.run' <<<"$out" || { echo "$out"; echo "FAIL: the packaged runner did not run the program"; exit 1; }
+fi
 echo "package $(basename "$deb"): $(wc -l <"$tmp/contents") entries, runs from a scratch root"
