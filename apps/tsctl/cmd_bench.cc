@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "tsctl/format.h"
 #include "progress.h"
 #include "run_flags.h"
 #include "tsctl/atomic_file.h"
@@ -77,6 +78,18 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
 
     const bool json = f.format == OutputFormat::kJson;
     ProgressLine line("bench", StderrIsTerminal() && !json);
+    // A format with a runner of its own (ExecuTorch's): one benchmark.
+    if (const Format* own = FormatOfFile(o.path); own && own->bench) {
+      if (!f.shapes.empty() || f.sweep || !f.triton_config.empty()) {
+        throw Error(ErrorKind::kUsage, "--shapes, --sweep and --triton-config apply to TorchScript archives and .pt2");
+      }
+      if (line.enabled()) line.Show("loading and timing " + EscapeText(o.path));
+      BenchResult r = own->bench(o);
+      line.Clear();
+      std::cout << Render(r, percentiles, f.format);
+      if (!f.report.empty()) WriteFileAtomically(f.report, RenderHtml(r, percentiles));
+      return kExitOk;
+    }
     if (!f.shapes.empty()) {
       if (f.sweep) throw Error(ErrorKind::kUsage, "--shapes cannot be combined with --sweep");
       if (!f.triton_config.empty()) throw Error(ErrorKind::kUsage, "--triton-config applies to one benchmark or --sweep, not --shapes");

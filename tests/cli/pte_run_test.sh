@@ -78,6 +78,30 @@ grep -q 'pte.run' "$tmp/out" && fail "--no-run ran the program"
 expect 0 'PASS  pte.run' -- -v "$data/pte/linear_xnnpack.pte"
 grep -q 'linear_xnnpack.pte: ExecuTorch: ' "$tmp/err" || fail "-v shows no runtime line"
 
+# bench: a program timed on the runtime, as a TorchScript archive is.
+"$tsctl" bench --iters 50 --warmup 5 "$data/pte/linear_xnnpack.pte" >"$tmp/out" || fail "bench of a .pte"
+grep -q 'ExecuTorch [0-9.]*$' "$tmp/out" && grep -q '^latency over 50 calls' "$tmp/out" && grep -q '^runs  *5 warm-up calls' "$tmp/out" ||
+  { cat "$tmp/out" >&2; fail "bench of a .pte: not the expected report"; }
+"$tsctl" bench --json --iters 20 --warmup 2 "$data/pte/add.pte" >"$tmp/json" || fail "bench --json of a .pte"
+/usr/bin/python3 - "$tmp/json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["runtime"].startswith("ExecuTorch "), d.get("runtime")
+assert len(d["latencies_ns"]) == 20 and all(t > 0 for t in d["latencies_ns"]), d["latencies_ns"]
+assert d["inputs"] == ["2x2:float32", "2x2:float32"], d["inputs"]
+assert d["method"] == "forward"
+PY
+bench_fails() {  # bench_fails EXIT PATTERN ARGS...: one line on stderr matching PATTERN, exit EXIT
+  local want=$1 pattern=$2 got=0
+  shift 2
+  "$tsctl" bench "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
+  [ "$got" = "$want" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -Eq -- "$pattern" "$tmp/err" ||
+    { cat "$tmp/err" >&2; fail "bench $*: exit $got, not $want with one line matching '$pattern'"; }
+}
+bench_fails 2 'device cuda does not apply to an ExecuTorch program' --device cuda "$data/pte/add.pte"
+bench_fails 2 'holds tensors, not a program to time' "$data/pte/linear_external.ptd"
+bench_fails 5 'forward: .*tsctl validate says why' --iters 3 "$tmp/custom_op.pte"
+
 # The runner is tsctl's child, not a command: started by hand it says so.
 runner=$(dirname "$(readlink -f "$tsctl")")/../lib/tsctl-pte-runner
 if [ -x "$runner" ]; then

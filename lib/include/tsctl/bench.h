@@ -110,6 +110,8 @@ struct BenchResult {
   std::string input_source;
   std::string settings;
   std::string libtorch_version;
+  // The runtime that ran it where it is not LibTorch: "ExecuTorch 1.5.1" (a .pte).
+  std::string runtime;
   int threads = 0;
   int interop_threads = 0;
   int instances = 1;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tsctl/archive.h"
+#include "tsctl/bench.h"
 #include "tsctl/code.h"
 #include "tsctl/diff.h"
 #include "tsctl/output.h"
@@ -98,6 +99,9 @@ struct Format {
   bool reads_pairs = false;
   DiffResult (*diff_pair)(const DiffRequest& request) = nullptr;
   std::string (*report_pair)(const DiffRequest& request) = nullptr;
+  // bench, where the format has a runner of its own (ExecuTorch's); nullptr:
+  // LibTorch's (tsctl/torch_backend.h's Bench, TorchScript and .pt2).
+  BenchResult (*bench)(const BenchOptions& options) = nullptr;
   // validate's NOT RUN: why a file of this format was not run where no
   // check says ("" for the default).
   const char* not_run = "";

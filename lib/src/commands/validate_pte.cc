@@ -18,6 +18,7 @@
 #include "tsctl/pte.h"
 #include "tsctl/source.h"
 #include "tsctl/text_util.h"
+#include "bench_pte.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -159,14 +160,6 @@ std::set<std::string> DataKeys(const PteFile& d) {
   return keys;
 }
 
-// The .ptd beside `path` named as the program is (model.pte: model.ptd), or "".
-std::string DataBeside(const std::string& path) {
-  std::filesystem::path ptd(path);
-  ptd.replace_extension(".ptd");
-  std::error_code ec;
-  return std::filesystem::is_regular_file(ptd, ec) ? ptd.string() : "";
-}
-
 // pte.data; returns the .ptd the external tensors are in (--data, or the one
 // found beside the program) or "" where none is needed or known.
 std::string CheckData(const std::string& path, const PteProgram& p, ValidateOptions o, std::vector<CheckResult>& out) {
@@ -183,7 +176,7 @@ std::string CheckData(const std::string& path, const PteProgram& p, ValidateOpti
     return "";
   }
   std::string found;
-  if (o.pte_data_path.empty()) found = o.pte_data_path = DataBeside(path);
+  if (o.pte_data_path.empty()) found = o.pte_data_path = PteDataBeside(path);
   std::vector<std::string> shown;
   for (const std::string& k : external) shown.push_back(EscapeText(k));
   if (o.pte_data_path.empty()) {

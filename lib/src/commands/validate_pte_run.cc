@@ -154,28 +154,32 @@ void MethodChecks(const json& m, const std::string& log, std::vector<CheckResult
                  prefix + (same ? "two runs give identical outputs" : "two runs on the same inputs gave different outputs")});
 }
 
+// Why the file is not handed to ExecuTorch's runtime, or "".
+std::string NotHanded(const std::string& path, const std::vector<CheckResult>& out) {
+  for (const CheckResult& c : out) {
+    if (c.status == CheckStatus::kFail && c.id == check::kPteFormat) return "ExecuTorch is not given a file that fails pte.format";
+  }
+  const std::string id = Identifier(path);
+  if (id == "FT") return "an ExecuTorch data file (.ptd) holds tensors, not a program to run";
+  if (id == "BP") return "a bundled program (.bpte): tsctl does not run its test cases yet";
+  if (!PteRuntimeBuilt()) return "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)";
+  for (const CheckResult& c : out) {
+    if (c.id == check::kPteData && c.status == CheckStatus::kWarn) {
+      return "its tensors stored outside the program need --data FILE.ptd (pte.data)";
+    }
+    if (c.id == check::kPteData && c.status == CheckStatus::kFail) {
+      return "ExecuTorch is not given a program whose external tensors are missing (pte.data)";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
   std::vector<CheckResult>& out = report.checks;
   if (!options.load) return;
-  for (const CheckResult& c : out) {
-    if (c.status == CheckStatus::kFail && c.id == check::kPteFormat) return Skip(out, "ExecuTorch is not given a file that fails pte.format");
-  }
-  const std::string id = Identifier(path);
-  if (id == "FT") return Skip(out, "an ExecuTorch data file (.ptd) holds tensors, not a program to run");
-  if (id == "BP") return Skip(out, "a bundled program (.bpte): tsctl does not run its test cases yet");
-  if (!PteRuntimeBuilt()) {
-    return Skip(out, "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)");
-  }
-  for (const CheckResult& c : out) {
-    if (c.id == check::kPteData && c.status == CheckStatus::kWarn) {
-      return Skip(out, "its tensors stored outside the program need --data FILE.ptd (pte.data)");
-    }
-    if (c.id == check::kPteData && c.status == CheckStatus::kFail) {
-      return Skip(out, "ExecuTorch is not given a program whose external tensors are missing (pte.data)");
-    }
-  }
+  if (std::string why = NotHanded(path, out); !why.empty()) return Skip(out, why);
   PteRunRequest request;
   request.program = path;
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());

@@ -12,14 +12,17 @@
 //
 //   tsctl-pte-runner --result-fd 3 PROGRAM [--data PTD]... [--method NAME] [--memory BYTES]
 //                    [--cpu SECONDS] [--no-sandbox] [--no-run]
+//                    [--bench [--warmup N | --warmup-seconds S] [--iters N | --duration S]]
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fcntl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -117,38 +120,79 @@ json Describe(const EValue& v, uint64_t& hash) {
   return o;
 }
 
-json RunMethod(Module& module, const std::string& name, bool run_it) {
-  json m = {{"name", name}};
-  // tsctl reads the runtime's log lines that follow as this method's.
-  std::fprintf(stderr, "%s%s\n", kMethodMark, name.c_str());
-  std::fflush(stderr);
-  if (Error e = module.load_method(name); e != Error::Ok) {
-    m["load_error"] = ErrorName(e);
-    return m;
-  }
-  auto meta = module.method_meta(name);
-  if (!meta.ok()) {
-    m["load_error"] = "its metadata: " + ErrorName(meta.error());
-    return m;
-  }
+// What to do with each method: load it, then (run) two runs compared, or
+// (bench) warm-up calls and timed calls, each bounded by a count or a time.
+struct Plan {
+  bool run = true;
+  bool bench = false;
+  int warmup = -1;               // calls; < 0: warmup_seconds
+  double warmup_seconds = 0.2;
+  int iters = 0;                 // calls; 0: duration_seconds
+  double duration_seconds = 3;
+};
+
+uint64_t Since(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+// bench: the warm-up calls, then the timed ones, each call's nanoseconds.
+void BenchMethod(Module& module, const std::string& name, const std::vector<EValue>& inputs, const Plan& plan, json& m) {
+  std::vector<uint64_t> warm, timed;
+  auto call = [&](std::vector<uint64_t>& into) {
+    const auto start = std::chrono::steady_clock::now();
+    auto out = module.execute(name, inputs);
+    into.push_back(Since(start));
+    if (!out.ok()) {
+      m["run_error"] = ErrorName(out.error());
+      return false;
+    }
+    json outputs = json::array();
+    for (const EValue& v : *out) {
+      uint64_t h = 0;
+      outputs.push_back(Describe(v, h));
+    }
+    m["outputs"] = outputs;
+    return true;
+  };
+  // A phase bounded by time stops at these many calls too (a program that
+  // takes 300 ns a call would otherwise make ten million timings in 3 s).
+  constexpr size_t kMaxWarmCalls = 100000, kMaxTimedCalls = 1000000;
+  const auto warm_start = std::chrono::steady_clock::now();
+  do {
+    if (!call(warm)) return;
+  } while (plan.warmup >= 0 ? static_cast<int>(warm.size()) < plan.warmup
+                            : Since(warm_start) < plan.warmup_seconds * 1e9 && warm.size() < kMaxWarmCalls);
+  const auto timed_start = std::chrono::steady_clock::now();
+  do {
+    if (!call(timed)) return;
+  } while (plan.iters > 0 ? static_cast<int>(timed.size()) < plan.iters
+                          : Since(timed_start) < plan.duration_seconds * 1e9 && timed.size() < kMaxTimedCalls);
+  m["wall_ns"] = Since(timed_start);
+  m["warmup_ns"] = warm;
+  m["latencies_ns"] = timed;
+  m["ran"] = true;
+}
+
+// The method's inputs from its metadata (`keep` holds the tensors); false,
+// with m["input_error"], for one tsctl cannot make.
+bool MakeInputs(Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
+                std::vector<EValue>& inputs, std::vector<TensorPtr>& keep, json& described, json& m) {
   // The method, for the values it holds for its scalar inputs.
   auto loaded = module.method(name);
   const executorch::runtime::Method* method = loaded.ok() ? *loaded : nullptr;
-  std::vector<EValue> inputs;
-  std::vector<TensorPtr> keep;
-  json described = json::array();
   uint64_t state = 0x5eed;
-  for (size_t i = 0; i < meta->num_inputs(); ++i) {
-    auto tag = meta->input_tag(i);
+  for (size_t i = 0; i < meta.num_inputs(); ++i) {
+    auto tag = meta.input_tag(i);
     if (!tag.ok()) {
       m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(tag.error());
-      return m;
+      return false;
     }
     if (*tag == Tag::Tensor) {
-      auto info = meta->input_tensor_meta(i);
+      auto info = meta.input_tensor_meta(i);
       if (!info.ok()) {
         m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(info.error());
-        return m;
+        return false;
       }
       keep.push_back(MakeInput(*info, state));
       inputs.emplace_back(keep.back());
@@ -169,12 +213,41 @@ json RunMethod(Module& module, const std::string& name, bool run_it) {
     } else {
       m["input_error"] = "input " + std::to_string(i) + " is of a kind tsctl cannot make (tag " +
                          std::to_string(static_cast<int>(*tag)) + ")";
-      m["inputs"] = described;
-      return m;
+      return false;
     }
   }
+  return true;
+}
+
+json RunMethod(Module& module, const std::string& name, const Plan& plan) {
+  json m = {{"name", name}};
+  // tsctl reads the runtime's log lines that follow as this method's.
+  std::fprintf(stderr, "%s%s\n", kMethodMark, name.c_str());
+  std::fflush(stderr);
+  const auto load_start = std::chrono::steady_clock::now();
+  if (Error e = module.load_method(name); e != Error::Ok) {
+    m["load_error"] = ErrorName(e);
+    return m;
+  }
+  m["load_ns"] = Since(load_start);
+  auto meta = module.method_meta(name);
+  if (!meta.ok()) {
+    m["load_error"] = "its metadata: " + ErrorName(meta.error());
+    return m;
+  }
+  std::vector<EValue> inputs;
+  std::vector<TensorPtr> keep;
+  json described = json::array();
+  if (!MakeInputs(module, name, *meta, inputs, keep, described, m)) {
+    m["inputs"] = described;
+    return m;
+  }
   m["inputs"] = described;
-  if (!run_it) return m;
+  if (!plan.run) return m;
+  if (plan.bench) {
+    BenchMethod(module, name, inputs, plan, m);
+    return m;
+  }
   std::vector<uint64_t> first;
   for (int run = 0; run < 2; ++run) {
     auto out = module.execute(name, inputs);
@@ -212,7 +285,8 @@ int main(int argc, char** argv) {
   std::string program, method;
   std::vector<std::string> data;
   tsctl::SandboxPolicy policy;
-  bool sandbox = true, run_it = true;
+  bool sandbox = true;
+  Plan plan;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -221,7 +295,12 @@ int main(int argc, char** argv) {
     else if (a == "--memory" && has_value) policy.address_space_bytes = std::stoull(argv[++i]);
     else if (a == "--cpu" && has_value) policy.cpu_seconds = std::stod(argv[++i]);
     else if (a == "--no-sandbox") sandbox = false;
-    else if (a == "--no-run") run_it = false;
+    else if (a == "--no-run") plan.run = false;
+    else if (a == "--bench") plan.bench = true;
+    else if (a == "--warmup" && has_value) plan.warmup = std::atoi(argv[++i]);
+    else if (a == "--warmup-seconds" && has_value) plan.warmup_seconds = std::atof(argv[++i]);
+    else if (a == "--iters" && has_value) plan.iters = std::atoi(argv[++i]);
+    else if (a == "--duration" && has_value) plan.duration_seconds = std::atof(argv[++i]);
     else program = a;
   }
   if (sandbox) {
@@ -233,22 +312,28 @@ int main(int argc, char** argv) {
   }
   executorch::runtime::runtime_init();
   json result = {{"runtime", "ExecuTorch"}};
+  const auto load_start = std::chrono::steady_clock::now();
   Module module = data.empty() ? Module(program, Module::LoadMode::File) : Module(program, data, Module::LoadMode::File);
   if (Error e = module.load(); e != Error::Ok) {
     result["program_error"] = ErrorName(e);
   } else if (auto names = module.method_names(); !names.ok()) {
     result["program_error"] = "its methods: " + ErrorName(names.error());
   } else {
+    result["program_load_ns"] = Since(load_start);
     if (sandbox) tsctl::LockFileWrites();
     std::vector<std::string> sorted(names->begin(), names->end());
     std::sort(sorted.begin(), sorted.end());
     json methods = json::array();
     for (const std::string& name : sorted) {
       if (!method.empty() && name != method) continue;
-      methods.push_back(RunMethod(module, name, run_it));
+      if (plan.bench && method.empty() && name != "forward" && names->count("forward")) continue;
+      methods.push_back(RunMethod(module, name, plan));
+      if (plan.bench) break;  // one method is timed
     }
     result["methods"] = methods;
   }
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) result["peak_rss_bytes"] = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
   std::fflush(stdout);
   std::fflush(stderr);
   tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));

@@ -55,6 +55,13 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
   if (!request.sandbox) args.push_back("--no-sandbox");
   if (!request.run) args.push_back("--no-run");
+  if (request.bench) {
+    args.push_back("--bench");
+    if (request.warmup >= 0) args.insert(args.end(), {"--warmup", std::to_string(request.warmup)});
+    else args.insert(args.end(), {"--warmup-seconds", std::to_string(request.warmup_seconds)});
+    if (request.iters > 0) args.insert(args.end(), {"--iters", std::to_string(request.iters)});
+    else args.insert(args.end(), {"--duration", std::to_string(request.duration_seconds)});
+  }
   return args;
 }
 

@@ -33,6 +33,14 @@ struct PteRunRequest {
   uint64_t memory_bytes = 0;       // address-space growth allowed; 0: none set
   bool sandbox = true;
   bool run = true;                 // false: load the program and its methods only
+  // bench: one method (`method`, else forward, else the first) timed:
+  // warm-up calls (a count >= 0, else seconds), then timed calls (a count
+  // > 0, else seconds).
+  bool bench = false;
+  int warmup = -1;
+  double warmup_seconds = 0.2;
+  int iters = 0;
+  double duration_seconds = 3;
 };
 
 struct PteRunOutcome {

@@ -91,7 +91,7 @@ TSCTL_CODEC(BenchOutput, name, desc, tensor)
 TSCTL_CODEC(OpStat, name, shapes, calls, total_ns, self_ns)
 TSCTL_CODEC_KEEPING(BenchResult, "saved_outputs, warmup_count, warmup_seconds, iters_count, duration_seconds",
                     path, method, device, inputs, input_tensors, input_source, settings, libtorch_version,
-            threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after,
+            threads, interop_threads, instances, load_ns, first_ns, warmup_ns, settled_after, runtime,
             latencies_ns, wall_ns, peak_rss_bytes, cuda_peak_bytes, ops, profiled_ns,
             profile_sample, api_usage, warnings, device_time, aoti, outputs)
 TSCTL_CODEC(CheckReport, inputs, matched, max_abs, error)

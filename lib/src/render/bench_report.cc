@@ -125,14 +125,17 @@ std::vector<std::string> BenchWarnings(const BenchResult& r, const Stats& s) {
                 "--duration, or --iters N, gives more)");
   }
   if (r.warmup_ns.empty()) {
-    w.push_back(std::string("no warm-up: the first calls of ") + (r.aoti ? "a model" : "a TorchScript model") +
+    w.push_back(std::string("no warm-up: the first calls of ") + (r.aoti || !r.runtime.empty() ? "a model" : "a TorchScript model") +
                 " are slow; the timings include them (use --warmup N)");
   }
   if (r.first_ns > 0 && s.median > 0 && static_cast<double>(r.first_ns) > 10 * s.median) {
-    // --optimized-execution is a TorchScript executor setting: not offered for a package.
+    // --optimized-execution is a TorchScript executor setting: not offered
+    // for a package or another runtime's program.
+    const bool torchscript = !r.aoti && r.runtime.empty();
     char buf[200];
-    std::snprintf(buf, sizeof buf, "first call took %.0fx the median: serve warm (Triton: model_warmup)%s",
-                  static_cast<double>(r.first_ns) / s.median, r.aoti ? "" : " or try --optimized-execution off");
+    std::snprintf(buf, sizeof buf, "first call took %.0fx the median: %s%s", static_cast<double>(r.first_ns) / s.median,
+                  r.runtime.empty() ? "serve warm (Triton: model_warmup)" : "serve warm (call it once after loading)",
+                  torchscript ? " or try --optimized-execution off" : "");
     w.push_back(buf);
   }
   return w;
@@ -198,6 +201,7 @@ nlohmann::json ToJson(const BenchResult& r, const std::vector<double>& percentil
   if (!r.saved_outputs.empty()) j["saved_outputs"] = r.saved_outputs;
   j["settings"] = r.settings;
   j["libtorch_version"] = r.libtorch_version;
+  if (!r.runtime.empty()) j["runtime"] = r.runtime;
   j["threads"] = r.threads;
   j["interop_threads"] = r.interop_threads;
   j["instances"] = r.instances;
@@ -274,8 +278,13 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
   std::string in;
   for (const auto& i : r.inputs) in += (in.empty() ? "" : ", ") + EscapeText(i);
   out << "inputs      " << (in.empty() ? "(none)" : in) << (r.input_source.empty() ? "" : "  from " + EscapeText(r.input_source)) << '\n';
-  out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
-      << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
+  if (r.runtime.empty()) {
+    out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
+        << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
+  } else {
+    out << "device      " << r.device << ", its threadpool's default threads, " << r.instances
+        << (r.instances == 1 ? " instance" : " instances") << ", " << EscapeText(r.runtime) << '\n';
+  }
   out << "settings    " << r.settings << '\n';
   out << "runs        " << RunsText(r) << '\n';
   if (!r.saved_outputs.empty()) out << "outputs     written to " << EscapeText(r.saved_outputs) << '\n';

@@ -3,6 +3,7 @@
 // in their first bytes (FlatBuffers' file identifier: ET.., FT.., BP..), or
 // by their names where the bytes are too few or odd to say (the reader then
 // says what they start with). Read by tsctl's own reader (lib/src/pte/).
+#include "../../commands/bench_pte.h"
 #include "../../commands/validate_internal.h"
 #include "tsctl/diff.h"
 #include "tsctl/error.h"
@@ -77,6 +78,7 @@ const Format kExecuTorchFormat = {
     .reads_pairs = true,
     .diff_pair = DiffPair,
     .report_pair = ReportPair,
+    .bench = BenchPte,
     .not_run = "the ExecuTorch program was not loaded or run",
 };
 

@@ -1,0 +1,22 @@
+// bench of an ExecuTorch program on ExecuTorch's runtime (the runner child,
+// pte_child.h): the executorch format's bench (tsctl/format.h).
+#pragma once
+
+#include <string>
+
+#include "tsctl/bench.h"
+
+namespace tsctl {
+
+// Times `o.method` (forward when the program has it and -m is the default,
+// else the first method) on inputs made from its metadata. Throws
+// tsctl::Error: kUsage for a flag a .pte does not take yet (one line naming
+// it), kUnavailable without a runtime in this build, kTorch when the program
+// or method does not load or run (the runtime's reason in the line).
+BenchResult BenchPte(const BenchOptions& o);
+
+// The .ptd named as the program beside it (model.pte: model.ptd), or "":
+// where validate and bench find a program's external tensors without --data.
+std::string PteDataBeside(const std::string& path);
+
+}  // namespace tsctl
