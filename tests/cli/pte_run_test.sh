@@ -18,7 +18,7 @@ expect() {  # expect EXIT PATTERN -- ARGS...: runs validate ARGS, checks its exi
   local got=0
   "$tsctl" validate "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
   [ "$got" = "$want" ] || { cat "$tmp/out" "$tmp/err" >&2; fail "validate $*: exit $got, not $want"; }
-  grep -Eq -- "$pattern" "$tmp/out" || { cat "$tmp/out" >&2; fail "validate $*: no line matching '$pattern'"; }
+  [ -z "$pattern" ] || grep -Eq -- "$pattern" "$tmp/out" || { cat "$tmp/out" >&2; fail "validate $*: no line matching '$pattern'"; }
 }
 
 # Programs that run: portable kernels, XNNPACK, two inputs.
@@ -38,6 +38,15 @@ assert a["result"] == "PASSED", a
 assert a["details"]["pte_runtime"].startswith("ExecuTorch "), a["details"]
 assert [c["id"] for c in a["checks"] if c["status"] == "PASS"][-4:] == ["pte.load", "pte.run", "pte.finite", "pte.deterministic"], a["checks"]
 PY
+
+# --input: the first tensor inputs, as for TorchScript; a shape the program
+# was not planned for is the runtime's FAIL, with its reason.
+expect 0 'PASS  pte.run +forward: ran on inputs from --input and its metadata \(float32\[2, 2\], float32\[2, 2\]\)' -- \
+  "$data/pte/add.pte" -i 2x2:float32:fill:0.5 -i 2x2:float32:ones
+expect 1 'FAIL  pte.run +forward: execute failed on inputs from --input.*float32\[3, 4\].*Error resizing tensor at input 0' -- \
+  "$data/pte/linear.pte" -i 3x4
+expect 2 '' -- "$data/pte/linear.pte" --arg x=1
+grep -q -- '--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program' "$tmp/err" || fail "--arg for a .pte: not the usage line"
 
 # An operator this runtime does not register: named, WARN, NOT RUN (exit 7), never a crash.
 /usr/bin/python3 - "$data/pte/add.pte" "$tmp/custom_op.pte" <<'PY'
@@ -98,6 +107,8 @@ bench_fails() {  # bench_fails EXIT PATTERN ARGS...: one line on stderr matching
   [ "$got" = "$want" ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -Eq -- "$pattern" "$tmp/err" ||
     { cat "$tmp/err" >&2; fail "bench $*: exit $got, not $want with one line matching '$pattern'"; }
 }
+"$tsctl" bench --iters 3 --warmup 1 -i 2x4:float32:ones "$data/pte/linear.pte" | grep -q '^inputs  *2x4:float32  from --input' ||
+  fail "bench -i of a .pte"
 bench_fails 2 'device cuda does not apply to an ExecuTorch program' --device cuda "$data/pte/add.pte"
 bench_fails 2 'holds tensors, not a program to time' "$data/pte/linear_external.ptd"
 bench_fails 5 'forward: .*tsctl validate says why' --iters 3 "$tmp/custom_op.pte"

@@ -10,6 +10,7 @@
 #include "torch_child_sandbox.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
+#include "tsctl/inputs.h"
 
 namespace tsctl {
 namespace {
@@ -19,11 +20,11 @@ using nlohmann::json;
 // The flags a .pte does not take (yet): one usage line naming the first.
 void RequirePteFlags(const BenchOptions& o) {
   auto refuse = [](const std::string& what) {
-    throw Error(ErrorKind::kUsage, what + " does not apply to an ExecuTorch program (it runs on inputs made from its "
-                                          "metadata, on ExecuTorch's CPU runtime, one instance)");
+    throw Error(ErrorKind::kUsage, what + " does not apply to an ExecuTorch program (it runs on inputs from --input "
+                                          "and its metadata, on ExecuTorch's CPU runtime, one instance)");
   };
-  if (!o.inputs.empty() || !o.args.empty() || !o.load_inputs_path.empty() || !o.data_loader.empty()) {
-    refuse("--input, --arg, --load-inputs and --data-loader");
+  if (!o.args.empty() || !o.load_inputs_path.empty() || !o.data_loader.empty()) {
+    refuse("--arg, --load-inputs and --data-loader");
   }
   if (!o.device.empty() && o.device != "cpu") refuse("--device " + o.device);
   if (o.instances > 1) refuse("--instances");
@@ -63,6 +64,7 @@ BenchResult BenchPte(const BenchOptions& o) {
   // A program's tensors kept in a .ptd: the one named as the program beside it.
   if (std::string data = PteDataBeside(o.path); !data.empty()) request.data.push_back(data);
   request.method = o.method == "forward" ? "" : o.method;
+  for (const InputSpec& in : o.inputs) request.inputs.push_back(in.ToString());
   request.timeout_seconds = o.timeout_seconds;
   request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
   request.sandbox = SandboxOn();
@@ -101,7 +103,7 @@ BenchResult BenchPte(const BenchOptions& o) {
   b.device = "cpu";
   b.runtime = PteRuntimeVersion();
   b.settings = "ExecuTorch's defaults (optimized and quantized CPU kernels, XNNPACK)";
-  b.input_source = "the method's metadata";
+  b.input_source = o.inputs.empty() ? "the method's metadata" : "--input and the method's metadata";
   for (const json& in : m.value("inputs", json::array())) {
     b.inputs.push_back(Shape(in));
     b.input_tensors.push_back(std::nullopt);

@@ -15,6 +15,7 @@
 #include "torch_child_sandbox.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
+#include "tsctl/inputs.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -107,7 +108,8 @@ void Skip(std::vector<CheckResult>& out, const std::string& why) {
   out.push_back({check::kPteLoad, CheckStatus::kSkip, "not run: " + why});
 }
 
-void MethodChecks(const json& m, const std::string& log, std::vector<CheckResult>& out, bool& loaded_all) {
+void MethodChecks(const json& m, const std::string& log, const std::string& from, std::vector<CheckResult>& out,
+                  bool& loaded_all) {
   const std::string name = m.value("name", "?");
   const RuntimeSaid said = ReadRuntimeLog(LogOf(log, name));
   const std::string prefix = name + ": ";
@@ -133,12 +135,12 @@ void MethodChecks(const json& m, const std::string& log, std::vector<CheckResult
   run.model_ran = true;
   if (m.contains("run_error")) {
     run.status = CheckStatus::kFail;
-    run.message = prefix + "execute failed on inputs from its metadata (" + Shapes(m.value("inputs", json::array())) +
+    run.message = prefix + "execute failed on inputs from " + from + " (" + Shapes(m.value("inputs", json::array())) +
                   "): " + m["run_error"].get<std::string>() + (said.last_error.empty() ? "" : "; the runtime said: " + said.last_error);
     out.push_back(run);
     return;
   }
-  run.message = prefix + "ran on inputs from its metadata (" + Shapes(m.value("inputs", json::array())) + "): " +
+  run.message = prefix + "ran on inputs from " + from + " (" + Shapes(m.value("inputs", json::array())) + "): " +
                 Shapes(m.value("outputs", json::array()));
   out.push_back(run);
   std::vector<std::string> nonfinite;
@@ -180,8 +182,13 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   std::vector<CheckResult>& out = report.checks;
   if (!options.load) return;
   if (std::string why = NotHanded(path, out); !why.empty()) return Skip(out, why);
+  if (!options.args.empty() || !options.load_inputs_path.empty() || !options.data_loader.empty()) {
+    throw Error(ErrorKind::kUsage, "--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program yet "
+                                   "(--input does: its first tensor inputs)");
+  }
   PteRunRequest request;
   request.program = path;
+  for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
   request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
   request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
@@ -228,7 +235,8 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   }
   const size_t before = out.size();
   bool loaded_all = true;
-  for (const json& m : methods) MethodChecks(m, log, out, loaded_all);
+  const std::string from = options.inputs.empty() ? "its metadata" : "--input and its metadata";
+  for (const json& m : methods) MethodChecks(m, log, from, out, loaded_all);
   if (!loaded_all) {
     // A method this runtime cannot load: the program did not run as a
     // whole, whatever its other methods did (NOT RUN, pte.load says why).

@@ -35,6 +35,7 @@
 #include "process.h"
 #include "sandbox.h"
 #include "tsctl/dtype.h"
+#include "tsctl/inputs.h"
 
 // Module::method and Method::get_input are marked deprecated; they are the
 // way to the values a program holds for its scalar inputs.
@@ -65,16 +66,56 @@ std::string ErrorName(Error e) { return std::string(executorch::runtime::to_stri
 // An input tensor of `info`'s dtype and sizes: floating types uniform in
 // [0, 1) from a fixed generator (the same values every run), integer types
 // zeros (a safe index), bool false.
-TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, uint64_t& state) {
+// The next value of a fixed generator in [0, 1).
+double Next(uint64_t& state) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  return static_cast<double>(state >> 11) / static_cast<double>(uint64_t{1} << 53);
+}
+
+// Element `i` of `p` (of dtype `d`) set to `v` (integers truncated, bool v != 0).
+void Put(void* p, const tsctl::DtypeInfo& d, ssize_t i, double v) {
+  if (d.kind == tsctl::DtypeKind::kFloat && d.size == 4) static_cast<float*>(p)[i] = static_cast<float>(v);
+  else if (d.kind == tsctl::DtypeKind::kFloat && d.size == 8) static_cast<double*>(p)[i] = v;
+  else if (d.kind == tsctl::DtypeKind::kBool) static_cast<bool*>(p)[i] = v != 0;
+  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 8) static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
+  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 4) static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 2) static_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
+  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 1) static_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
+  else if (d.kind == tsctl::DtypeKind::kUnsigned && d.size == 1) static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
+}
+
+// An input tensor. From the metadata (`spec` null): its dtype and sizes,
+// floating types uniform in [0, 1) from a fixed generator (the same values
+// every run), other dtypes zeros (a safe index). From --input (`spec`): its
+// shape, dtype and fill, as tsctl's inputs are filled (docs/manual/pte.md):
+// random is uniform [0, 1) for floating types and integers in [0, 10).
+TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const tsctl::InputSpec* spec, uint64_t& state) {
   std::vector<executorch::aten::SizesType> sizes(info.sizes().begin(), info.sizes().end());
-  TensorPtr t = executorch::extension::zeros(sizes, info.scalar_type());
-  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(static_cast<int>(info.scalar_type()));
-  if (d && d->kind == tsctl::DtypeKind::kFloat && d->size == 4) {
-    float* p = t->mutable_data_ptr<float>();
-    for (ssize_t i = 0; i < t->numel(); ++i) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      p[i] = static_cast<float>(state >> 40) / static_cast<float>(uint64_t{1} << 24);
+  auto type = info.scalar_type();
+  if (spec) {
+    sizes.assign(spec->shape.begin(), spec->shape.end());
+    if (const tsctl::DtypeInfo* d = tsctl::DtypeByName(spec->dtype)) type = static_cast<executorch::aten::ScalarType>(tsctl::DtypeValue(*d));
+  }
+  TensorPtr t = executorch::extension::zeros(sizes, type);
+  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(static_cast<int>(type));
+  if (!d) return t;
+  using Fill = tsctl::InputSpec::Fill;
+  const Fill fill = spec ? spec->fill : d->kind == tsctl::DtypeKind::kFloat ? Fill::kUniform : Fill::kZeros;
+  const double low = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->low : 0;
+  const double high = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->high : 1;
+  const bool floating = d->kind == tsctl::DtypeKind::kFloat;
+  void* p = t->mutable_data_ptr();
+  for (ssize_t i = 0; i < t->numel(); ++i) {
+    double v = 0;
+    switch (fill) {
+      case Fill::kZeros: v = 0; break;
+      case Fill::kOnes: v = 1; break;
+      case Fill::kConstant: v = spec->value; break;
+      case Fill::kUniform: v = low + (high - low) * Next(state); break;
+      case Fill::kRandint: v = std::floor(low + (high - low) * Next(state)); break;
+      case Fill::kRandom: v = floating ? Next(state) : d->kind == tsctl::DtypeKind::kBool ? Next(state) < 0.5 : std::floor(10 * Next(state)); break;
     }
+    Put(p, *d, i, v);
   }
   return t;
 }
@@ -129,6 +170,7 @@ struct Plan {
   double warmup_seconds = 0.2;
   int iters = 0;                 // calls; 0: duration_seconds
   double duration_seconds = 3;
+  std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
 };
 
 uint64_t Since(std::chrono::steady_clock::time_point start) {
@@ -177,7 +219,8 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
 // The method's inputs from its metadata (`keep` holds the tensors); false,
 // with m["input_error"], for one tsctl cannot make.
 bool MakeInputs(Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
-                std::vector<EValue>& inputs, std::vector<TensorPtr>& keep, json& described, json& m) {
+                const std::vector<tsctl::InputSpec>& specs, std::vector<EValue>& inputs, std::vector<TensorPtr>& keep,
+                json& described, json& m) {
   // The method, for the values it holds for its scalar inputs.
   auto loaded = module.method(name);
   const executorch::runtime::Method* method = loaded.ok() ? *loaded : nullptr;
@@ -194,11 +237,12 @@ bool MakeInputs(Module& module, const std::string& name, const executorch::runti
         m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(info.error());
         return false;
       }
-      keep.push_back(MakeInput(*info, state));
+      // --input fills the first positions, as for TorchScript.
+      keep.push_back(MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
       inputs.emplace_back(keep.back());
       described.push_back({{"kind", "tensor"},
-                           {"dtype", DtypeName(static_cast<int>(info->scalar_type()))},
-                           {"shape", std::vector<int64_t>(info->sizes().begin(), info->sizes().end())}});
+                           {"dtype", DtypeName(static_cast<int>(keep.back()->scalar_type()))},
+                           {"shape", std::vector<int64_t>(keep.back()->sizes().begin(), keep.back()->sizes().end())}});
     } else if (*tag == Tag::Int || *tag == Tag::Double || *tag == Tag::Bool) {
       // A scalar input is the value the program holds for it: ExecuTorch
       // refuses any other ("should have the same value as the input_evalue").
@@ -238,7 +282,7 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan) {
   std::vector<EValue> inputs;
   std::vector<TensorPtr> keep;
   json described = json::array();
-  if (!MakeInputs(module, name, *meta, inputs, keep, described, m)) {
+  if (!MakeInputs(module, name, *meta, plan.inputs, inputs, keep, described, m)) {
     m["inputs"] = described;
     return m;
   }
@@ -273,6 +317,28 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan) {
   return m;
 }
 
+// The command line after --result-fd 3 (tsctl's; pte_child.cc writes it).
+void ParseArgs(int argc, char** argv, std::string& program, std::string& method, std::vector<std::string>& data,
+               tsctl::SandboxPolicy& policy, bool& sandbox, Plan& plan) {
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (a == "--data" && has_value) data.push_back(argv[++i]);
+    else if (a == "--method" && has_value) method = argv[++i];
+    else if (a == "--memory" && has_value) policy.address_space_bytes = std::stoull(argv[++i]);
+    else if (a == "--cpu" && has_value) policy.cpu_seconds = std::stod(argv[++i]);
+    else if (a == "--no-sandbox") sandbox = false;
+    else if (a == "--no-run") plan.run = false;
+    else if (a == "--bench") plan.bench = true;
+    else if (a == "--input" && has_value) plan.inputs.push_back(tsctl::ParseInputSpec(argv[++i]));
+    else if (a == "--warmup" && has_value) plan.warmup = std::atoi(argv[++i]);
+    else if (a == "--warmup-seconds" && has_value) plan.warmup_seconds = std::atof(argv[++i]);
+    else if (a == "--iters" && has_value) plan.iters = std::atoi(argv[++i]);
+    else if (a == "--duration" && has_value) plan.duration_seconds = std::atof(argv[++i]);
+    else program = a;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,21 +353,11 @@ int main(int argc, char** argv) {
   tsctl::SandboxPolicy policy;
   bool sandbox = true;
   Plan plan;
-  for (int i = 3; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--data" && has_value) data.push_back(argv[++i]);
-    else if (a == "--method" && has_value) method = argv[++i];
-    else if (a == "--memory" && has_value) policy.address_space_bytes = std::stoull(argv[++i]);
-    else if (a == "--cpu" && has_value) policy.cpu_seconds = std::stod(argv[++i]);
-    else if (a == "--no-sandbox") sandbox = false;
-    else if (a == "--no-run") plan.run = false;
-    else if (a == "--bench") plan.bench = true;
-    else if (a == "--warmup" && has_value) plan.warmup = std::atoi(argv[++i]);
-    else if (a == "--warmup-seconds" && has_value) plan.warmup_seconds = std::atof(argv[++i]);
-    else if (a == "--iters" && has_value) plan.iters = std::atoi(argv[++i]);
-    else if (a == "--duration" && has_value) plan.duration_seconds = std::atof(argv[++i]);
-    else program = a;
+  try {
+    ParseArgs(argc, argv, program, method, data, policy, sandbox, plan);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tsctl-pte-runner: %s\n", e.what());
+    return 2;
   }
   if (sandbox) {
     policy.profile = tsctl::SandboxPolicy::Profile::kArchive;

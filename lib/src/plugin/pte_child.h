@@ -29,6 +29,7 @@ struct PteRunRequest {
   std::string program;             // the .pte (or /proc/self/fd/N of the checked one)
   std::vector<std::string> data;   // .ptd files
   std::string method;              // "": every method
+  std::vector<std::string> inputs; // --input specs (InputSpec::ToString): the first tensor inputs
   double timeout_seconds = 60;
   uint64_t memory_bytes = 0;       // address-space growth allowed; 0: none set
   bool sandbox = true;
