@@ -44,6 +44,13 @@ std::string Shape(const json& v) {
 
 }  // namespace
 
+std::string PteIdentifier(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head ? std::string(head + 4, 2) : "";
+}
+
 std::string PteDataBeside(const std::string& path) {
   std::filesystem::path ptd(path);
   ptd.replace_extension(".ptd");
@@ -53,10 +60,7 @@ std::string PteDataBeside(const std::string& path) {
 
 BenchResult BenchPte(const BenchOptions& o) {
   RequirePteFlags(o);
-  std::ifstream in(o.path, std::ios::binary);
-  char head[8] = {};
-  in.read(head, sizeof head);
-  const std::string id = in.gcount() == sizeof head ? std::string(head + 4, 2) : "";
+  const std::string id = PteIdentifier(o.path);
   if (id == "FT") throw Error(ErrorKind::kUsage, "an ExecuTorch data file (.ptd) holds tensors, not a program to time");
   if (id == "BP") throw Error(ErrorKind::kUsage, "a bundled program (.bpte): bench times a .pte program");
   PteRunRequest request;

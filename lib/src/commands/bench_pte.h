@@ -15,6 +15,10 @@ namespace tsctl {
 // or method does not load or run (the runtime's reason in the line).
 BenchResult BenchPte(const BenchOptions& o);
 
+// The file's ExecuTorch identifier (FlatBuffers' file identifier, bytes 4-5):
+// "ET" a program, "FT" a .ptd, "BP" a bundled program; "" for a shorter file.
+std::string PteIdentifier(const std::string& path);
+
 // The .ptd named as the program beside it (model.pte: model.ptd), or "":
 // where validate and bench find a program's external tensors without --data.
 std::string PteDataBeside(const std::string& path);

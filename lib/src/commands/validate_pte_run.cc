@@ -5,11 +5,11 @@
 // pte.deterministic (two runs). The runtime runs in a child of its own
 // (pte_child.h), confined like the LibTorch children.
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "../text/json_util.h"
+#include "bench_pte.h"
 #include "pte_child.h"
 #include "torch_child.h"
 #include "torch_child_sandbox.h"
@@ -96,14 +96,6 @@ std::string Shapes(const json& list) {
   return s.empty() ? "none" : s;
 }
 
-// The file's kind by its identifier (bytes 4-5): "ET" program, "FT" data, "BP" bundled program.
-std::string Identifier(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[8] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head ? std::string(head + 4, 2) : "";
-}
-
 void Skip(std::vector<CheckResult>& out, const std::string& why) {
   out.push_back({check::kPteLoad, CheckStatus::kSkip, "not run: " + why});
 }
@@ -161,7 +153,7 @@ std::string NotHanded(const std::string& path, const std::vector<CheckResult>& o
   for (const CheckResult& c : out) {
     if (c.status == CheckStatus::kFail && c.id == check::kPteFormat) return "ExecuTorch is not given a file that fails pte.format";
   }
-  const std::string id = Identifier(path);
+  const std::string id = PteIdentifier(path);
   if (id == "FT") return "an ExecuTorch data file (.ptd) holds tensors, not a program to run";
   if (id == "BP") return "a bundled program (.bpte): tsctl does not run its test cases yet";
   if (!PteRuntimeBuilt()) return "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)";
