@@ -111,6 +111,8 @@ bench_fails() {  # bench_fails EXIT PATTERN ARGS...: one line on stderr matching
   fail "bench -i of a .pte"
 bench_fails 2 'device cuda does not apply to an ExecuTorch program' --device cuda "$data/pte/add.pte"
 bench_fails 2 'holds tensors, not a program to time' "$data/pte/linear_external.ptd"
+head -c 100 "$data/pte/linear.pte" >"$tmp/truncated.pte"
+bench_fails 4 'past the end of the file' "$tmp/truncated.pte"   # the reader's line: never handed to the runtime
 bench_fails 5 'forward: .*tsctl validate says why' --iters 3 "$tmp/custom_op.pte"
 
 # The runner is tsctl's child, not a command: started by hand it says so.

@@ -11,6 +11,7 @@
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/inputs.h"
+#include "tsctl/pte.h"
 
 namespace tsctl {
 namespace {
@@ -60,6 +61,9 @@ std::string PteDataBeside(const std::string& path) {
 
 BenchResult BenchPte(const BenchOptions& o) {
   RequirePteFlags(o);
+  // The static reading first, as validate's pte.format: the runtime is never
+  // given a file tsctl's reader refuses (its one line, kFormat).
+  ReadPte(o.path);
   const std::string id = PteIdentifier(o.path);
   if (id == "FT") throw Error(ErrorKind::kUsage, "an ExecuTorch data file (.ptd) holds tensors, not a program to time");
   if (id == "BP") throw Error(ErrorKind::kUsage, "a bundled program (.bpte): bench times a .pte program");
