@@ -239,7 +239,7 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "ExecuTorch: the operators the target runtime registers (one name.overload a line, or a "
                   "selected_operators.yaml); a .pte calling another fails pte.kernels");
   sub->add_option("--data", f->options.pte_data_path,
-                  "ExecuTorch: the .ptd that holds a .pte's external tensors (checked by pte.data)");
+                  "ExecuTorch: the .ptd that holds a .pte's external tensors (checked by pte.data, given to the runtime; default: the .ptd named as the program beside it)");
   sub->add_option("--allow-delegates", f->allow_delegates,
                   "ExecuTorch: comma-separated backend ids a .pte may delegate to (XnnpackBackend,...); others fail pte.delegates");
   sub->add_flag("--list-ops", f->list_ops, "Print the operators the methods call, one per line, instead of a report");
