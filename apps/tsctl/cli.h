@@ -60,6 +60,7 @@ RunFn BindScript(CLI::App* sub, const GlobalOptions& global);
 RunFn BindExport(CLI::App* sub, const GlobalOptions& global);
 RunFn BindMigrate(CLI::App* sub, const GlobalOptions& global);
 RunFn BindReport(CLI::App* sub, const GlobalOptions& global);
+RunFn BindCompat(CLI::App* sub, const GlobalOptions& global);
 
 // Adds `--format` with `choices` (the first is the default) and `--json`, an
 // alias of `--format json`, parsed once into `format`.

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "tsctl/compat.h"
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
 #include "tsctl/torch_backend.h"
@@ -34,6 +35,8 @@ const Tool kTools[] = {
      kNeedsLibTorch | kNeedsPython, BindScript},
     {"export", "Export a Python model with torch.export into a .pt2 (--aoti: an AOTInductor package), checked against it",
      kNeedsLibTorch | kNeedsPythonAlways, BindExport},
+    {"compat", "Will an archive load on a runtime (torch==X.Y, executorch==X.Y.Z, this host)? Answered without loading it",
+     kNeedsArchive, BindCompat},
     {"migrate", "Convert TorchScript archives to .pt2 with torch's converter, verified against them before anything is written",
      kNeedsArchive | kNeedsLibTorch | kNeedsPythonConverter, BindMigrate},
 };
@@ -77,6 +80,9 @@ void PrintVersion() {
                                                "(scripts/install_executorch_sdk.sh, then build again)"
                                              : "runtime " + pte + " (validate runs .pte programs)")
             << '\n';
+  std::string releases;
+  for (const std::string& n : tsctl::CompatDataNames()) releases += (releases.empty() ? "" : ", ") + n;
+  std::cout << "compat data " << tsctl::CompatDataDate() << " (" << releases << ")\n";
   std::cout << "python " << (tsctl::PythonSupportBuilt() ? "embedding built in (trace/script --python, export)" : "not built in (no Python development files at build time)") << '\n';
 }
 
@@ -106,7 +112,7 @@ int CheckCommandName(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tsctl: inspect, graph, code, diff, report, stamp, validate, bench, trace, script, export and migrate TorchScript archives and .pt2 files", "tsctl"};
+  CLI::App app{"tsctl: inspect, graph, code, diff, report, stamp, validate, bench, trace, script, export, compat and migrate TorchScript archives and .pt2 files", "tsctl"};
   app.require_subcommand(0, 1);
   app.fallthrough();
   GlobalOptions global;

@@ -57,6 +57,10 @@ cases = [
     ("graph", ["graph", "--format", "json", f"{td}/pt2/two_input.pt2"], {0}),
     ("validate", ["validate", "--format", "json", "--no-load", f"{td}/pt2/cnn.pt2"], {0}),
     ("diff", ["diff", "--format", "json", f"{td}/pt2/cnn.pt2", f"{td}/pt2/cnn_weight.pt2"], {1}),
+    # compat: every format, every kind of target
+    ("compat", ["compat", "--format", "json", "--target", "torch==1.13", "--target", "torch==2.15", "--target", "host",
+                "--target", "executorch==1.5.1", f"{td}/traced_cnn.pt", f"{td}/mobile.ptl", f"{td}/pt2/cnn.pt2",
+                f"{td}/pt2/cnn_aoti_stub.pt2", f"{td}/pte/linear_xnnpack.pte", f"{td}/pte/linear_external.ptd"], {1}),
 ]
 for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
     if name.endswith(".pt2"):

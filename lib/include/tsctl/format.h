@@ -18,6 +18,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/bench.h"
 #include "tsctl/code.h"
+#include "tsctl/compat.h"
 #include "tsctl/diff.h"
 #include "tsctl/output.h"
 #include "tsctl/report.h"
@@ -102,6 +103,8 @@ struct Format {
   // bench, where the format has a runner of its own (ExecuTorch's); nullptr:
   // LibTorch's (tsctl/torch_backend.h's Bench, TorchScript and .pt2).
   BenchResult (*bench)(const BenchOptions& options) = nullptr;
+  // compat: what loading a file of this format needs, read without loading it.
+  CompatNeeds (*compat)(const OpenedFile& file) = nullptr;
   // validate's NOT RUN: why a file of this format was not run where no
   // check says ("" for the default).
   const char* not_run = "";

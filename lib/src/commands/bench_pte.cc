@@ -137,4 +137,11 @@ BenchResult BenchPte(const BenchOptions& o) {
   return b;
 }
 
+std::set<std::string> PteDataKeys(const PteFile& data) {
+  std::set<std::string> keys;
+  for (const PteDataTensor& t : data.flat_tensor.tensors) keys.insert(t.fqn);
+  for (const PteNamedData& n : data.flat_tensor.named_data) keys.insert(n.key);
+  return keys;
+}
+
 }  // namespace tsctl

@@ -2,9 +2,11 @@
 // pte_child.h): the executorch format's bench (tsctl/format.h).
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "tsctl/bench.h"
+#include "tsctl/pte.h"
 
 namespace tsctl {
 
@@ -22,5 +24,7 @@ std::string PteIdentifier(const std::string& path);
 // The .ptd named as the program beside it (model.pte: model.ptd), or "":
 // where validate and bench find a program's external tensors without --data.
 std::string PteDataBeside(const std::string& path);
+// The names a .ptd holds: FT01's tensors and its named data keys.
+std::set<std::string> PteDataKeys(const PteFile& data);
 
 }  // namespace tsctl

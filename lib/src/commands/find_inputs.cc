@@ -1,5 +1,7 @@
 #include "find_inputs.h"
 
+#include "compat_internal.h"
+
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "torch_child.h"
@@ -32,7 +34,10 @@ FoundInputs FindInputs(const std::string& path, const RunSpec& spec,
     return f;
   }
   ModelCheckResult r = std::move(child).Take<ModelCheckResult>("trying inferred inputs");
-  if (!r.loaded) throw Error(ErrorKind::kTorch, "LibTorch cannot load it: " + r.load_error);
+  if (!r.loaded) {
+    throw Error(ErrorKind::kTorch,
+                "LibTorch cannot load it: " + r.load_error + CompatLoadNote(r.load_error, TSCTL_LIBTORCH_VERSION));
+  }
   if (!r.method_found) return f;  // the caller reports the missing method with its own words
   if (!r.ran) {
     f.why = !r.run_skipped.empty() ? r.run_skipped : r.run_error;

@@ -19,6 +19,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
 #include "bench_sweep.h"
+#include "compat_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "find_inputs.h"
@@ -151,8 +152,19 @@ BenchResult Bench(BenchOptions options) {
   const std::string save_to = options.save_outputs_path;
   std::optional<TempFile> saved;
   if (!save_to.empty()) options.save_outputs_path = saved.emplace(OutputSuffix(save_to)).path;
-  BenchResult r = RunTorchChild(BenchRequest{.options = options}, {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes, .max_output_bytes = options.max_output_bytes},
-                                options.progress).Take<BenchResult>("benchmarking");
+  BenchResult r;
+  try {
+    r = RunTorchChild(BenchRequest{.options = options},
+                      {.timeout_seconds = options.timeout_seconds, .memory_bytes = options.memory_limit_bytes,
+                       .max_output_bytes = options.max_output_bytes},
+                      options.progress)
+            .Take<BenchResult>("benchmarking");
+  } catch (const Error& e) {
+    // LibTorch's load error naming what it lacks: which releases have it.
+    const std::string note = e.kind() == ErrorKind::kTorch ? CompatLoadNote(e.what(), TSCTL_LIBTORCH_VERSION) : "";
+    if (note.empty()) throw;
+    throw Error(e.kind(), e.what() + note, e.detail());
+  }
   r.warmup_count = options.warmup;
   r.warmup_seconds = options.warmup >= 0 ? 0 : options.warmup_seconds;
   r.iters_count = options.iters;

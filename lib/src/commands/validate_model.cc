@@ -12,6 +12,7 @@
 #include "tsctl/torch_backend.h"
 #include "torch_child.h"
 #include "torch_child_codec.h"
+#include "compat_internal.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -231,7 +232,8 @@ class MethodChecks {
                                        : "the lite interpreter (_load_for_mobile) cannot load it: " + r.mobile_error});
     }
     if (!r.loaded) {
-      out_.push_back({check::kTorchLoad, CheckStatus::kFail, "LibTorch cannot load it: " + r.load_error});
+      out_.push_back({check::kTorchLoad, CheckStatus::kFail,
+                      "LibTorch cannot load it: " + r.load_error + CompatLoadNote(r.load_error, TSCTL_LIBTORCH_VERSION)});
       return Next::kStop;
     }
     const bool torchscript = m_.pt2.kind == Pt2RunSpec::Kind::kNone;

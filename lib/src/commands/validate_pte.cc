@@ -152,13 +152,7 @@ void CheckDelegates(const PteProgram& p, const ValidateOptions& o, std::vector<C
   }
 }
 
-// The names a .ptd holds: FT01's tensors and its named data keys.
-std::set<std::string> DataKeys(const PteFile& d) {
-  std::set<std::string> keys;
-  for (const PteDataTensor& t : d.flat_tensor.tensors) keys.insert(t.fqn);
-  for (const PteNamedData& n : d.flat_tensor.named_data) keys.insert(n.key);
-  return keys;
-}
+
 
 // pte.data; returns the .ptd the external tensors are in (--data, or the one
 // found beside the program) or "" where none is needed or known.
@@ -190,7 +184,7 @@ std::string CheckData(const std::string& path, const PteProgram& p, ValidateOpti
     throw Error(ErrorKind::kUsage, "--data " + o.pte_data_path + ": not a .ptd (it is an ExecuTorch " +
                                        PteKindName(data.kind) + ")");
   }
-  const std::set<std::string> keys = DataKeys(data);
+  const std::set<std::string> keys = PteDataKeys(data);
   std::vector<std::string> missing;
   for (const std::string& k : external) {
     if (!keys.count(k)) missing.push_back(EscapeText(k));

@@ -13,6 +13,9 @@
 //   tsctl-pte-runner --result-fd 3 PROGRAM [--data PTD]... [--method NAME] [--memory BYTES]
 //                    [--cpu SECONDS] [--no-sandbox] [--no-run]
 //                    [--bench [--warmup N | --warmup-seconds S] [--iters N | --duration S]]
+//   tsctl-pte-runner --result-fd 3 --registry [--no-sandbox]
+//     what this runtime registers (tsctl compat): every kernel (operator
+//     name and kernel key) and every backend, as the result; no program.
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
@@ -33,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.h"
+#include "runner_support.h"
 #include "sandbox.h"
 #include "tsctl/dtype.h"
 #include "tsctl/inputs.h"
@@ -63,27 +67,6 @@ std::string DtypeName(int value) {
 
 std::string ErrorName(Error e) { return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")"; }
 
-// An input tensor of `info`'s dtype and sizes: floating types uniform in
-// [0, 1) from a fixed generator (the same values every run), integer types
-// zeros (a safe index), bool false.
-// The next value of a fixed generator in [0, 1).
-double Next(uint64_t& state) {
-  state = state * 6364136223846793005ull + 1442695040888963407ull;
-  return static_cast<double>(state >> 11) / static_cast<double>(uint64_t{1} << 53);
-}
-
-// Element `i` of `p` (of dtype `d`) set to `v` (integers truncated, bool v != 0).
-void Put(void* p, const tsctl::DtypeInfo& d, ssize_t i, double v) {
-  if (d.kind == tsctl::DtypeKind::kFloat && d.size == 4) static_cast<float*>(p)[i] = static_cast<float>(v);
-  else if (d.kind == tsctl::DtypeKind::kFloat && d.size == 8) static_cast<double*>(p)[i] = v;
-  else if (d.kind == tsctl::DtypeKind::kBool) static_cast<bool*>(p)[i] = v != 0;
-  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 8) static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
-  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 4) static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
-  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 2) static_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
-  else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 1) static_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
-  else if (d.kind == tsctl::DtypeKind::kUnsigned && d.size == 1) static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
-}
-
 // An input tensor. From the metadata (`spec` null): its dtype and sizes,
 // floating types uniform in [0, 1) from a fixed generator (the same values
 // every run), other dtypes zeros (a safe index). From --input (`spec`): its
@@ -111,11 +94,11 @@ TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const tsctl::In
       case Fill::kZeros: v = 0; break;
       case Fill::kOnes: v = 1; break;
       case Fill::kConstant: v = spec->value; break;
-      case Fill::kUniform: v = low + (high - low) * Next(state); break;
-      case Fill::kRandint: v = std::floor(low + (high - low) * Next(state)); break;
-      case Fill::kRandom: v = floating ? Next(state) : d->kind == tsctl::DtypeKind::kBool ? Next(state) < 0.5 : std::floor(10 * Next(state)); break;
+      case Fill::kUniform: v = low + (high - low) * tsctl::NextUniform(state); break;
+      case Fill::kRandint: v = std::floor(low + (high - low) * tsctl::NextUniform(state)); break;
+      case Fill::kRandom: v = floating ? tsctl::NextUniform(state) : d->kind == tsctl::DtypeKind::kBool ? tsctl::NextUniform(state) < 0.5 : std::floor(10 * tsctl::NextUniform(state)); break;
     }
-    Put(p, *d, i, v);
+    tsctl::PutElement(p, *d, i, v);
   }
   return t;
 }
@@ -166,6 +149,7 @@ json Describe(const EValue& v, uint64_t& hash) {
 struct Plan {
   bool run = true;
   bool bench = false;
+  bool registry = false;         // --registry: list kernels and backends, no program
   int warmup = -1;               // calls; < 0: warmup_seconds
   double warmup_seconds = 0.2;
   int iters = 0;                 // calls; 0: duration_seconds
@@ -330,6 +314,7 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--no-sandbox") sandbox = false;
     else if (a == "--no-run") plan.run = false;
     else if (a == "--bench") plan.bench = true;
+    else if (a == "--registry") plan.registry = true;
     else if (a == "--input" && has_value) plan.inputs.push_back(tsctl::ParseInputSpec(argv[++i]));
     else if (a == "--warmup" && has_value) plan.warmup = std::atoi(argv[++i]);
     else if (a == "--warmup-seconds" && has_value) plan.warmup_seconds = std::atof(argv[++i]);
@@ -359,10 +344,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tsctl-pte-runner: %s\n", e.what());
     return 2;
   }
+  if (plan.registry) {  // no program is read: the registry, and the library it is compiled into, before any sandbox
+    executorch::runtime::runtime_init();
+    json result = {{"runtime", "ExecuTorch"}};
+    result.update(tsctl::Registry());
+    tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));
+    _exit(0);
+  }
   if (sandbox) {
     policy.profile = tsctl::SandboxPolicy::Profile::kArchive;
     policy.read_files = data;
-    policy.read_files.push_back(program);
+    if (!program.empty()) policy.read_files.push_back(program);
     policy.keep_fds = {kResultFd};
     tsctl::EnterSandbox(policy, kResultFd, kSandboxFrame);
   }

@@ -12,3 +12,11 @@ std::string InspectZipArchive(const OpenedFile& file, const InspectRequest& requ
 std::string ZipArchivePage(const OpenedFile& file, const PageRequest& request);
 
 }  // namespace tsctl
+
+namespace tsctl {
+
+// compat: what loading needs (torchscript/torchscript_compat.cc, pt2/pt2_compat.cc).
+CompatNeeds TorchScriptNeeds(const OpenedFile& file);
+CompatNeeds Pt2Needs(const OpenedFile& file);
+
+}  // namespace tsctl

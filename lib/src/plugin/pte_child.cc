@@ -48,7 +48,8 @@ namespace {
 
 // The runner's command line for `request`.
 std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
-  std::vector<std::string> args = {"tsctl-pte-runner", "--result-fd", std::to_string(kResultFd), request.program};
+  std::vector<std::string> args = {"tsctl-pte-runner", "--result-fd", std::to_string(kResultFd),
+                                   request.registry ? std::string("--registry") : request.program};
   for (const std::string& d : request.data) args.insert(args.end(), {"--data", d});
   if (!request.method.empty()) args.insert(args.end(), {"--method", request.method});
   for (const std::string& in : request.inputs) args.insert(args.end(), {"--input", in});

@@ -34,6 +34,7 @@ struct PteRunRequest {
   uint64_t memory_bytes = 0;       // address-space growth allowed; 0: none set
   bool sandbox = true;
   bool run = true;                 // false: load the program and its methods only
+  bool registry = false;           // no program: the runtime's kernels and backends (runner --registry)
   // bench: one method (`method`, else forward, else the first) timed:
   // warm-up calls (a count >= 0, else seconds), then timed calls (a count
   // > 0, else seconds).

@@ -3,6 +3,8 @@
 // in their first bytes (FlatBuffers' file identifier: ET.., FT.., BP..), or
 // by their names where the bytes are too few or odd to say (the reader then
 // says what they start with). Read by tsctl's own reader (lib/src/pte/).
+#include <set>
+
 #include "../../commands/bench_pte.h"
 #include "../../commands/validate_internal.h"
 #include "tsctl/diff.h"
@@ -47,6 +49,49 @@ void Validate(const ValidateRequest& request, ArchiveReport& report) {
   TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report); });
 }
 
+// What ExecuTorch's Method::init needs: a kernel for every operator
+// (name.overload), a backend for every delegate. A .bpte: its program's; a
+// .ptd is loaded with a program, not alone.
+CompatNeeds Needs(const OpenedFile& file) {
+  const PteFile pte = ReadPte(file.path);
+  CompatNeeds n;
+  n.overloads_known = true;
+  if (pte.kind == PteKind::kFlatTensor) {
+    n.format = "ExecuTorch data file (.ptd)";
+    return n;
+  }
+  n.format = pte.kind == PteKind::kBundled ? "ExecuTorch bundled program" : "ExecuTorch program";
+  n.runtime = "executorch";
+  std::set<std::string> ops, backends;
+  for (const PteMethod& m : pte.program.methods) {
+    for (const PteOperator& op : m.operators) ops.insert(PteOperatorKey(op));
+    for (const PteDelegate& d : m.delegates) backends.insert(d.backend_id);
+  }
+  n.operators.assign(ops.begin(), ops.end());
+  n.backends.assign(backends.begin(), backends.end());
+  const PteProgram& p = pte.program;
+  n.pte_constant_buffer = p.constant_buffers > 0 && (!p.constant_segment || p.constant_segment->offsets.empty());
+  // Tensors in a .ptd: the runtime loads the program only with it.
+  std::set<std::string> external;
+  for (const PteStoredTensor& t : p.tensors) {
+    if (t.tensor.location == PteDataLocation::kExternal) external.insert(t.tensor.fqn);
+  }
+  if (!external.empty()) {
+    const std::string beside = PteDataBeside(file.path);
+    std::set<std::string> keys;
+    if (!beside.empty()) keys = PteDataKeys(ReadPte(beside));
+    size_t lacking = 0;
+    for (const std::string& k : external) lacking += keys.count(k) == 0;
+    if (beside.empty() || lacking) {
+      n.notes.push_back(std::to_string(external.size()) + " tensors are stored outside the program, " +
+                        (beside.empty() ? std::string("and no .ptd named as the program is beside it")
+                                        : std::to_string(lacking) + " of them not in " + beside) +
+                        ": it loads only with the .ptd that holds them");
+    }
+  }
+  return n;
+}
+
 DiffResult DiffPair(const DiffRequest& r) { return DiffPteFiles(r.a, r.b, r.options, r.max_input_bytes); }
 
 std::string ReportPair(const DiffRequest& r) {
@@ -79,6 +124,7 @@ const Format kExecuTorchFormat = {
     .diff_pair = DiffPair,
     .report_pair = ReportPair,
     .bench = BenchPte,
+    .compat = Needs,
     .not_run = "the ExecuTorch program was not loaded or run",
 };
 

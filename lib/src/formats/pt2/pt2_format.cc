@@ -53,6 +53,7 @@ const Format kPt2Format = {
                {check::kPt2Aoti},
                {check::kPt2Ops}},
     .validate = Validate,
+    .compat = Pt2Needs,
 };
 
 }  // namespace tsctl

@@ -188,6 +188,7 @@ const Format kTorchScriptFormat = {
                {check::kMetaProducer},
                {check::kCodeOps}},
     .validate = Validate,
+    .compat = TorchScriptNeeds,
 };
 
 }  // namespace tsctl
