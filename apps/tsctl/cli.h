@@ -31,6 +31,7 @@ enum Needs : unsigned {
   kNeedsPythonAlways = 16,        // always embeds Python (export)
   kNeedsPythonConverter = 32,     // always embeds Python whose torch converts TorchScript (migrate)
   kNeedsLibTorchForGraph = 64,    // a LibTorch child for a TorchScript archive's graph (report)
+  kNeedsLibTorchForDump = 128,    // a LibTorch child for --dump-runtime torch (compat)
 };
 
 // What a command's binder returns: the function main calls when that

@@ -56,8 +56,8 @@ RunFn BindCompat(CLI::App* sub, const GlobalOptions& global) {
                   "tsctl loads the archive's format with, and host")
       ->allow_extra_args(false);
   sub->add_option("--dump-runtime", flags->dump_runtime,
-                  "RUNTIME: print what a runtime this tsctl runs registers, as a --target file (executorch: its "
-                  "kernels and backends)");
+                  "RUNTIME: print what a runtime this tsctl runs registers, as a --target file (torch: its LibTorch's "
+                  "operators, custom classes and versions; executorch: its kernels and backends)");
   sub->add_flag("--list-data", flags->list_data, "List the releases whose data is built in (torch-X.Y.Z, executorch-X.Y.Z)");
   AddFormatOption(sub, flags->format, {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJUnit});
   sub->add_option("-o,--output", flags->output, "Write to FILE instead of stdout ('-': stdout)");

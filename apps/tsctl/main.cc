@@ -36,7 +36,7 @@ const Tool kTools[] = {
     {"export", "Export a Python model with torch.export into a .pt2 (--aoti: an AOTInductor package), checked against it",
      kNeedsLibTorch | kNeedsPythonAlways, BindExport},
     {"compat", "Will an archive load on a runtime (torch==X.Y, executorch==X.Y.Z, this host)? Answered without loading it",
-     kNeedsArchive, BindCompat},
+     kNeedsArchive | kNeedsLibTorchForDump, BindCompat},
     {"migrate", "Convert TorchScript archives to .pt2 with torch's converter, verified against them before anything is written",
      kNeedsArchive | kNeedsLibTorch | kNeedsPythonConverter, BindMigrate},
 };
@@ -46,6 +46,7 @@ std::string NeedsText(unsigned needs) {
   if (needs & kNeedsLibTorch) text += "LibTorch";
   if (needs & kNeedsLibTorchForCompiled) text += "LibTorch for --compiled";
   if (needs & kNeedsLibTorchForGraph) text += "LibTorch for a TorchScript graph";
+  if (needs & kNeedsLibTorchForDump) text += "LibTorch for --dump-runtime torch";
   if (needs & kNeedsPython) text += std::string(text.empty() ? "" : ", ") + "Python for --python";
   if (needs & kNeedsPythonAlways) text += std::string(text.empty() ? "" : ", ") + "Python with torch.export";
   if (needs & kNeedsPythonConverter) text += std::string(text.empty() ? "" : ", ") + "Python with torch 2.4+'s TorchScript converter";
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
     // The table decides what is loaded: a command that needs no LibTorch
     // never loads the plugin (an attempt is an internal error, not a silent
     // second of start-up).
-    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled | kNeedsLibTorchForGraph))) {
+    if (!(kTools[i].needs & (kNeedsLibTorch | kNeedsLibTorchForCompiled | kNeedsLibTorchForGraph | kNeedsLibTorchForDump))) {
       tsctl::ForbidLibTorch(kTools[i].name);
     } else if (global.verbose) {
       // Once, which layers confine the children (a kernel may lack one).

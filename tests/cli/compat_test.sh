@@ -42,8 +42,13 @@ expect 1 'unknown' -- -t executorch==1.5.1 "$data/pte/linear_external.ptd"
 expect 1 'torch==0.4 +unknown' -- -t torch==0.4 "$data/traced_cnn.pt"
 grep -q 'no data for torch==0.4' "$tmp/out" || fail "missing data not named"
 # The default targets: the format's runtime in this build, and host.
-expect 0 '  host +compatible' -- "$data/traced_cnn.pt"
-"$tsctl" --version | grep -q '^libtorch [0-9]' && { grep -Eq '^  torch==' "$tmp/out" || fail "no default torch target"; }
+if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
+  expect 0 '  host +compatible' -- "$data/traced_cnn.pt"
+  grep -Eq '^  torch==[0-9.]+ +compatible' "$tmp/out" || fail "no default torch target"
+else  # built without LibTorch: no runtime of its own to judge against, and never compatible for it
+  expect 1 '  torch +unknown' -- "$data/traced_cnn.pt"
+  grep -q 'built without LibTorch' "$tmp/out" || fail "no reason for the missing default target"
+fi
 # --target files: validate's operator list; a serving list lacking one operator.
 "$tsctl" validate --no-load --list-ops "$data/traced_cnn.pt" >"$tmp/ops.txt"
 expect 0 'compatible' -- -t "$tmp/ops.txt" "$data/traced_cnn.pt"
@@ -87,5 +92,16 @@ if "$tsctl" --version | grep -q '^executorch runtime ExecuTorch'; then
 else
   expect 6 '' -- --dump-runtime executorch
 fi
-expect 2 '' -- --dump-runtime torch
+# --dump-runtime torch: this build's LibTorch, as a target.
+if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
+  "$tsctl" compat --dump-runtime torch -o "$tmp/torch.txt"
+  grep -q '^runtime torch [0-9]' "$tmp/torch.txt" || fail "--dump-runtime torch: no runtime line"
+  grep -q '^file_format 1 ' "$tmp/torch.txt" || fail "--dump-runtime torch: no file_format line"
+  grep -qx 'aten::add.Tensor' "$tmp/torch.txt" || fail "--dump-runtime torch: no aten::add.Tensor"
+  expect 0 'compatible' -- -t "$tmp/torch.txt" "$data/traced_cnn.pt"
+  expect 1 '(unknown|incompatible)' -- -t "$tmp/torch.txt" "$data/pt2/cnn.pt2"  # 1.x: no torch.export; 2.x: schema unsaid
+else
+  expect 6 '' -- --dump-runtime torch
+fi
+expect 2 '' -- --dump-runtime tensorflow
 echo "compat: all checks passed"

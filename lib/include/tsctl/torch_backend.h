@@ -41,6 +41,9 @@ struct BuildInfo {
   int64_t min_file_format = 0;
   int64_t max_file_format = 0;
   Pt2Support pt2;
+  // What this LibTorch registers, in tsctl compat's data format (asked for
+  // by tsctl compat --dump-runtime torch; "" otherwise).
+  std::string registry;
 };
 
 // Every options struct below has `load_libraries`: operator libraries the

@@ -60,6 +60,11 @@ void AddOperator(CompatRuntime& r, const std::string& op) {
 
 }  // namespace
 
+std::string MajorMinor(const std::string& version) {
+  const size_t first = version.find('.');
+  return first == std::string::npos ? version : version.substr(0, version.find_first_not_of("0123456789", first + 1));
+}
+
 std::string OperatorBase(const std::string& op) {
   const size_t ns = op.find("::");
   const size_t dot = op.find('.', ns == std::string::npos ? 0 : ns + 2);

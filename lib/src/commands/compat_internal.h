@@ -30,6 +30,13 @@ std::vector<std::string> ReleasesWith(const std::string& kind, const std::string
 // 2.15.0; it is in torch 1.13.1, 2.11.0: ...)"); "" for other errors.
 std::string CompatLoadNote(const std::string& load_error, const std::string& libtorch_version);
 
+// What the LibTorch this tsctl runs registers, in the data format, asked in
+// a child (torch_commands.cc). Throws tsctl::Error (kUnavailable) without one.
+std::string LibTorchRegistry();
+
+// "2.15.0+cu132" -> "2.15".
+std::string MajorMinor(const std::string& version);
+
 // "aten::add.Tensor" -> "aten::add".
 std::string OperatorBase(const std::string& op);
 

@@ -118,15 +118,25 @@ void JudgeOperators(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
                       (n.overloads_known || n.operators.empty() ? "" : " (by name: code records no overload)"));
 }
 
-void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
+// A .pt2 or AOTInductor package against a torch release: false where the
+// verdict is settled and nothing more is worth saying.
+bool JudgePt2(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
   const std::string who = RuntimeName(r);
   if ((n.pt2_schema || n.aoti) && !r.pt2_schema) {
-    v.incompatible.push_back(who + " has no torch.export (a .pt2 loads in torch 2.1 and later)");
-    return;
+    // Data from Python says the schema of every release with torch.export;
+    // a dump from C++ (--dump-runtime torch) cannot.
+    if (r.version.rfind("1.", 0) == 0 || r.version.rfind("0.", 0) == 0) {
+      v.incompatible.push_back(who + " has no torch.export (a .pt2 loads in torch 2.1 and later)");
+    } else {
+      v.unknown.push_back("the data of " + who + " does not say which .pt2 schema it reads");
+    }
+    return false;
   }
-  if (n.aoti && !n.torch_version.empty() &&
-      n.torch_version.substr(0, n.torch_version.find('.', n.torch_version.find('.') + 1)) !=
-          r.version.substr(0, r.version.find('.', r.version.find('.') + 1))) {
+  if (n.aoti && n.torch_version.empty()) {
+    v.unknown.push_back("an AOTInductor package that does not name the torch that built it: its compiled code calls "
+                        "that release's C shim, which " + who + " may not export");
+  }
+  if (n.aoti && !n.torch_version.empty() && MajorMinor(n.torch_version) != MajorMinor(r.version)) {
     v.unknown.push_back("an AOTInductor package built by torch " + EscapeText(n.torch_version) +
                         ": its compiled code calls that release's C shim, which " + who + " may not export");
   }
@@ -139,12 +149,12 @@ void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
       v.incompatible.push_back("the early .pt2 layout with version record '" + EscapeText(ev) + "', not MAJOR.MINOR: " +
                                who + "'s torch.export.load refuses it (\"Version in the saved file has incorrect "
                                "length\")");
-      return;
+      return false;
     }
     if (ev.substr(0, dot) != std::to_string(r.pt2_schema->first)) {
       v.incompatible.push_back("the early .pt2 layout with version " + EscapeText(ev) + "; " + who + " reads major " +
                                std::to_string(r.pt2_schema->first));
-      return;
+      return false;
     }
   }
   if (n.pt2_schema) {
@@ -161,6 +171,14 @@ void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
     } else {
       v.checked.push_back("schema version " + got + " (" + who + " writes " + have + ")");
     }
+  }
+  return true;
+}
+
+void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
+  const std::string who = RuntimeName(r);
+  if (n.pt2_schema || n.aoti || n.pt2_early_version) {
+    if (!JudgePt2(n, r, v)) return;
   } else if (n.legacy) {
     // import.cpp: a model.json archive goes to LEGACY_deserialize, compiled in
     // only without C10_MOBILE and C10_DISABLE_LEGACY_IMPORT.

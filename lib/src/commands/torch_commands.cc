@@ -122,6 +122,10 @@ BuildInfo GetBuildInfo() {
   return RunTorchChild(BuildInfoRequest{}, {}).Take<BuildInfo>("asking LibTorch what it is");
 }
 
+std::string LibTorchRegistry() {
+  return RunTorchChild(BuildInfoRequest{.registry = true}, {}).Take<BuildInfo>("asking LibTorch what it registers").registry;
+}
+
 std::string Graph(const GraphOptions& options) {
   const CheckedArchive checked = OpenForLibTorch(options.path, options.allow_load_hooks);
   GraphOptions o = options;

@@ -17,14 +17,6 @@
 namespace tsctl {
 namespace {
 
-// "2.15.0+cu132" -> "2.15".
-std::string MajorMinor(const std::string& version) {
-  const size_t first = version.find('.');
-  if (first == std::string::npos) return version;
-  const size_t second = version.find_first_not_of("0123456789", first + 1);
-  return version.substr(0, second);
-}
-
 // The runtime this tsctl would load `runtime`'s archives with.
 CompatTarget DefaultTarget(const std::string& runtime) {
   if (runtime == "executorch") {
@@ -94,10 +86,17 @@ CompatReport Compat(const CompatRequest& request) {
 }
 
 std::string DumpCompatRuntime(const std::string& runtime) {
+  if (runtime == "torch") {
+    if (std::string(TSCTL_LIBTORCH_VERSION).empty()) {
+      throw Error(ErrorKind::kUnavailable, "this tsctl was built without LibTorch (scripts/build.sh builds it with Debian's)");
+    }
+    const std::string text = LibTorchRegistry();
+    const size_t end = text.find('\n');
+    return "# What this tsctl's LibTorch registers (tsctl compat --dump-runtime torch)\n" + text.substr(0, end + 1) +
+           "date " + Today() + "\n" + text.substr(end + 1);
+  }
   if (runtime != "executorch") {
-    throw Error(ErrorKind::kUsage, "--dump-runtime '" + EscapeText(runtime) +
-                                       "': the runtime is executorch (LibTorch's registry: the Python one-liner of "
-                                       "docs/manual/compat.md writes it for any torch)");
+    throw Error(ErrorKind::kUsage, "--dump-runtime '" + EscapeText(runtime) + "': the runtimes are torch and executorch");
   }
   const std::string version = PteRuntimeVersion();
   if (version.empty() || !PteRuntimeBuilt()) {

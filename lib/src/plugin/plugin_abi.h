@@ -17,7 +17,7 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 16;
+inline constexpr int kTorchPluginAbi = 17;
 inline constexpr int kPythonPluginAbi = 9;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
@@ -66,6 +66,10 @@ class TorchBackend {
   // cheap, and safe in the LibTorch server (torch_server.h) before it forks:
   // it loads nothing and touches no device (Info() asks CUDA).
   virtual BuildInfo StaticInfo() const = 0;
+  // What this LibTorch registers, in tsctl compat's data format: its
+  // operators with overloads, custom classes, upgraders (where its headers
+  // declare them) and the file-format and bytecode versions it reads.
+  virtual std::string Registry() const = 0;
   // See Graph() in tsctl/torch_backend.h; runs in the calling process.
   virtual std::string Graph(const GraphOptions& options) const = 0;
   virtual std::string CompiledCode(const std::string& path, const std::string& method) const = 0;

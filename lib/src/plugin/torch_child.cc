@@ -69,7 +69,11 @@ ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) 
     const TorchBackend& b;
     const std::function<void(const ProgressEvent&)>& progress;
     ChildValue operator()(const GraphRequest& r) const { return b.Graph(r.options); }
-    ChildValue operator()(const BuildInfoRequest&) const { return b.Info(); }
+    ChildValue operator()(const BuildInfoRequest& r) const {
+      BuildInfo info = b.Info();
+      if (r.registry) info.registry = b.Registry();
+      return info;
+    }
     ChildValue operator()(const CompiledCodeRequest& r) const {
       LoadOperatorLibraries(r.load_libraries);
       return b.CompiledCode(r.path, r.method);

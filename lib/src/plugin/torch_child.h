@@ -60,7 +60,9 @@ struct ScriptRequest {
 // tsctl --version: what LibTorch is and which CUDA devices it sees (asked in
 // a child: this process never loads LibTorch, and the server never touches
 // a device before it forks).
-struct BuildInfoRequest {};
+struct BuildInfoRequest {
+  bool registry = false;  // also BuildInfo::registry (tsctl compat --dump-runtime torch)
+};
 // A data loader (--data-loader-script FILE:NAME) run in the embedded Python:
 // answers its first argument set as "SUFFIX\nBYTES" (PythonBackend::LoadData).
 struct DataLoaderRequest {

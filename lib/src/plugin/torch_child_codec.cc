@@ -154,7 +154,7 @@ TSCTL_CODEC_KEEPING(ChildLimits, "max_output_bytes", timeout_seconds, memory_byt
 TSCTL_CODEC(ProgressEvent, kind, text, done, total, seconds)
 TSCTL_CODEC(Pt2Support, runs_aoti, program_unavailable)
 TSCTL_CODEC(BuildInfo, libtorch_version, cuda_compiled, cuda_available, cuda_devices, cuda_runtime, cuda_note,
-            library_path, cxx_standard, min_file_format, max_file_format, pt2)
+            library_path, cxx_standard, min_file_format, max_file_format, pt2, registry)
 TSCTL_CODEC(RequestFiles, reads, writes, libraries, profile, cuda)
 
 // A validate --jobs worker's report: each check's seconds and the
@@ -191,8 +191,7 @@ void from_json(const nlohmann::json& j, ArchiveReport& r) {
   j.at("not_run_check").get_to(r.not_run_check);
 }
 
-void to_json(nlohmann::json& j, const BuildInfoRequest&) { j = nlohmann::json::object(); }
-void from_json(const nlohmann::json&, BuildInfoRequest&) {}
+TSCTL_CODEC(BuildInfoRequest, registry)
 
 void to_json(nlohmann::json& j, const BenchRequest& r) {
   j = {{"options", r.options}, {"progress", static_cast<bool>(r.options.progress)}};

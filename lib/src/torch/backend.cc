@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "backend.h"
+#include "registry.h"
 #include "tsctl/escape.h"
 #include "bench_runner.h"
 #include "check_model.h"
@@ -59,6 +60,8 @@ class Backend final : public TorchBackend {
     info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
     return info;
   }
+
+  std::string Registry() const override { return RegistryText(); }
 
   BuildInfo StaticInfo() const override {
     BuildInfo info;

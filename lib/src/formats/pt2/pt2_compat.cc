@@ -11,6 +11,7 @@
 #include "../zip_formats.h"
 #include "tsctl/compat.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/format.h"
 #include "tsctl/pt2.h"
 
@@ -42,13 +43,15 @@ void AddAoti(const Archive& a, const Pt2AotiModel& m, CompatNeeds& n, std::set<s
     if (!so && !cubin) continue;
     try {
       const std::string bytes = a.Read(record, kMaxNativeBytes);
-      if (so) {
+      if (so && bytes.compare(0, 4, "\x7f" "ELF") != 0) {
+        n.notes.push_back(EscapeText(record) + " is not an ELF shared object: what its native code needs is unknown");
+      } else if (so) {
         for (const std::string& v : ElfNeededVersions(bytes)) versions.insert(v);
       } else if (const std::string arch = CubinArch(bytes); !arch.empty()) {
         archs.insert(arch);
       }
     } catch (const Error& e) {
-      n.notes.push_back(record + " could not be read: " + e.what());
+      n.notes.push_back(EscapeText(record) + " could not be read: " + e.what());
     }
   }
 }
