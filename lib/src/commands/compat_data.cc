@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "compat_internal.h"
@@ -202,6 +203,40 @@ const CompatDataFile* FindCompatData(const std::string& kind, const std::string&
     if (!best || n > best_version) best = &f, best_version = n;
   }
   return best;
+}
+
+PteRuntimeFit FitPteRuntime(const PteProgram& program) {
+  PteRuntimeFit fit;
+  const std::string linked = PteRuntimeVersion();  // "ExecuTorch 1.5.1"
+  const CompatRuntime* data = nullptr;
+  for (const CompatRuntime& r : AllData()) {
+    if (r.kind != "executorch") continue;
+    if (!linked.empty() && "ExecuTorch " + r.version == linked) {
+      data = &r;
+      fit.linked = true;
+      break;
+    }
+    data = &r;  // oldest first: the newest wins
+  }
+  if (!data) return fit;
+  fit.runtime = "ExecuTorch " + data->version;
+  std::set<std::string> kernels, backends;
+  for (const PteMethod& m : program.methods) {
+    for (const PteOperator& op : m.operators) kernels.insert(PteOperatorKey(op));
+    for (const PteDelegate& d : m.delegates) backends.insert(d.backend_id);
+  }
+  fit.operators = kernels.size();
+  fit.backends = backends.size();
+  for (const std::string& k : kernels) {
+    if (!data->operators.count(k)) fit.missing_kernels.push_back(k);
+  }
+  for (const std::string& b : backends) {
+    if (!data->backends.count(b)) fit.missing_backends.push_back(b);
+  }
+  const bool inline_constants =
+      program.constant_buffers > 0 && (!program.constant_segment || program.constant_segment->offsets.empty());
+  fit.constant_buffer_refused = inline_constants && data->constant_buffer && !*data->constant_buffer;
+  return fit;
 }
 
 CompatTarget ResolveCompatTarget(const std::string& spec) {

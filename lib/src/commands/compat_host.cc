@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -87,10 +88,12 @@ CompatHost ProbeHost() {
     }
   }
   dl_iterate_phdr(AddLibrary, &host);
+  // The newest GLIBC_2.N the C library defines: its release ("2.36").
+  double newest = -1;
   for (const std::string& v : host.symbol_versions) {
-    if (v.rfind("GLIBC_2.", 0) == 0 && (host.glibc.empty() || std::stod(v.substr(8)) > std::stod(host.glibc.substr(2)))) {
-      host.glibc = v.substr(6);
-    }
+    if (v.rfind("GLIBC_2.", 0) != 0) continue;
+    const double minor = std::strtod(v.c_str() + 8, nullptr);
+    if (minor > newest) newest = minor, host.glibc = v.substr(6);
   }
   ProbeCuda(host);
   return host;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "tsctl/compat.h"
+#include "tsctl/pte.h"
 
 namespace tsctl {
 
@@ -33,6 +34,18 @@ std::string CompatLoadNote(const std::string& load_error, const std::string& lib
 // What the LibTorch this tsctl runs registers, in the data format, asked in
 // a child (torch_commands.cc). Throws tsctl::Error (kUnavailable) without one.
 std::string LibTorchRegistry();
+
+// Which of a program's kernels and backends an ExecuTorch runtime lacks:
+// this tsctl's (PteRuntimeVersion), else the newest ExecuTorch data built in.
+// `runtime` is "" where there is no data at all.
+struct PteRuntimeFit {
+  std::string runtime;                   // "ExecuTorch 1.5.1"
+  bool linked = false;                   // the runtime tsctl runs programs on
+  size_t operators = 0, backends = 0;    // what the program calls
+  std::vector<std::string> missing_kernels, missing_backends;
+  bool constant_buffer_refused = false;  // constants in the inline constant_buffer, which it was built without
+};
+PteRuntimeFit FitPteRuntime(const PteProgram& program);
 
 // "2.15.0+cu132" -> "2.15".
 std::string MajorMinor(const std::string& version);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "../commands/compat_internal.h"
 #include "../text/json_util.h"
 #include "../text/units.h"
 #include "tsctl/escape.h"
@@ -182,6 +183,32 @@ nlohmann::json ProgramJson(const PteProgram& p) {
 
 }  // namespace
 
+// Whether ExecuTorch's runtime (this tsctl's, else the newest data) has what
+// the program calls: `tsctl compat` says the rest.
+void RuntimeText(const PteProgram& p, std::ostream& out) {
+  const PteRuntimeFit fit = FitPteRuntime(p);
+  if (fit.runtime.empty()) return;
+  out << "runtime  " << fit.runtime << (fit.linked ? " (this tsctl's)" : " (tsctl's data)") << ": ";
+  std::vector<std::string> lacks;
+  if (!fit.missing_kernels.empty()) {
+    std::string names;
+    for (size_t i = 0; i < fit.missing_kernels.size() && i < 4; ++i) names += (i ? ", " : "") + EscapeText(fit.missing_kernels[i]);
+    if (fit.missing_kernels.size() > 4) names += " and " + std::to_string(fit.missing_kernels.size() - 4) + " more";
+    lacks.push_back("no kernel for " + std::to_string(fit.missing_kernels.size()) + " of " + std::to_string(fit.operators) +
+                    " operators (" + names + ")");
+  }
+  for (const std::string& b : fit.missing_backends) lacks.push_back("no backend " + EscapeText(b));
+  if (fit.constant_buffer_refused) lacks.push_back("no inline constant_buffer path");
+  if (lacks.empty()) {
+    std::string has = fit.operators ? "a kernel for each of its " + std::to_string(fit.operators) + " operators" : "";
+    if (fit.backends) has += std::string(has.empty() ? "" : " and ") + "each backend it delegates to";
+    out << (has.empty() ? std::string("nothing to run (no operator, no delegate)") : "has " + has) << '\n';
+    return;
+  }
+  for (size_t i = 0; i < lacks.size(); ++i) out << (i ? "; " : "") << lacks[i];
+  out << " (tsctl compat)\n";
+}
+
 std::string RenderPteText(const PteFile& f, const std::string& path) {
   std::ostringstream out;
   HeaderText(f, path, out);
@@ -205,6 +232,7 @@ std::string RenderPteText(const PteFile& f, const std::string& path) {
     out << "bundled  BP08 version " << f.bundled.version << ": " << f.bundled.suites.size() << " test suites, " << cases
         << " cases; the program is " << HumanBytes(f.bundled.program_bytes) << '\n';
   }
+  RuntimeText(p, out);
   for (const PteMethod& m : p.methods) MethodText(m, out);
   TensorsText(p, out);
   SizesText(f.sizes, f.file_size, out);
@@ -228,6 +256,14 @@ std::string RenderPteJson(const PteFile& f, const std::string& path) {
     j["data"] = {{"version", f.flat_tensor.version}, {"tensors", t}, {"named_data", n}};
   } else {
     j["program"] = ProgramJson(f.program);
+    const PteRuntimeFit fit = FitPteRuntime(f.program);
+    if (!fit.runtime.empty()) {
+      j["runtime"] = {{"name", fit.runtime},
+                      {"linked", fit.linked},
+                      {"missing_kernels", fit.missing_kernels},
+                      {"missing_backends", fit.missing_backends},
+                      {"constant_buffer_refused", fit.constant_buffer_refused}};
+    }
   }
   if (f.kind == PteKind::kBundled) {
     nlohmann::json suites = nlohmann::json::array();
