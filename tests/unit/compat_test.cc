@@ -236,4 +236,10 @@ TEST_CASE("compat load notes: LibTorch's words for what it lacks, answered from 
   const std::string op = CompatLoadNote("Unknown builtin op: torchvision::nms.\nHere are some suggestions", "1.13");
   CHECK(op.find("no torch release tsctl has data for registers it") != std::string::npos);
   CHECK(CompatLoadNote("some other error", "2.15.0").empty());
+  CHECK(CompatLoadNote("LibTorch cannot load it: operators not registered in this LibTorch: prepacked::conv2d_clamp_run, "
+                       "prepacked::linear_clamp_run (XNNPACK's operators...)",
+                       "2.15.0")
+            .find("operators prepacked::conv2d_clamp_run, prepacked::linear_clamp_run are not in this LibTorch 2.15.0; "
+                  "they are in torch 1.13.1") !=
+        std::string::npos);
 }

@@ -173,22 +173,49 @@ std::vector<std::string> ReleasesWith(const std::string& kind, const std::string
 
 std::string CompatLoadNote(const std::string& load_error, const std::string& libtorch_version) {
   // LibTorch's words for what its registry lacks (the importer's
-  // "Unknown type name" of a custom class, the compiler's "Unknown builtin op").
+  // "Unknown type name" of a custom class, the compiler's "Unknown builtin
+  // op"), and tsctl's own diagnosis of a failed load (op_diagnosis.cc).
   static const std::regex kClass(R"(Unknown type name '__torch__\.torch\.classes\.([A-Za-z0-9_]+\.[A-Za-z0-9_]+)')");
   static const std::regex kOp(R"(Unknown builtin op: ([A-Za-z0-9_]+::[A-Za-z0-9_]+))");
+  static const std::regex kOps(R"(operators not registered in this LibTorch: ([A-Za-z0-9_:., ]+))");
+  static const std::regex kName(R"([A-Za-z0-9_]+::[A-Za-z0-9_]+)");
   std::smatch m;
-  std::string what, kind;
-  if (std::regex_search(load_error, m, kClass)) what = m[1], kind = "custom class";
-  else if (std::regex_search(load_error, m, kOp)) what = m[1], kind = "operator";
-  else return "";
-  std::vector<std::string> in;
-  for (const CompatRuntime& r : AllData()) {
-    if (r.kind != "torch") continue;
-    if (kind == "operator" ? r.base_names.count(what) > 0 : r.classes.count(what) > 0) in.push_back(r.version);
+  std::vector<std::string> names;
+  std::string kind = "operator";
+  if (std::regex_search(load_error, m, kClass)) {
+    names = {m[1]};
+    kind = "custom class";
+  } else if (std::regex_search(load_error, m, kOp)) {
+    names = {m[1]};
+  } else if (std::regex_search(load_error, m, kOps)) {
+    const std::string list = m[1];
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), kName); it != std::sregex_iterator(); ++it) {
+      names.push_back(it->str());
+    }
   }
-  std::string note = " (" + kind + " " + what + " is not in this LibTorch " + libtorch_version + "; ";
-  return note + (in.empty() ? "no torch release tsctl has data for registers it: a custom library's (--load-library)"
-                            : "it is in torch " + Joined(in)) + ": tsctl compat says this without loading)";
+  if (names.empty()) return "";
+  // The releases that register the first; the others are named alongside where they agree.
+  auto releases = [&](const std::string& what) {
+    std::vector<std::string> in;
+    for (const CompatRuntime& r : AllData()) {
+      if (r.kind == "torch" && (kind == "operator" ? r.base_names.count(what) > 0 : r.classes.count(what) > 0)) {
+        in.push_back(r.version);
+      }
+    }
+    return in;
+  };
+  const std::vector<std::string> in = releases(names[0]);
+  std::vector<std::string> same;
+  for (const std::string& n : names) {
+    if (releases(n) == in) same.push_back(n);
+  }
+  const bool one = same.size() == 1;
+  std::string note = " (" + kind + (one ? " " : "s ") + Joined(same) + (one ? " is" : " are") + " not in this LibTorch " +
+                     libtorch_version + "; ";
+  return note + (in.empty() ? "no torch release tsctl has data for registers " + std::string(one ? "it" : "them") +
+                                  ": a custom library's (--load-library)"
+                            : std::string(one ? "it is" : "they are") + " in torch " + Joined(in)) +
+         ": tsctl compat says this without loading)";
 }
 
 const CompatDataFile* FindCompatData(const std::string& kind, const std::string& version) {

@@ -201,6 +201,15 @@ void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
                           std::to_string(lo) + " to " + std::to_string(hi) + ")");
     }
   }
+  if (n.bytecode && r.bytecode) {
+    // torch.jit.load compiles the code records; bytecode.pkl is what the
+    // lite interpreter (_load_for_mobile) runs: said, not judged.
+    const auto [lo, hi] = *r.bytecode;
+    const bool reads = *n.bytecode >= lo && *n.bytecode <= hi;
+    v.checked.push_back("bytecode version " + std::to_string(*n.bytecode) + ": the lite interpreter of " + who +
+                        (reads ? " reads it" : " refuses it") + " (" + std::to_string(lo) + " to " + std::to_string(hi) +
+                        "; torch.jit.load reads the code records)");
+  }
   JudgeOperators(n, r, v);
   std::vector<std::string> classes;
   for (const std::string& c : n.classes) {
