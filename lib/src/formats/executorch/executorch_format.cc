@@ -9,6 +9,7 @@
 #include "../../commands/validate_internal.h"
 #include "tsctl/diff.h"
 #include "tsctl/error.h"
+#include "tsctl/escape.h"
 #include "tsctl/format.h"
 #include "tsctl/pte.h"
 #include "tsctl/report.h"
@@ -85,7 +86,7 @@ CompatNeeds Needs(const OpenedFile& file) {
     if (beside.empty() || lacking) {
       n.notes.push_back(std::to_string(external.size()) + " tensors are stored outside the program, " +
                         (beside.empty() ? std::string("and no .ptd named as the program is beside it")
-                                        : std::to_string(lacking) + " of them not in " + beside) +
+                                        : std::to_string(lacking) + " of them not in " + EscapeText(beside)) +
                         ": it loads only with the .ptd that holds them");
     }
   }
