@@ -48,8 +48,8 @@ MIGRATE_SECTIONS = ["summary", "blockers", "archives", "a1"]  # migrate --report
 DIFFS = [
     ("testdata/diff/base.pt", "testdata/diff/op_added.pt"),
     ("testdata/pt2/cnn.pt2", "testdata/pt2/cnn_weight.pt2"),
-    ("../shared/corpus/pte/executorch__b55978fe_conv2d_layer7_conv4b_2.pte",
-     "../shared/corpus/pte/executorch__3457a90d_conv2d_layer3_conv4b_2.pte"),
+    # ExecuTorch programs of the project's own (a clone without ../shared has them).
+    ("testdata/pte/linear_xnnpack.pte", "testdata/pte/linear_xnnpack_b.pte"),
 ]
 ARCHIVES = ["testdata/traced_cnn.pt", "testdata/mobile.ptl", "testdata/pt2/cnn.pt2", "testdata/pt2/cnn_aoti_stub.pt2",
             "testdata/escape/op_names.pt2"]
