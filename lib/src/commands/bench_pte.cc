@@ -137,6 +137,14 @@ BenchResult BenchPte(const BenchOptions& o) {
   return b;
 }
 
+std::vector<std::string> PteExternalTensors(const PteProgram& program) {
+  std::set<std::string> external;
+  for (const PteStoredTensor& t : program.tensors) {
+    if (t.tensor.location == PteDataLocation::kExternal) external.insert(t.tensor.fqn);
+  }
+  return {external.begin(), external.end()};
+}
+
 std::set<std::string> PteDataKeys(const PteFile& data) {
   std::set<std::string> keys;
   for (const PteDataTensor& t : data.flat_tensor.tensors) keys.insert(t.fqn);

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tsctl/bench.h"
 #include "tsctl/pte.h"
@@ -24,6 +25,8 @@ std::string PteIdentifier(const std::string& path);
 // The .ptd named as the program beside it (model.pte: model.ptd), or "":
 // where validate and bench find a program's external tensors without --data.
 std::string PteDataBeside(const std::string& path);
+// The names of the program's tensors stored in a .ptd, sorted, each once.
+std::vector<std::string> PteExternalTensors(const PteProgram& program);
 // The names a .ptd holds: FT01's tensors and its named data keys.
 std::set<std::string> PteDataKeys(const PteFile& data);
 

@@ -134,14 +134,6 @@ std::vector<std::string> CompatDataNames() {
   return names;
 }
 
-std::string CompatDataDate() {
-  std::string newest;
-  for (const CompatDataFile& f : CompatDataFiles()) {
-    newest = std::max(newest, ParseCompatRuntime(f.text, f.name).date);
-  }
-  return newest;
-}
-
 namespace {
 
 // Every built-in data file, parsed once, oldest release first.
@@ -155,13 +147,20 @@ const std::vector<CompatRuntime>& AllData() {
   return kAll;
 }
 
+}  // namespace
+
+std::string CompatDataDate() {
+  std::string newest;
+  for (const CompatRuntime& r : AllData()) newest = std::max(newest, r.date);
+  return newest;
+}
+
 std::string Joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
   return out;
 }
 
-}  // namespace
 
 std::vector<std::string> ReleasesWith(const std::string& kind, const std::string& op, bool by_name) {
   std::vector<std::string> out;
@@ -218,18 +217,31 @@ std::string CompatLoadNote(const std::string& load_error, const std::string& lib
          ": tsctl compat says this without loading)";
 }
 
-const CompatDataFile* FindCompatData(const std::string& kind, const std::string& version) {
+const CompatRuntime* FindCompatData(const std::string& kind, const std::string& version) {
   // X.Y: the newest X.Y.* gathered; X.Y.Z: that release.
-  const CompatDataFile* best = nullptr;
-  std::string best_version;
-  const std::string prefix = kind + "-" + version;
   const bool exact = std::count(version.begin(), version.end(), '.') >= 2;
-  for (const CompatDataFile& f : CompatDataFiles()) {
-    const std::string n = f.name;
-    if (exact ? n != prefix : n.rfind(prefix + ".", 0) != 0) continue;
-    if (!best || n > best_version) best = &f, best_version = n;
+  const CompatRuntime* best = nullptr;
+  for (const CompatRuntime& r : AllData()) {  // oldest first: the last match is the newest
+    if (r.kind == kind && (exact ? r.version == version : r.version.rfind(version + ".", 0) == 0)) best = &r;
   }
   return best;
+}
+
+CompatNeeds PteProgramNeeds(const PteProgram& program) {
+  CompatNeeds n;
+  n.runtime = "executorch";
+  n.overloads_known = true;
+  std::set<std::string> kernels, backends;
+  for (const PteMethod& m : program.methods) {
+    for (const PteOperator& op : m.operators) kernels.insert(PteOperatorKey(op));
+    for (const PteDelegate& d : m.delegates) backends.insert(d.backend_id);
+  }
+  n.operators.assign(kernels.begin(), kernels.end());
+  n.backends.assign(backends.begin(), backends.end());
+  // Program::load reads constants from the constant segment, else from the inline constant_buffer.
+  n.pte_constant_buffer =
+      program.constant_buffers > 0 && (!program.constant_segment || program.constant_segment->offsets.empty());
+  return n;
 }
 
 PteRuntimeFit FitPteRuntime(const PteProgram& program) {
@@ -238,31 +250,24 @@ PteRuntimeFit FitPteRuntime(const PteProgram& program) {
   const CompatRuntime* data = nullptr;
   for (const CompatRuntime& r : AllData()) {
     if (r.kind != "executorch") continue;
+    data = &r;  // oldest first: without the linked one, the newest wins
     if (!linked.empty() && "ExecuTorch " + r.version == linked) {
-      data = &r;
       fit.linked = true;
       break;
     }
-    data = &r;  // oldest first: the newest wins
   }
   if (!data) return fit;
   fit.runtime = "ExecuTorch " + data->version;
-  std::set<std::string> kernels, backends;
-  for (const PteMethod& m : program.methods) {
-    for (const PteOperator& op : m.operators) kernels.insert(PteOperatorKey(op));
-    for (const PteDelegate& d : m.delegates) backends.insert(d.backend_id);
-  }
-  fit.operators = kernels.size();
-  fit.backends = backends.size();
-  for (const std::string& k : kernels) {
+  const CompatNeeds n = PteProgramNeeds(program);
+  fit.operators = n.operators.size();
+  fit.backends = n.backends.size();
+  for (const std::string& k : n.operators) {
     if (!data->operators.count(k)) fit.missing_kernels.push_back(k);
   }
-  for (const std::string& b : backends) {
+  for (const std::string& b : n.backends) {
     if (!data->backends.count(b)) fit.missing_backends.push_back(b);
   }
-  const bool inline_constants =
-      program.constant_buffers > 0 && (!program.constant_segment || program.constant_segment->offsets.empty());
-  fit.constant_buffer_refused = inline_constants && data->constant_buffer && !*data->constant_buffer;
+  fit.constant_buffer_refused = n.pte_constant_buffer && data->constant_buffer && !*data->constant_buffer;
   return fit;
 }
 
@@ -281,8 +286,8 @@ CompatTarget ResolveCompatTarget(const std::string& spec) {
   std::smatch m;
   if (std::regex_match(spec, m, kVersion)) {
     const std::string kind = m[1], version = spec.substr(kind.size() + 2);
-    if (const CompatDataFile* f = FindCompatData(kind, version)) {
-      t.runtime = ParseCompatRuntime(f->text, f->name);
+    if (const CompatRuntime* r = FindCompatData(kind, version)) {
+      t.runtime = *r;
       t.label = kind + "==" + t.runtime->version;
     } else {
       std::string have;

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -120,12 +121,9 @@ void JudgeHost(const CompatNeeds& n, const CompatHost& host, std::vector<std::st
   }
   for (const std::string& arch : n.cuda_archs) {
     if (!cuda) break;
-    bool runs = false;
-    for (const std::string& d : host.cuda_devices) runs = runs || d == arch;
-    if (!runs) {
+    if (std::find(host.cuda_devices.begin(), host.cuda_devices.end(), arch) == host.cuda_devices.end()) {
       incompatible.push_back("kernels built for " + EscapeText(arch) + " only; this machine's device(s): " +
-                             [&] { std::string s; for (const auto& d : host.cuda_devices) s += (s.empty() ? "" : ", ") + d; return s; }() +
-                             " (a cubin runs on its own architecture)");
+                             Joined(host.cuda_devices) + " (a cubin runs on its own architecture)");
     }
   }
   std::vector<std::string> missing_features, missing_versions;
@@ -133,22 +131,19 @@ void JudgeHost(const CompatNeeds& n, const CompatHost& host, std::vector<std::st
     std::string isa, flags;
     for (const std::string& f : n.cpu_features) isa += f + " ";
     for (const std::string& f : host.cpu_features) flags += f + " ";
-    missing_features = Pt2MissingCpuFeatures(isa, flags);
+    for (const std::string& f : Pt2MissingCpuFeatures(isa, flags)) missing_features.push_back(EscapeText(f));
   }
   for (const std::string& v : n.symbol_versions) {
     const bool ours = v.rfind("GLIBC_", 0) == 0 || v.rfind("GLIBCXX_", 0) == 0 || v.rfind("CXXABI_", 0) == 0;
     if (ours && !host.symbol_versions.count(v)) missing_versions.push_back(EscapeText(v));
   }
   if (!missing_features.empty()) {
-    std::string s;
-    for (const auto& f : missing_features) s += (s.empty() ? "" : ", ") + EscapeText(f);
-    incompatible.push_back("compiled for CPU features this CPU lacks: " + s + (host.cpu.empty() ? "" : " (" + host.cpu + ")"));
+    incompatible.push_back("compiled for CPU features this CPU lacks: " + Joined(missing_features) +
+                           (host.cpu.empty() ? "" : " (" + host.cpu + ")"));
   }
   if (!missing_versions.empty()) {
-    std::string s;
-    for (const auto& v : missing_versions) s += (s.empty() ? "" : ", ") + v;
-    incompatible.push_back("its shared objects need symbol versions this system's libc/libstdc++ lack: " + s +
-                           " (glibc " + host.glibc + ")");
+    incompatible.push_back("its shared objects need symbol versions this system's libc/libstdc++ lack: " +
+                           Joined(missing_versions) + " (glibc " + host.glibc + ")");
   }
   for (const std::string& b : n.backends) {
     if (b != "XnnpackBackend") unknown.push_back("delegates to " + EscapeText(b) + ", whose hardware tsctl does not probe");

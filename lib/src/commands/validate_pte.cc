@@ -157,12 +157,7 @@ void CheckDelegates(const PteProgram& p, const ValidateOptions& o, std::vector<C
 // pte.data; returns the .ptd the external tensors are in (--data, or the one
 // found beside the program) or "" where none is needed or known.
 std::string CheckData(const std::string& path, const PteProgram& p, ValidateOptions o, std::vector<CheckResult>& out) {
-  std::vector<std::string> external;
-  for (const PteStoredTensor& t : p.tensors) {
-    if (t.tensor.location == PteDataLocation::kExternal) external.push_back(t.tensor.fqn);
-  }
-  std::sort(external.begin(), external.end());
-  external.erase(std::unique(external.begin(), external.end()), external.end());
+  const std::vector<std::string> external = PteExternalTensors(p);
   if (external.empty()) {
     out.push_back({check::kPteData, CheckStatus::kSkip,
                    "no tensor stored outside the program" +

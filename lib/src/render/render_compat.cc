@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "junit.h"
 #include "../text/json_util.h"
 #include "tsctl/compat.h"
 #include "tsctl/escape.h"
@@ -48,11 +49,7 @@ std::string Json(const CompatReport& report) {
 
 std::string JUnit(const CompatReport& report) {
   pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = "tsctl compat";
+  auto suites = JUnitSuites(doc, "tsctl compat");
   for (const auto& a : report.archives) {
     const std::string path = EscapeText(a.path);
     auto suite = suites.append_child("testsuite");

@@ -7,6 +7,7 @@
 
 #include <pugixml.hpp>
 
+#include "junit.h"
 #include "../text/json_util.h"
 #include "migrate_summary.h"
 #include "tsctl/escape.h"
@@ -226,11 +227,7 @@ std::string RenderMigrateJson(const std::vector<MigrateResult>& results) {
 
 std::string RenderMigrateJUnit(const std::vector<MigrateResult>& results) {
   pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = "tsctl migrate";
+  auto suites = JUnitSuites(doc, "tsctl migrate");
   auto suite = suites.append_child("testsuite");
   suite.append_attribute("name") = "tsctl migrate";
   int failures = 0;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "junit.h"
 #include "../text/json_util.h"
 #include "render_json.h"
 #include "sandbox.h"
@@ -139,11 +140,7 @@ std::string RenderOperatorList(const ValidationReport& report, bool name_each) {
 
 std::string RenderJUnit(const ValidationReport& report) {
   pugi::xml_document doc;
-  auto decl = doc.append_child(pugi::node_declaration);
-  decl.append_attribute("version") = "1.0";
-  decl.append_attribute("encoding") = "UTF-8";
-  auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = "tsctl validate";
+  auto suites = JUnitSuites(doc, "tsctl validate");
   int total_tests = 0, total_failures = 0, total_skipped = 0;
   double total_seconds = 0;  // archives checked at once (--jobs) count each
   // EscapeText leaves only characters XML 1.0 allows; pugixml escapes markup.

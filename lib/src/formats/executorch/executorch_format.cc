@@ -6,6 +6,7 @@
 #include <set>
 
 #include "../../commands/bench_pte.h"
+#include "../../commands/compat_internal.h"
 #include "../../commands/validate_internal.h"
 #include "tsctl/diff.h"
 #include "tsctl/error.h"
@@ -61,22 +62,11 @@ CompatNeeds Needs(const OpenedFile& file) {
     n.format = "ExecuTorch data file (.ptd)";
     return n;
   }
-  n.format = pte.kind == PteKind::kBundled ? "ExecuTorch bundled program" : "ExecuTorch program";
-  n.runtime = "executorch";
-  std::set<std::string> ops, backends;
-  for (const PteMethod& m : pte.program.methods) {
-    for (const PteOperator& op : m.operators) ops.insert(PteOperatorKey(op));
-    for (const PteDelegate& d : m.delegates) backends.insert(d.backend_id);
-  }
-  n.operators.assign(ops.begin(), ops.end());
-  n.backends.assign(backends.begin(), backends.end());
   const PteProgram& p = pte.program;
-  n.pte_constant_buffer = p.constant_buffers > 0 && (!p.constant_segment || p.constant_segment->offsets.empty());
+  n = PteProgramNeeds(p);
+  n.format = pte.kind == PteKind::kBundled ? "ExecuTorch bundled program" : "ExecuTorch program";
   // Tensors in a .ptd: the runtime loads the program only with it.
-  std::set<std::string> external;
-  for (const PteStoredTensor& t : p.tensors) {
-    if (t.tensor.location == PteDataLocation::kExternal) external.insert(t.tensor.fqn);
-  }
+  const std::vector<std::string> external = PteExternalTensors(p);
   if (!external.empty()) {
     const std::string beside = PteDataBeside(file.path);
     std::set<std::string> keys;
