@@ -38,6 +38,11 @@ grep -Eq 'torch==2.15.0 +compatible' "$tmp/out" || fail "cnn.pt2 not compatible 
 expect 0 'executorch==1.5.1 +compatible' -- -t executorch==1.5.1 "$data/pte/linear_xnnpack.pte" "$data/pte/add.pte"
 expect 1 'torch==2.15.0 +incompatible' -- -t torch==2.15 "$data/pte/add.pte"
 expect 1 'unknown' -- -t executorch==1.5.1 "$data/pte/linear_external.ptd"
+# A damaged archive (a record failing its CRC) loads on no release; a
+# security finding LibTorch itself loads (a duplicated name) is validate's, not compat's.
+expect 1 'torch==2.15.0 +incompatible' -- -t torch==2.15 "$data/bad/crc_mismatch.pt"
+grep -q 'zip.crc: .*a damaged file, which no runtime' "$tmp/out" || fail "crc_mismatch.pt: no damage reason"
+expect 0 'torch==2.15.0 +compatible' -- -t torch==2.15 "$data/bad/duplicate_record.pt"
 # A release without data: unknown, naming what is missing; never compatible.
 expect 1 'torch==0.4 +unknown' -- -t torch==0.4 "$data/traced_cnn.pt"
 grep -q 'no data for torch==0.4' "$tmp/out" || fail "missing data not named"

@@ -118,6 +118,11 @@ TEST_CASE("compat judge: TorchScript against a torch release") {
   CHECK(Judge(legacy).verdict == CompatVerdict::kUnknown);
   CHECK(Judge(legacy, std::string(kTorch) + "legacy_import no\n").verdict == CompatVerdict::kIncompatible);
   CHECK(Judge(legacy, std::string(kTorch) + "legacy_import yes\n").verdict == CompatVerdict::kCompatible);
+  // A record every reader refuses: incompatible on any release.
+  CompatNeeds damaged = TorchScript({"aten::add"});
+  damaged.damage = {"zip.crc: CRC-32 mismatch"};
+  CHECK(Judge(damaged).verdict == CompatVerdict::kIncompatible);
+  CHECK(Says(Judge(damaged), "no runtime's reader loads"));
   // What could not be read never makes a verdict compatible.
   n = TorchScript({"aten::add"});
   n.notes = {"a record could not be read"};

@@ -43,6 +43,9 @@ struct CompatNeeds {
   std::vector<std::string> symbol_versions;    // "GLIBC_2.34", "GLIBCXX_3.4.30" its .so files need
   std::vector<std::string> cpu_features;       // instruction sets its code was built for ("avx512f")
   std::vector<std::string> notes;              // what could not be read, said in `unknown` reasons
+  // Damage every runtime's reader refuses (validate's zip.crc, zip.sizes,
+  // ts.records), one line each: incompatible on every runtime target.
+  std::vector<std::string> damage;
 };
 
 // What a runtime registers: a release's data file, a serving binary's list

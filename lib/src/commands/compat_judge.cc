@@ -274,6 +274,9 @@ CompatTargetResult JudgeCompat(const CompatNeeds& n, const CompatTarget& target,
     return v.Result(target.label);
   }
   const CompatRuntime& r = *target.runtime;
+  for (const std::string& d : n.damage) {
+    v.incompatible.push_back(d + ": a damaged file, which no runtime's reader loads (tsctl validate --no-load)");
+  }
   if (n.runtime.empty()) {
     v.unknown.push_back("this " + n.format + " is not loaded by itself: name the program that uses it");
   } else if (!r.kind.empty() && r.kind != n.runtime) {

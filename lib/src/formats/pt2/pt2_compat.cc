@@ -95,6 +95,7 @@ CompatNeeds Pt2Needs(const OpenedFile& file) {
   n.devices.assign(devices.begin(), devices.end());
   n.cuda_archs.assign(archs.begin(), archs.end());
   n.symbol_versions.assign(versions.begin(), versions.end());
+  AddZipDamage(a, n);
   return n;
 }
 

@@ -7,6 +7,7 @@
 // stored.
 #include <set>
 
+#include "../../commands/validate_internal.h"
 #include "../zip_formats.h"
 #include "tsctl/compat.h"
 #include "tsctl/error.h"
@@ -33,6 +34,16 @@ void AddClasses(const Archive& a, const std::string& record, std::set<std::strin
 }
 
 }  // namespace
+
+void AddZipDamage(const Archive& archive, CompatNeeds& needs) {
+  std::vector<CheckResult> out;
+  CheckZip(archive, ValidateOptions{}, out);
+  if (!IsPt2(archive.kind())) CheckStructure(archive, out);
+  for (const CheckResult& c : out) {
+    const bool refused_by_readers = c.id == check::kZipCrc || c.id == check::kZipSizes || c.id == check::kTsRecords;
+    if (refused_by_readers && c.status == CheckStatus::kFail) needs.damage.push_back(c.id + ": " + c.message);
+  }
+}
 
 CompatNeeds TorchScriptNeeds(const OpenedFile& file) {
   const Archive& a = SoundArchive(file);
@@ -66,6 +77,7 @@ CompatNeeds TorchScriptNeeds(const OpenedFile& file) {
   AddClasses(a, "data.pkl", classes, n);
   AddClasses(a, "constants.pkl", classes, n);
   n.classes.assign(classes.begin(), classes.end());
+  AddZipDamage(a, n);
   return n;
 }
 
