@@ -79,7 +79,28 @@ grep -Eq 'SKIP  pte.load +not run: ExecuTorch is not given a program whose exter
 
 # Not programs: NOT RUN, saying why.
 expect 7 'not run: an ExecuTorch data file' -- "$data/pte/linear_external.ptd"
-expect 7 'not run: a bundled program' -- "$data/pte/linear.bpte"
+
+# A bundled program: each test case is a check (pte.case, one JUnit testcase
+# each), its inputs set and its outputs compared with the bundle's expected
+# ones at the tolerances; an expected value changed makes that case FAIL.
+expect 0 'PASS  pte.case +forward case 0: 1 output equals the bundle' -- "$data/pte/linear.bpte"
+grep -Eq 'PASS  pte.bundled +1 test suite, 1 case, each for a method the program has' "$tmp/out" || fail "pte.bundled"
+"$tsctl" validate --format junit "$data/pte/linear.bpte" | grep -q '<testcase [^>]*name="pte.case\[forward#0\]"' || fail "JUnit: no testcase for the case"
+"$tsctl" inspect --format json "$data/pte/linear.bpte" >"$tmp/json"
+/usr/bin/python3 - "$data/pte/linear.bpte" "$tmp/json" "$tmp/wrong.bpte" <<'PY'
+import json, struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+want = json.load(open(sys.argv[2]))["bundled"]["test_suites"][0]["test_cases"][0]["expected_outputs"][0]
+assert want["dtype"] == "float32" and want["bytes"] == 24, want
+at = want["offset"] + 4 * 4   # element 4 of the expected [2, 3]
+d[at:at + 4] = struct.pack("<f", struct.unpack("<f", d[at:at + 4])[0] + 0.5)
+open(sys.argv[3], "wb").write(d)
+PY
+expect 1 'FAIL  pte.case +forward case 0: output 0: 1 of 6 elements differ beyond rtol 1e-05, atol 1e-08; the first at element 4' -- "$tmp/wrong.bpte"
+# A tolerance wide enough accepts it; --input does not apply to a bundle.
+expect 0 'PASS  pte.case' -- "$tmp/wrong.bpte" --atol 1
+expect 2 '' -- "$data/pte/linear.bpte" -i 2x4
+grep -q -- '--input does not apply to a bundled program' "$tmp/err" || fail "--input for a .bpte: not the usage line"
 
 # --no-run loads only; -v shows the runtime's own lines, each prefixed and escaped.
 expect 0 'PASS  pte.load' -- --no-run "$data/pte/linear.pte"

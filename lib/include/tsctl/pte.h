@@ -252,10 +252,24 @@ struct PteFlatTensor {
   std::vector<PteNamedData> named_data;
 };
 
+// A value of a bundled test case: a tensor (its dtype, sizes, dim order and
+// where its bytes lie in the file) or a scalar.
+struct PteBundledValue {
+  PteValueKind kind = PteValueKind::kNone;  // kTensor, kInt, kBool, kDouble; kNone: a kind the schema lacks
+  int scalar_type = 0;                      // a tensor's ScalarType value (tsctl/dtype.h)
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> dim_order;
+  uint64_t data_offset = 0;  // in the file
+  uint64_t data_size = 0;
+  int64_t int_value = 0;     // kInt, kBool
+  double double_value = 0;   // kDouble
+};
+
 struct PteTestCase {
   uint64_t inputs = 0;
   uint64_t expected_outputs = 0;
   uint64_t data_bytes = 0;  // tensor bytes of both
+  std::vector<PteBundledValue> input_values, expected_values;
 };
 
 struct PteTestSuite {

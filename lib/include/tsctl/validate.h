@@ -33,6 +33,10 @@ struct CheckResult {
       : id(std::move(id_)), status(status_), message(std::move(message_)) {}
 
   std::string id;  // e.g. "zip.crc"; every id is documented in tsctl-validate(1)
+  // Which of its row's results this is, where a row yields several (pte.case:
+  // "forward#0", a bundled test case); "" for the others. JUnit's testcase
+  // is named id[item].
+  std::string item;
   CheckStatus status = CheckStatus::kPass;
   std::string message;
   // Wall time of this check, measured: from the previous check's result (or

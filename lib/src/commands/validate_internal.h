@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "tsctl/archive.h"
 #include "tsctl/pickle.h"
 #include "tsctl/pt2.h"
@@ -60,6 +62,7 @@ inline constexpr char kPteLoad[] = "pte.load";
 inline constexpr char kPteRun[] = "pte.run";
 inline constexpr char kPteFinite[] = "pte.finite";
 inline constexpr char kPteDeterministic[] = "pte.deterministic";
+inline constexpr char kPteCase[] = "pte.case";
 inline constexpr char kTorchSandbox[] = "torch.sandbox";
 inline constexpr char kTorchLoad[] = "torch.load";
 inline constexpr char kTorchUnsafe[] = "torch.unsafe";
@@ -107,6 +110,10 @@ void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveRe
 // tsctl-pte-runner child, pte_child.h): pte.load, pte.run, pte.finite,
 // pte.deterministic (validate_pte_run.cc).
 void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
+// A bundled program's method, as tsctl-pte-runner --bundled returns it: one
+// pte.case result per test case (validate_pte_bundled.cc); `runtime_said`
+// the runtime's last error line for the method.
+void BundledCaseChecks(const nlohmann::json& method, const std::string& runtime_said, std::vector<CheckResult>& out);
 // The torch.* checks of a .pt2 (validate_pt2_run.cc): an AOTInductor package
 // loaded and run in the isolated child where the LibTorch plugin runs it
 // (BuildInfo::runs_pt2_aoti); else torch.load SKIP (no runner in this

@@ -207,9 +207,13 @@ void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
     out.push_back({check::kPteBundled, CheckStatus::kFail, "test suites for methods the program lacks: " + Listed(unknown)});
     return;
   }
-  out.push_back({check::kPteBundled, CheckStatus::kSkip,
-                 std::to_string(f.bundled.suites.size()) + " test suites, " + std::to_string(cases) +
-                     " cases, for methods the program has; not run (running them needs ExecuTorch's runtime)"});
+  if (cases == 0) {
+    out.push_back({check::kPteBundled, CheckStatus::kWarn, "the bundled program carries no test case"});
+    return;
+  }
+  out.push_back({check::kPteBundled, CheckStatus::kPass,
+                 std::to_string(f.bundled.suites.size()) + (f.bundled.suites.size() == 1 ? " test suite, " : " test suites, ") +
+                     std::to_string(cases) + (cases == 1 ? " case" : " cases") + ", each for a method the program has"});
 }
 
 }  // namespace

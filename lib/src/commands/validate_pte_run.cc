@@ -155,7 +155,6 @@ std::string NotHanded(const std::string& path, const std::vector<CheckResult>& o
   }
   const std::string id = PteIdentifier(path);
   if (id == "FT") return "an ExecuTorch data file (.ptd) holds tensors, not a program to run";
-  if (id == "BP") return "a bundled program (.bpte): tsctl does not run its test cases yet";
   if (!PteRuntimeBuilt()) return "this build has no ExecuTorch runtime (scripts/install_executorch_sdk.sh, then build again)";
   for (const CheckResult& c : out) {
     if (c.id == check::kPteData && c.status == CheckStatus::kWarn) {
@@ -168,6 +167,27 @@ std::string NotHanded(const std::string& path, const std::vector<CheckResult>& o
   return "";
 }
 
+// What the runner is asked: the program (a .bpte: its test cases), its
+// .ptd, inputs, tolerances and limits.
+PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options, const ArchiveReport& report) {
+  PteRunRequest request;
+  request.program = path;
+  request.bundled = PteIdentifier(path) == "BP";
+  if (request.bundled && !options.inputs.empty()) {
+    throw Error(ErrorKind::kUsage, "--input does not apply to a bundled program: each test case carries its inputs");
+  }
+  request.rtol = options.rtol;
+  request.atol = options.atol;
+  for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
+  if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
+  request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
+  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
+  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
+  request.sandbox = SandboxOn();
+  request.run = options.run;
+  return request;
+}
+
 }  // namespace
 
 void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
@@ -178,15 +198,7 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
     throw Error(ErrorKind::kUsage, "--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program yet "
                                    "(--input does: its first tensor inputs)");
   }
-  PteRunRequest request;
-  request.program = path;
-  for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
-  if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
-  request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
-  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
-  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
-  request.sandbox = SandboxOn();
-  request.run = options.run;
+  PteRunRequest request = PteRequest(path, options, report);
   PteRunOutcome outcome = RunPteChild(request);
   ShowChildOutput(outcome.output, "tsctl: validate: " + EscapeText(path) + ": ExecuTorch: ");
   const std::string& log = outcome.output.kept();
@@ -228,7 +240,10 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   const size_t before = out.size();
   bool loaded_all = true;
   const std::string from = options.inputs.empty() ? "its metadata" : "--input and its metadata";
-  for (const json& m : methods) MethodChecks(m, log, from, out, loaded_all);
+  for (const json& m : methods) {
+    MethodChecks(m, log, from, out, loaded_all);
+    if (m.contains("cases")) BundledCaseChecks(m, ReadRuntimeLog(LogOf(log, m.value("name", ""))).last_error, out);
+  }
   if (!loaded_all) {
     // A method this runtime cannot load: the program did not run as a
     // whole, whatever its other methods did (NOT RUN, pte.load says why).

@@ -67,42 +67,6 @@ std::string DtypeName(int value) {
 
 std::string ErrorName(Error e) { return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")"; }
 
-// An input tensor. From the metadata (`spec` null): its dtype and sizes,
-// floating types uniform in [0, 1) from a fixed generator (the same values
-// every run), other dtypes zeros (a safe index). From --input (`spec`): its
-// shape, dtype and fill, as tsctl's inputs are filled (docs/manual/pte.md):
-// random is uniform [0, 1) for floating types and integers in [0, 10).
-TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const tsctl::InputSpec* spec, uint64_t& state) {
-  std::vector<executorch::aten::SizesType> sizes(info.sizes().begin(), info.sizes().end());
-  auto type = info.scalar_type();
-  if (spec) {
-    sizes.assign(spec->shape.begin(), spec->shape.end());
-    if (const tsctl::DtypeInfo* d = tsctl::DtypeByName(spec->dtype)) type = static_cast<executorch::aten::ScalarType>(tsctl::DtypeValue(*d));
-  }
-  TensorPtr t = executorch::extension::zeros(sizes, type);
-  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(static_cast<int>(type));
-  if (!d) return t;
-  using Fill = tsctl::InputSpec::Fill;
-  const Fill fill = spec ? spec->fill : d->kind == tsctl::DtypeKind::kFloat ? Fill::kUniform : Fill::kZeros;
-  const double low = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->low : 0;
-  const double high = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->high : 1;
-  const bool floating = d->kind == tsctl::DtypeKind::kFloat;
-  void* p = t->mutable_data_ptr();
-  for (ssize_t i = 0; i < t->numel(); ++i) {
-    double v = 0;
-    switch (fill) {
-      case Fill::kZeros: v = 0; break;
-      case Fill::kOnes: v = 1; break;
-      case Fill::kConstant: v = spec->value; break;
-      case Fill::kUniform: v = low + (high - low) * tsctl::NextUniform(state); break;
-      case Fill::kRandint: v = std::floor(low + (high - low) * tsctl::NextUniform(state)); break;
-      case Fill::kRandom: v = floating ? tsctl::NextUniform(state) : d->kind == tsctl::DtypeKind::kBool ? tsctl::NextUniform(state) < 0.5 : std::floor(10 * tsctl::NextUniform(state)); break;
-    }
-    tsctl::PutElement(p, *d, i, v);
-  }
-  return t;
-}
-
 // FNV-1a over a tensor's bytes: two runs' outputs compared.
 uint64_t Hash(const void* data, size_t n) {
   uint64_t h = 1469598103934665603ull;
@@ -150,6 +114,8 @@ struct Plan {
   bool run = true;
   bool bench = false;
   bool registry = false;         // --registry: list kernels and backends, no program
+  bool bundled = false;          // --bundled: a .bpte's test cases (runner_bundled.cc)
+  tsctl::BundledPlan tolerances; // --rtol, --atol: comma-separated, one or one per output
   int warmup = -1;               // calls; < 0: warmup_seconds
   double warmup_seconds = 0.2;
   int iters = 0;                 // calls; 0: duration_seconds
@@ -222,7 +188,7 @@ bool MakeInputs(Module& module, const std::string& name, const executorch::runti
         return false;
       }
       // --input fills the first positions, as for TorchScript.
-      keep.push_back(MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
+      keep.push_back(tsctl::MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
       inputs.emplace_back(keep.back());
       described.push_back({{"kind", "tensor"},
                            {"dtype", DtypeName(static_cast<int>(keep.back()->scalar_type()))},
@@ -301,6 +267,17 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan) {
   return m;
 }
 
+std::vector<double> Numbers(const std::string& list) {
+  std::vector<double> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    out.push_back(std::stod(list.substr(at, end - at)));
+    at = end + 1;
+  }
+  return out;
+}
+
 // The command line after --result-fd 3 (tsctl's; pte_child.cc writes it).
 void ParseArgs(int argc, char** argv, std::string& program, std::string& method, std::vector<std::string>& data,
                tsctl::SandboxPolicy& policy, bool& sandbox, Plan& plan) {
@@ -315,6 +292,9 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--no-run") plan.run = false;
     else if (a == "--bench") plan.bench = true;
     else if (a == "--registry") plan.registry = true;
+    else if (a == "--bundled") plan.bundled = true;
+    else if (a == "--rtol" && has_value) plan.tolerances.rtol = Numbers(argv[++i]);
+    else if (a == "--atol" && has_value) plan.tolerances.atol = Numbers(argv[++i]);
     else if (a == "--input" && has_value) plan.inputs.push_back(tsctl::ParseInputSpec(argv[++i]));
     else if (a == "--warmup" && has_value) plan.warmup = std::atoi(argv[++i]);
     else if (a == "--warmup-seconds" && has_value) plan.warmup_seconds = std::atof(argv[++i]);
@@ -322,6 +302,16 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--duration" && has_value) plan.duration_seconds = std::atof(argv[++i]);
     else program = a;
   }
+}
+
+// The result, with the peak memory, as the frame tsctl reads; then exit.
+[[noreturn]] void Finish(json& result) {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) result["peak_rss_bytes"] = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));
+  _exit(0);
 }
 
 }  // namespace
@@ -360,6 +350,11 @@ int main(int argc, char** argv) {
   }
   executorch::runtime::runtime_init();
   json result = {{"runtime", "ExecuTorch"}};
+  if (plan.bundled) {
+    plan.tolerances.run = plan.run;
+    result.update(tsctl::RunBundled(program, data, method, plan.tolerances, kMethodMark, sandbox));
+    Finish(result);
+  }
   const auto load_start = std::chrono::steady_clock::now();
   Module module = data.empty() ? Module(program, Module::LoadMode::File) : Module(program, data, Module::LoadMode::File);
   if (Error e = module.load(); e != Error::Ok) {
@@ -380,10 +375,5 @@ int main(int argc, char** argv) {
     }
     result["methods"] = methods;
   }
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) == 0) result["peak_rss_bytes"] = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
-  std::fflush(stdout);
-  std::fflush(stderr);
-  tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));
-  _exit(0);
+  Finish(result);
 }

@@ -8,6 +8,8 @@
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/kernel/operator_registry.h>
 
+#include <cmath>
+
 namespace tsctl {
 
 using nlohmann::json;
@@ -55,6 +57,42 @@ void PutElement(void* p, const DtypeInfo& d, ssize_t i, double v) {
   else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 2) static_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
   else if (d.kind == tsctl::DtypeKind::kSigned && d.size == 1) static_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
   else if (d.kind == tsctl::DtypeKind::kUnsigned && d.size == 1) static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
+}
+
+// An input tensor. From the metadata (`spec` null): its dtype and sizes,
+// floating types uniform in [0, 1) from a fixed generator (the same values
+// every run), other dtypes zeros (a safe index). From --input (`spec`): its
+// shape, dtype and fill, as tsctl's inputs are filled (docs/manual/pte.md):
+// random is uniform [0, 1) for floating types and integers in [0, 10).
+executorch::extension::TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const tsctl::InputSpec* spec, uint64_t& state) {
+  std::vector<executorch::aten::SizesType> sizes(info.sizes().begin(), info.sizes().end());
+  auto type = info.scalar_type();
+  if (spec) {
+    sizes.assign(spec->shape.begin(), spec->shape.end());
+    if (const tsctl::DtypeInfo* d = tsctl::DtypeByName(spec->dtype)) type = static_cast<executorch::aten::ScalarType>(tsctl::DtypeValue(*d));
+  }
+  executorch::extension::TensorPtr t = executorch::extension::zeros(sizes, type);
+  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(static_cast<int>(type));
+  if (!d) return t;
+  using Fill = tsctl::InputSpec::Fill;
+  const Fill fill = spec ? spec->fill : d->kind == tsctl::DtypeKind::kFloat ? Fill::kUniform : Fill::kZeros;
+  const double low = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->low : 0;
+  const double high = spec && (fill == Fill::kUniform || fill == Fill::kRandint) ? spec->high : 1;
+  const bool floating = d->kind == tsctl::DtypeKind::kFloat;
+  void* p = t->mutable_data_ptr();
+  for (ssize_t i = 0; i < t->numel(); ++i) {
+    double v = 0;
+    switch (fill) {
+      case Fill::kZeros: v = 0; break;
+      case Fill::kOnes: v = 1; break;
+      case Fill::kConstant: v = spec->value; break;
+      case Fill::kUniform: v = low + (high - low) * tsctl::NextUniform(state); break;
+      case Fill::kRandint: v = std::floor(low + (high - low) * tsctl::NextUniform(state)); break;
+      case Fill::kRandom: v = floating ? tsctl::NextUniform(state) : d->kind == tsctl::DtypeKind::kBool ? tsctl::NextUniform(state) < 0.5 : std::floor(10 * tsctl::NextUniform(state)); break;
+    }
+    tsctl::PutElement(p, *d, i, v);
+  }
+  return t;
 }
 
 }  // namespace tsctl

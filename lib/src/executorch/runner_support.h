@@ -5,10 +5,16 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/executor/method_meta.h>
+
 #include "tsctl/dtype.h"
+#include "tsctl/inputs.h"
 
 namespace tsctl {
 
@@ -22,5 +28,28 @@ nlohmann::json Registry();
 double NextUniform(uint64_t& state);
 // Element `i` of `p` (of dtype `d`) set to `v` (integers truncated, bool v != 0).
 void PutElement(void* p, const DtypeInfo& d, ssize_t i, double v);
+
+// An input tensor of `info`'s dtype and sizes: floating types uniform in
+// [0, 1) from `state`, others zeros; or, with `spec` (--input), its shape,
+// dtype and fill (docs/manual/pte.md).
+executorch::extension::TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const InputSpec* spec,
+                                           uint64_t& state);
+
+// --bundled: the tolerances, one for every output or one per output.
+struct BundledPlan {
+  std::vector<double> rtol{1e-5}, atol{1e-8};
+  bool run = true;  // false (--no-run): each method loaded, no case run
+};
+
+// Runs the test cases of the bundled program at `path` (those of method
+// `only`, "" for all) on the program inside it, `data` its .ptd files; writes
+// `method_mark` and the method's name on stderr before loading each method;
+// `sandbox`: file writes are locked once the program is loaded.
+// The result: {"methods": [{"name", "load_error" | "cases": [{"index",
+// "input_error" | "run_error" | "ran", "ns", "returned", "outputs": [{"kind",
+// "close", "why", "dtype", "shape", "numel", "mismatched", "max_abs",
+// "first", "rtol", "atol"}]}]}]}, or {"program_error"}.
+nlohmann::json RunBundled(const std::string& path, const std::vector<std::string>& data, const std::string& only,
+                          const BundledPlan& plan, const char* method_mark, bool sandbox);
 
 }  // namespace tsctl

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "process.h"
@@ -57,6 +58,18 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
   if (!request.sandbox) args.push_back("--no-sandbox");
   if (!request.run) args.push_back("--no-run");
+  if (request.bundled) {
+    auto list = [](const std::vector<double>& v) {
+      std::string s;
+      char b[32];
+      for (double d : v) {
+        std::snprintf(b, sizeof b, "%.17g", d);
+        s += (s.empty() ? "" : ",") + std::string(b);
+      }
+      return s;
+    };
+    args.insert(args.end(), {"--bundled", "--rtol", list(request.rtol), "--atol", list(request.atol)});
+  }
   if (request.bench) {
     args.push_back("--bench");
     if (request.warmup >= 0) args.insert(args.end(), {"--warmup", std::to_string(request.warmup)});

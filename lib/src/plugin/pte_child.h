@@ -35,6 +35,10 @@ struct PteRunRequest {
   bool sandbox = true;
   bool run = true;                 // false: load the program and its methods only
   bool registry = false;           // no program: the runtime's kernels and backends (runner --registry)
+  // A bundled program (.bpte): its test cases run, each output compared with
+  // the expected one at these tolerances (one for all outputs, or one each).
+  bool bundled = false;
+  std::vector<double> rtol{1e-5}, atol{1e-8};
   // bench: one method (`method`, else forward, else the first) timed:
   // warm-up calls (a count >= 0, else seconds), then timed calls (a count
   // > 0, else seconds).

@@ -23,7 +23,46 @@ uint64_t DataBytes(const Values* values) {
   return bytes;
 }
 
-std::vector<PteTestSuite> ReadSuites(const bpte_fb::BundledProgram& root, Budget& budget, uint64_t& data_bytes) {
+// A test case's values, each tensor's bytes by their place in the file (the
+// flatbuffer starts it: `base`).
+std::vector<PteBundledValue> ReadValues(const Values* values, const uint8_t* base, Budget& budget) {
+  std::vector<PteBundledValue> out;
+  if (!values) return out;
+  budget.Spend(values->size());
+  for (const bpte_fb::Value* v : *values) {
+    PteBundledValue value;
+    if (const bpte_fb::Tensor* t = v->val_as_Tensor()) {
+      value.kind = PteValueKind::kTensor;
+      value.scalar_type = static_cast<int>(t->scalar_type());
+      if (t->sizes()) {
+        budget.Spend(t->sizes()->size());
+        value.sizes.assign(t->sizes()->begin(), t->sizes()->end());
+      }
+      if (t->dim_order()) {
+        budget.Spend(t->dim_order()->size());
+        value.dim_order.assign(t->dim_order()->begin(), t->dim_order()->end());
+      }
+      if (t->data()) {
+        value.data_offset = static_cast<uint64_t>(t->data()->data() - base);
+        value.data_size = t->data()->size();
+      }
+    } else if (const bpte_fb::Int* i = v->val_as_Int()) {
+      value.kind = PteValueKind::kInt;
+      value.int_value = i->int_val();
+    } else if (const bpte_fb::Bool* b = v->val_as_Bool()) {
+      value.kind = PteValueKind::kBool;
+      value.int_value = b->bool_val();
+    } else if (const bpte_fb::Double* d = v->val_as_Double()) {
+      value.kind = PteValueKind::kDouble;
+      value.double_value = d->double_val();
+    }
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+std::vector<PteTestSuite> ReadSuites(const bpte_fb::BundledProgram& root, const uint8_t* base, Budget& budget,
+                                     uint64_t& data_bytes) {
   std::vector<PteTestSuite> out;
   if (!root.method_test_suites()) return out;
   for (const bpte_fb::BundledMethodTestSuite* s : *root.method_test_suites()) {
@@ -39,6 +78,8 @@ std::vector<PteTestSuite> ReadSuites(const bpte_fb::BundledProgram& root, Budget
         tc.inputs = c->inputs() ? c->inputs()->size() : 0;
         tc.expected_outputs = c->expected_outputs() ? c->expected_outputs()->size() : 0;
         tc.data_bytes = DataBytes(c->inputs()) + DataBytes(c->expected_outputs());
+        tc.input_values = ReadValues(c->inputs(), base, budget);
+        tc.expected_values = ReadValues(c->expected_outputs(), base, budget);
         data_bytes += tc.data_bytes;
         suite.cases.push_back(tc);
       }
@@ -63,7 +104,7 @@ void ReadBundledFile(std::string_view flatbuffer, const Head& head, const std::s
   PteBundled& b = out.bundled;
   b.version = root.version();
   uint64_t test_bytes = 0;
-  b.suites = ReadSuites(root, budget, test_bytes);
+  b.suites = ReadSuites(root, buf, budget, test_bytes);
   const auto* program = root.program();
   if (!program || program->size() == 0) Fail(name, "the bundled program carries no program");
   b.program_bytes = program->size();

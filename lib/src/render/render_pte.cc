@@ -6,6 +6,7 @@
 #include "../commands/compat_internal.h"
 #include "../text/json_util.h"
 #include "../text/units.h"
+#include "tsctl/dtype.h"
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
 #include "tsctl/text_util.h"
@@ -181,6 +182,61 @@ nlohmann::json ProgramJson(const PteProgram& p) {
   return j;
 }
 
+std::string BundledDtype(int value) {
+  const DtypeInfo* d = DtypeByValue(value);
+  return d ? d->name : "scalar type " + std::to_string(value);
+}
+
+// A bundled test case's value: a tensor's dtype and sizes, a scalar's value.
+std::string BundledValueText(const PteBundledValue& v) {
+  switch (v.kind) {
+    case PteValueKind::kTensor: return BundledDtype(v.scalar_type) + ShapeText(v.sizes);
+    case PteValueKind::kInt: return "int " + std::to_string(v.int_value);
+    case PteValueKind::kBool: return v.int_value ? "bool true" : "bool false";
+    case PteValueKind::kDouble: {
+      char b[32];
+      std::snprintf(b, sizeof b, "float %.17g", v.double_value);
+      return b;
+    }
+    default: return "a value of a kind the schema lacks";
+  }
+}
+
+std::string BundledValuesText(const std::vector<PteBundledValue>& values) {
+  std::string s;
+  for (const PteBundledValue& v : values) s += (s.empty() ? "" : ", ") + BundledValueText(v);
+  return s.empty() ? "none" : s;
+}
+
+// Each suite's cases, the first 20 of a suite.
+void BundledText(const PteBundled& b, std::ostringstream& out) {
+  constexpr size_t kShown = 20;
+  for (const PteTestSuite& s : b.suites) {
+    for (size_t i = 0; i < s.cases.size() && i < kShown; ++i) {
+      out << "  " << EscapeText(s.method_name) << " case " << i << ": inputs " << BundledValuesText(s.cases[i].input_values)
+          << "; expected " << BundledValuesText(s.cases[i].expected_values) << '\n';
+    }
+    if (s.cases.size() > kShown) out << "  " << EscapeText(s.method_name) << ": " << s.cases.size() - kShown << " more cases (--format json lists them)\n";
+  }
+}
+
+nlohmann::json BundledValuesJson(const std::vector<PteBundledValue>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PteBundledValue& v : values) {
+    switch (v.kind) {
+      case PteValueKind::kTensor:
+        out.push_back({{"kind", "tensor"}, {"dtype", BundledDtype(v.scalar_type)}, {"shape", v.sizes}, {"dim_order", v.dim_order},
+                       {"offset", v.data_offset}, {"bytes", v.data_size}});
+        break;
+      case PteValueKind::kInt: out.push_back({{"kind", "int"}, {"value", v.int_value}}); break;
+      case PteValueKind::kBool: out.push_back({{"kind", "bool"}, {"value", v.int_value != 0}}); break;
+      case PteValueKind::kDouble: out.push_back({{"kind", "float"}, {"value", v.double_value}}); break;
+      default: out.push_back({{"kind", "unknown"}});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // Whether ExecuTorch's runtime (this tsctl's, else the newest data) has what
@@ -231,6 +287,7 @@ std::string RenderPteText(const PteFile& f, const std::string& path) {
     for (const PteTestSuite& s : f.bundled.suites) cases += s.cases.size();
     out << "bundled  BP08 version " << f.bundled.version << ": " << f.bundled.suites.size() << " test suites, " << cases
         << " cases; the program is " << HumanBytes(f.bundled.program_bytes) << '\n';
+    BundledText(f.bundled, out);
   }
   RuntimeText(p, out);
   for (const PteMethod& m : p.methods) MethodText(m, out);
@@ -267,7 +324,13 @@ std::string RenderPteJson(const PteFile& f, const std::string& path) {
   }
   if (f.kind == PteKind::kBundled) {
     nlohmann::json suites = nlohmann::json::array();
-    for (const PteTestSuite& s : f.bundled.suites) suites.push_back({{"method", s.method_name}, {"cases", s.cases.size()}});
+    for (const PteTestSuite& s : f.bundled.suites) {
+      nlohmann::json cases = nlohmann::json::array();
+      for (const PteTestCase& c : s.cases) {
+        cases.push_back({{"inputs", BundledValuesJson(c.input_values)}, {"expected_outputs", BundledValuesJson(c.expected_values)}});
+      }
+      suites.push_back({{"method", s.method_name}, {"cases", s.cases.size()}, {"test_cases", cases}});
+    }
     j["bundled"] = {{"version", f.bundled.version}, {"program_bytes", f.bundled.program_bytes}, {"test_suites", suites}};
   }
   j["sizes"] = SizesJson(f.sizes);

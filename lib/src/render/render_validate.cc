@@ -92,6 +92,7 @@ nlohmann::json ToJson(const ValidationReport& report) {
     aj["findings"] = nlohmann::json::array();
     for (const auto& c : a.checks) {
       aj["checks"].push_back({{"id", c.id}, {"status", CheckStatusName(c.status)}, {"message", c.message}});
+      if (!c.item.empty()) aj["checks"].back()["item"] = c.item;
       if (c.status == CheckStatus::kFail || c.status == CheckStatus::kWarn) {
         aj["findings"].push_back({{"id", c.id},
                                   {"severity", c.status == CheckStatus::kFail ? "error" : "warning"},
@@ -153,7 +154,8 @@ std::string RenderJUnit(const ValidationReport& report) {
       const std::string message = EscapeText(c.message);
       auto tc = suite.append_child("testcase");
       tc.append_attribute("classname") = path.c_str();
-      tc.append_attribute("name") = c.id.c_str();
+      const std::string name = c.item.empty() ? c.id : c.id + "[" + EscapeText(c.item) + "]";
+      tc.append_attribute("name") = name.c_str();
       tc.append_attribute("time") = Seconds(c.seconds).c_str();
       bool fail = c.status == CheckStatus::kFail || (report.strict && c.status == CheckStatus::kWarn);
       if (fail) {
