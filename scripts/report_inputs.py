@@ -304,6 +304,17 @@ def args_report(tsctl):
                         out, os.path.join(d, "flat.expected.pt")])
             check(f"{cmd[0]} --save-outputs FILE.npy: numpy.load reads Python's outputs", r.returncode == 0 and same.returncode == 0,
                   (r.stdout + r.stderr + same.stderr)[-300:])
+        # FILE.npz: the inputs (--save-inputs) and outputs, flattened, named arr_0, arr_1, ... as numpy.savez names them.
+        ins, outs = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+        rep, r = validate(tsctl, os.path.join(d, "flat.pt"), "--load-inputs", os.path.join(d, "flat.inputs.npy"),
+                          "--save-inputs", ins, "--save-outputs", outs)
+        same = run(["/usr/bin/python3", "-c", "import sys, numpy, torch\n"
+                    "i, o = numpy.load(sys.argv[1]), numpy.load(sys.argv[2])\n"
+                    "ok = i.files == ['arr_0'] and numpy.array_equal(i['arr_0'], numpy.load(sys.argv[3])) and o.files == ['arr_0']\n"
+                    "ok = ok and numpy.allclose(o['arr_0'], torch.load(sys.argv[4]).detach().numpy(), rtol=1e-5, atol=1e-6)\n"
+                    "sys.exit(0 if ok else 1)", ins, outs, os.path.join(d, "flat.inputs.npy"), os.path.join(d, "flat.expected.pt")])
+        check("validate --save-inputs/--save-outputs FILE.npz: numpy.load reads the inputs given and Python's outputs",
+              r.returncode == 0 and same.returncode == 0, (r.stdout + r.stderr + same.stderr)[-300:])
         rep, r = validate(tsctl, model, "--load-inputs", os.path.join(d, "all_args.inputs.pt"), "--save-outputs", os.path.join(tmp, "many.npy"))
         saved = next((c for c in rep["archives"][0]["checks"] if c["id"] == "torch.outputs"), None) if rep else None
         check("validate --save-outputs FILE.npy of outputs that are not one tensor says why and writes nothing",

@@ -217,7 +217,10 @@ RunFn BindValidate(CLI::App* sub, const GlobalOptions& global) {
                   "Calls of the method on one copy of the model, to find state that survives a call (torch.stateful); "
                   "default: 3 to 5, drawn from --seed when given, else at random (the report says how many)")
       ->check(NumberIn(2, 1000, true, "a whole number from 2 to 1000"));
-  sub->add_option("--save-outputs", f->options.save_outputs_path, "Write the outputs to FILE (torch.load reads it; FILE.npy: NumPy's format, one tensor)");
+  sub->add_option("--save-outputs", f->options.save_outputs_path,
+                  "Write the outputs to FILE (torch.load reads it; FILE.npz: NumPy's, arr_0, arr_1, ... flattened; FILE.npy: one tensor)");
+  sub->add_option("--save-inputs", f->options.save_inputs_path,
+                  "Write the inputs the run used to FILE, in the formats of --save-outputs (an ExecuTorch program: .npz or .npy)");
   sub->add_flag("--allow-load-hooks", f->allow_load_hooks,
                 "Load archives whose code runs at load time (a custom __setstate__) or reads files or unchecked memory "
                 "(ts.hooks is then a WARN, not a FAIL that keeps LibTorch away), and such a --reference-model");

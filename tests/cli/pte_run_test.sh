@@ -48,6 +48,24 @@ expect 1 'FAIL  pte.run +forward: execute failed on inputs from --input.*float32
 expect 2 '' -- "$data/pte/linear.pte" --arg x=1
 grep -q -- '--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program' "$tmp/err" || fail "--arg for a .pte: not the usage line"
 
+# --save-inputs/--save-outputs: NumPy's files (numpy.load reads them without
+# torch), the inputs the run used and the outputs they gave: x + y.
+expect 0 'PASS  pte.run' -- "$data/pte/add.pte" --save-inputs "$tmp/in.npz" --save-outputs "$tmp/out.npz"
+/usr/bin/python3 - "$tmp/in.npz" "$tmp/out.npz" <<'PY'
+import sys
+import numpy as np
+i, o = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert i.files == ["arr_0", "arr_1"] and o.files == ["arr_0"], (i.files, o.files)
+assert i["arr_0"].dtype == np.float32 and i["arr_0"].shape == (2, 2), i["arr_0"]
+assert np.array_equal(i["arr_0"] + i["arr_1"], o["arr_0"]), (i["arr_0"], i["arr_1"], o["arr_0"])
+PY
+expect 0 'PASS  pte.run' -- "$data/pte/linear.pte" --save-outputs "$tmp/out.npy"
+/usr/bin/python3 -c 'import sys, numpy; a = numpy.load(sys.argv[1]); assert a.shape == (2, 3) and a.dtype == numpy.float32, a' "$tmp/out.npy"
+expect 1 'FAIL  pte.run +--save-inputs: nothing saved \(an .npy file holds one tensor' -- "$data/pte/add.pte" --save-inputs "$tmp/two.npy"
+[ ! -e "$tmp/two.npy" ] || fail "a refused .npy was written"
+expect 2 '' -- "$data/pte/add.pte" --save-outputs "$tmp/out.pt"
+grep -q "values are saved in NumPy's format" "$tmp/err" || fail "--save-outputs FILE.pt for a .pte: not the usage line"
+
 # An operator this runtime does not register: named, WARN, NOT RUN (exit 7), never a crash.
 /usr/bin/python3 - "$data/pte/add.pte" "$tmp/custom_op.pte" <<'PY'
 import sys

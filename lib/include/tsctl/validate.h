@@ -126,7 +126,8 @@ struct ValidateOptions : RunSpec {
   std::vector<std::string> require_meta;  // keys of extra/producer_info.json (dotted)
   bool load = true;   // false: only the checks that need no LibTorch
   bool run = true;
-  std::string save_outputs_path;  // write the outputs here (torch.load reads it)
+  std::string save_outputs_path;  // write the outputs here (torch.load reads it; .npy/.npz: NumPy's format)
+  std::string save_inputs_path;   // write the inputs the run used here (the same formats)
   bool method_given = false;      // --method was given ("all" checks every method)
   bool seed_given = false;        // --seed was given: it also picks the number of calls (torch.stateful)
   // --calls N: calls on one copy of the model (torch.stateful); 0: 3 to 5,

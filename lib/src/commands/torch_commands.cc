@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "../zip/npz.h"
 #include "apply_inputs.h"
 #include "bench_pt2.h"
 #include "check_before_load.h"
@@ -42,11 +43,9 @@ std::pair<std::string, std::string> SplitPythonSpec(const std::string& spec) {
 
 namespace {
 
-// ".npy" when --save-outputs names an .npy file (the child writes NumPy's
-// format then), else "" (torch.save's).
-std::string OutputSuffix(const std::string& path) {
-  return path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0 ? ".npy" : "";
-}
+// ".npy"/".npz" when --save-outputs names such a file (the child writes
+// NumPy's format then), else "" (torch.save's).
+std::string OutputSuffix(const std::string& path) { return NumpySuffix(path); }
 
 // script --class: the name becomes __torch__.NAME, a class in the archive's
 // code that torch.jit.load parses as Python. An empty, dotted, spaced or

@@ -155,11 +155,11 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
 std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const ValidateOptions& options, ModelCheckOptions& m,
                                             ArchiveReport& report);
 // The files of a method's run: --save-reference, --record-reference (stamped
-// into the archive), --save-outputs; each said in a check when it could not
+// into the archive), --save-outputs, --save-inputs; each said in a check when it could not
 // be written.
 void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
                   const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
-                  std::vector<CheckResult>& out);
+                  const std::optional<TempFile>& inputs_tmp, std::vector<CheckResult>& out);
 // Each LibTorch child's limits, as validate's options set them.
 ChildLimits LimitsOf(const ValidateOptions& o);
 // What a model-check child was doing, from its last progress event:

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "../text/json_util.h"
+#include "../zip/npz.h"
 #include "torch_child_sandbox.h"
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
@@ -91,10 +92,12 @@ class MethodChecks {
       m_.record_reference_path = reference_tmp_->path;
     }
     if (!options.save_outputs_path.empty()) {
-      const std::string& out_path = options.save_outputs_path;
-      const bool npy = out_path.size() > 4 && out_path.compare(out_path.size() - 4, 4, ".npy") == 0;
-      outputs_tmp_.emplace(npy ? ".npy" : "");  // the child writes the format the name asks for
+      outputs_tmp_.emplace(NumpySuffix(options.save_outputs_path));  // the child writes the format the name asks for
       m_.save_outputs_path = outputs_tmp_->path;
+    }
+    if (!options.save_inputs_path.empty()) {
+      inputs_tmp_.emplace(NumpySuffix(options.save_inputs_path));
+      m_.save_inputs_path = inputs_tmp_->path;
     }
     methods_ = {all_ ? std::string("forward") : options.method};
   }
@@ -302,11 +305,13 @@ class MethodChecks {
     RunChecks(r, p, out_);
     if (k == 0 || !m_.record_reference_path.empty()) {
       // Files of the first method run only.
-      KeepRunFiles(options_, path_, r, reference_tmp_, outputs_tmp_, out_);
+      KeepRunFiles(options_, path_, r, reference_tmp_, outputs_tmp_, inputs_tmp_, out_);
       m_.record_reference_path.clear();
       m_.save_outputs_path.clear();
+      m_.save_inputs_path.clear();
       reference_tmp_.reset();
       outputs_tmp_.reset();
+      inputs_tmp_.reset();
     }
   }
 
@@ -317,7 +322,7 @@ class MethodChecks {
   ArchiveReport& report_;
   std::vector<CheckResult>& out_;
   const bool all_ = options_.method == "all";
-  std::optional<TempFile> reference_tmp_, outputs_tmp_;
+  std::optional<TempFile> reference_tmp_, outputs_tmp_, inputs_tmp_;
   std::vector<std::string> methods_;
   bool first_ = true;
   bool multi_ = false;

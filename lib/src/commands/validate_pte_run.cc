@@ -6,9 +6,12 @@
 // (pte_child.h), confined like the LibTorch children.
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../text/json_util.h"
+#include "tsctl/atomic_file.h"
+#include "../zip/npz.h"
 #include "bench_pte.h"
 #include "pte_child.h"
 #include "torch_child.h"
@@ -167,6 +170,21 @@ std::string NotHanded(const std::string& path, const std::vector<CheckResult>& o
   return "";
 }
 
+// --save-inputs, --save-outputs: the files the runner sent, written whole
+// (AtomicFile), or a FAIL saying why there is none.
+void KeepSavedValues(const ValidateOptions& options, const PteRunOutcome& outcome, const json& r, std::vector<CheckResult>& out) {
+  for (auto [path, bytes, flag] : {std::tuple{&options.save_inputs_path, &outcome.saved_inputs, "--save-inputs"},
+                                   std::tuple{&options.save_outputs_path, &outcome.saved_outputs, "--save-outputs"}}) {
+    if (path->empty()) continue;
+    if (!bytes->empty()) {
+      WriteFileAtomically(*path, *bytes);
+      continue;
+    }
+    out.push_back({check::kPteRun, CheckStatus::kFail,
+                   std::string(flag) + ": nothing saved (" + r.value("save_error", std::string("the method did not run")) + ")"});
+  }
+}
+
 // What the runner is asked: the program (a .bpte: its test cases), its
 // .ptd, inputs, tolerances and limits.
 PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options, const ArchiveReport& report) {
@@ -178,6 +196,16 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
   }
   request.rtol = options.rtol;
   request.atol = options.atol;
+  for (auto [path_asked, format] : {std::pair{&options.save_inputs_path, &request.save_inputs},
+                                    std::pair{&options.save_outputs_path, &request.save_outputs}}) {
+    if (path_asked->empty()) continue;
+    if (request.bundled) throw Error(ErrorKind::kUsage, "--save-inputs and --save-outputs do not apply to a bundled program");
+    *format = IsNpzPath(*path_asked) ? "npz" : IsNpyPath(*path_asked) ? "npy" : "";
+    if (format->empty()) {
+      throw Error(ErrorKind::kUsage, "an ExecuTorch program's values are saved in NumPy's format: name the file .npz "
+                                     "(every input or output) or .npy (one tensor), not " + EscapeText(*path_asked));
+    }
+  }
   for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
   request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
@@ -255,6 +283,7 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
                 "the program and " + std::to_string(methods.size()) + (methods.size() == 1 ? " method" : " methods") +
                     " loaded by " + PteRuntimeVersion()});
   }
+  KeepSavedValues(options, outcome, r, out);
   Json(report.details)["pte_runtime"] = PteRuntimeVersion();
 }
 

@@ -30,6 +30,7 @@ std::string RecordReferenceModel(ModelCheckOptions b, const std::string& referen
   b.check_determinism = false;
   b.calls = 0;  // its state is not the archive's to judge
   b.save_outputs_path.clear();
+  b.save_inputs_path.clear();
   ChildOutcome child = RunTorchChild(CheckRequest{.options = b}, limits);
   const std::string doing = Doing(child.progress, b.method);
   if (child.Died()) return child.Failure(doing);
@@ -123,7 +124,7 @@ std::unique_ptr<TempFile> RunReferenceModel(const Archive& archive, const Valida
 
 void KeepRunFiles(const ValidateOptions& options, const std::string& path, const ModelCheckResult& r,
                   const std::optional<TempFile>& reference_tmp, const std::optional<TempFile>& outputs_tmp,
-                  std::vector<CheckResult>& out) {
+                  const std::optional<TempFile>& inputs_tmp, std::vector<CheckResult>& out) {
   // The recording is read into memory only to stamp it into the archive;
   // --save-reference copies the file.
   std::error_code size_error;
@@ -179,10 +180,20 @@ void KeepRunFiles(const ValidateOptions& options, const std::string& path, const
       if (r.ran) {
         std::string outputs;
         for (const auto& o : r.outputs) outputs += (outputs.empty() ? "" : ", ") + o.name + " " + o.desc;
-        why = "an .npy file holds one tensor (or NumPy has no type for it); the outputs are " + outputs +
-              ": save them to a .pt file";
+        why = "an .npy file holds one tensor, an .npz file tensors and numbers, of the dtypes NumPy has; the outputs are " +
+              outputs + ": save them to a .pt file";
       }
       out.push_back({check::kTorchOutputs, CheckStatus::kFail, "--save-outputs: nothing saved (" + why + ")"});
+    }
+  }
+  if (inputs_tmp) {
+    if (r.inputs_saved) {
+      CopyFileAtomically(inputs_tmp->path, options.save_inputs_path);
+    } else {
+      out.push_back({check::kTorchOutputs, CheckStatus::kFail,
+                     std::string("--save-inputs: nothing saved (") +
+                         (r.ran ? "an .npy file holds one tensor, an .npz file tensors and numbers, of the dtypes NumPy has: save them to a .pt file"
+                                : "the method did not run") + ")"});
     }
   }
 }

@@ -121,6 +121,13 @@ struct Plan {
   int iters = 0;                 // calls; 0: duration_seconds
   double duration_seconds = 3;
   std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
+  std::string save_inputs, save_outputs; // --save-inputs/--save-outputs FORMAT ("npz", "npy"): frames 'I', 'O'
+};
+
+// What --save-inputs/--save-outputs asked for of the method run first.
+struct Saved {
+  bool done = false;
+  std::string inputs, outputs, error;
 };
 
 uint64_t Since(std::chrono::steady_clock::time_point start) {
@@ -213,7 +220,7 @@ bool MakeInputs(Module& module, const std::string& name, const executorch::runti
   return true;
 }
 
-json RunMethod(Module& module, const std::string& name, const Plan& plan) {
+json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved& saved) {
   json m = {{"name", name}};
   // tsctl reads the runtime's log lines that follow as this method's.
   std::fprintf(stderr, "%s%s\n", kMethodMark, name.c_str());
@@ -259,6 +266,15 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan) {
     if (run == 0) {
       m["outputs"] = outputs;
       first = hashes;
+      if (!saved.done && (!plan.save_inputs.empty() || !plan.save_outputs.empty())) {
+        saved.done = true;
+        try {
+          if (!plan.save_inputs.empty()) saved.inputs = tsctl::NumpyValues(inputs, plan.save_inputs == "npz");
+          if (!plan.save_outputs.empty()) saved.outputs = tsctl::NumpyValues(*out, plan.save_outputs == "npz");
+        } catch (const std::exception& e) {
+          saved.error = e.what();
+        }
+      }
     } else {
       m["deterministic"] = hashes == first;
     }
@@ -293,6 +309,8 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--bench") plan.bench = true;
     else if (a == "--registry") plan.registry = true;
     else if (a == "--bundled") plan.bundled = true;
+    else if (a == "--save-inputs" && has_value) plan.save_inputs = argv[++i];
+    else if (a == "--save-outputs" && has_value) plan.save_outputs = argv[++i];
     else if (a == "--rtol" && has_value) plan.tolerances.rtol = Numbers(argv[++i]);
     else if (a == "--atol" && has_value) plan.tolerances.atol = Numbers(argv[++i]);
     else if (a == "--input" && has_value) plan.inputs.push_back(tsctl::ParseInputSpec(argv[++i]));
@@ -364,16 +382,30 @@ int main(int argc, char** argv) {
   } else {
     result["program_load_ns"] = Since(load_start);
     if (sandbox) tsctl::LockFileWrites();
-    std::vector<std::string> sorted(names->begin(), names->end());
-    std::sort(sorted.begin(), sorted.end());
-    json methods = json::array();
-    for (const std::string& name : sorted) {
+    std::vector<std::string> run;
+    for (const std::string& name : *names) {
       if (!method.empty() && name != method) continue;
       if (plan.bench && method.empty() && name != "forward" && names->count("forward")) continue;
-      methods.push_back(RunMethod(module, name, plan));
+      run.push_back(name);
+    }
+    std::sort(run.begin(), run.end());
+    json methods = json::array();
+    // The method whose values --save-inputs/--save-outputs keep: forward, else the first run.
+    Saved saved;
+    const bool has_forward = std::find(run.begin(), run.end(), "forward") != run.end();
+    for (const std::string& name : run) {
+      Saved none;
+      none.done = true;
+      methods.push_back(RunMethod(module, name, plan, name == (has_forward ? "forward" : run.front()) ? saved : none));
       if (plan.bench) break;  // one method is timed
     }
     result["methods"] = methods;
+    if (!saved.error.empty()) result["save_error"] = saved.error;
+    // Frames are at most 4 GiB; a bigger file is said, not sent.
+    for (auto [type, bytes] : {std::pair<char, std::string*>{'I', &saved.inputs}, {'O', &saved.outputs}}) {
+      if (bytes->size() >= 0xffffffffu) result["save_error"] = "the values take 4 GiB or more";
+      else if (!bytes->empty()) tsctl::WriteFrame(kResultFd, type, *bytes);
+    }
   }
   Finish(result);
 }

@@ -1,6 +1,9 @@
 // tsctl-pte-runner's helpers (runner_support.h).
 #include "runner_support.h"
 
+#include "../zip/npz.h"
+#include "tsctl/error.h"
+
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -9,6 +12,7 @@
 #include <executorch/runtime/kernel/operator_registry.h>
 
 #include <cmath>
+#include <cstring>
 
 namespace tsctl {
 
@@ -93,6 +97,69 @@ executorch::extension::TensorPtr MakeInput(const executorch::runtime::TensorInfo
     tsctl::PutElement(p, *d, i, v);
   }
   return t;
+}
+
+namespace {
+
+// A tensor's elements in C order (a tensor of another dim order copied by its strides).
+std::string COrder(const executorch::aten::Tensor& t, size_t elem) {
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  const auto* p = static_cast<const char*>(t.const_data_ptr());
+  const size_t n = static_cast<size_t>(t.numel());
+  const ssize_t dims = t.dim();
+  bool contiguous = true;
+  int64_t expect = 1;
+  for (ssize_t d = dims - 1; d >= 0; --d) {
+    if (sizes[d] != 1 && strides[d] != expect) contiguous = false;
+    expect *= sizes[d];
+  }
+  if (contiguous) return std::string(p, n * elem);
+  std::string out(n * elem, '\0');
+  std::vector<int64_t> at(static_cast<size_t>(dims), 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t offset = 0;
+    for (ssize_t d = 0; d < dims; ++d) offset += at[d] * strides[d];
+    std::memcpy(&out[i * elem], p + offset * static_cast<int64_t>(elem), elem);
+    for (ssize_t d = dims - 1; d >= 0 && ++at[d] == sizes[d]; --d) at[d] = 0;
+  }
+  return out;
+}
+
+std::string Npy(const executorch::runtime::EValue& v, size_t index) {
+  const std::string what = "value " + std::to_string(index);
+  if (v.isTensor()) {
+    const auto& t = v.toTensor();
+    const DtypeInfo* d = DtypeByValue(static_cast<int>(t.scalar_type()));
+    if (!d) throw Error(ErrorKind::kUsage, what + ": a dtype tsctl does not know");
+    return NpyFile(*d, std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), COrder(t, d->size), what);
+  }
+  const char* name = v.isInt() ? "int64" : v.isDouble() ? "float64" : v.isBool() ? "bool" : nullptr;
+  if (!name) throw Error(ErrorKind::kUsage, what + ": NumPy's format holds tensors and numbers, not this value");
+  const int64_t i = v.isInt() ? v.toInt() : 0;
+  const double x = v.isDouble() ? v.toDouble() : 0;
+  const bool b = v.isBool() && v.toBool();
+  const std::string bytes = v.isInt()      ? std::string(reinterpret_cast<const char*>(&i), 8)
+                            : v.isDouble() ? std::string(reinterpret_cast<const char*>(&x), 8)
+                                           : std::string(1, b ? '\1' : '\0');
+  return NpyFile(*DtypeByName(name), {}, bytes, what);
+}
+
+}  // namespace
+
+std::string NumpyValues(const std::vector<executorch::runtime::EValue>& values, bool npz) {
+  if (!npz) {
+    if (values.size() != 1 || !values[0].isTensor()) {
+      throw Error(ErrorKind::kUsage, "an .npy file holds one tensor; these are " + std::to_string(values.size()) +
+                                         " values (save them to an .npz file)");
+    }
+    return Npy(values[0], 0);
+  }
+  std::vector<std::pair<std::string, std::string>> arrays;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!values[i].isNone()) arrays.emplace_back(NpzName(arrays.size()), Npy(values[i], i));
+  }
+  return NpzFile(arrays);
 }
 
 }  // namespace tsctl

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <executorch/extension/tensor/tensor.h>
+#include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method_meta.h>
 
 #include "tsctl/dtype.h"
@@ -34,6 +35,12 @@ void PutElement(void* p, const DtypeInfo& d, ssize_t i, double v);
 // dtype and fill (docs/manual/pte.md).
 executorch::extension::TensorPtr MakeInput(const executorch::runtime::TensorInfo& info, const InputSpec* spec,
                                            uint64_t& state);
+
+// `values` in NumPy's format (lib/src/zip/npz.h): `npz`, an .npz of arr_0,
+// arr_1, ... (tensors in C order whatever their dim order, numbers as 0-d
+// arrays, None left out); else one tensor's .npy. Throws tsctl::Error for
+// what NumPy cannot hold.
+std::string NumpyValues(const std::vector<executorch::runtime::EValue>& values, bool npz);
 
 // --bundled: the tolerances, one for every output or one per output.
 struct BundledPlan {

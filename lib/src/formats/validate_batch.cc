@@ -175,7 +175,7 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   std::vector<BatchEntry> entries(paths.size());
   size_t jobs = std::min<size_t>(std::max(batch.jobs, 1), paths.size());
   // One file that every archive's run writes: one after another, the last wins.
-  if (!options.save_outputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
+  if (!options.save_outputs_path.empty() || !options.save_inputs_path.empty() || !options.save_reference_path.empty()) jobs = 1;
   // No more children at once than half the available memory holds at
   // kMinChildMemory each (with --memory-limit, the caller's budget).
   if (options.memory_limit_bytes == 0) jobs = JobsWithinMemory(jobs);

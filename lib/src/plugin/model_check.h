@@ -55,7 +55,8 @@ struct ModelCheckOptions : RunSpec {
   // Skip the first N inferred candidates: an earlier child crashed on the
   // N-th (validate tries the rest in a fresh child).
   size_t skip_candidates = 0;
-  std::string save_outputs_path;   // write this run's outputs here (torch.save format)
+  std::string save_outputs_path;   // write this run's outputs here (torch.save format; .npy/.npz: NumPy's)
+  std::string save_inputs_path;    // write this run's inputs here (the same formats)
   // Told kLoading, then kLoaded once the archive loaded, kMethod (with the
   // schema) once it found the method, then kTrying before each inferred
   // candidate it runs (the child sends these to its parent as they happen).
@@ -194,6 +195,7 @@ struct ModelCheckResult {
   // are numbers read past or short of what the weights take.
   std::string inputs_contradict;
   bool outputs_saved = false;         // save_outputs_path was written
+  bool inputs_saved = false;          // save_inputs_path was written
   // Reference comparison.
   bool reference_compared = false;
   std::string reference_source;

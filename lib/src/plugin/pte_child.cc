@@ -58,6 +58,8 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
   if (!request.sandbox) args.push_back("--no-sandbox");
   if (!request.run) args.push_back("--no-run");
+  if (!request.save_inputs.empty()) args.insert(args.end(), {"--save-inputs", request.save_inputs});
+  if (!request.save_outputs.empty()) args.insert(args.end(), {"--save-outputs", request.save_outputs});
   if (request.bundled) {
     auto list = [](const std::vector<double>& v) {
       std::string s;
@@ -147,6 +149,8 @@ void ReadRunner(pid_t pid, int frames_fd, int out_fd, double timeout_seconds, Pt
         TakeFrames(buffer, [&](char type, std::string payload) {
           if (type == 'R') outcome.result = std::move(payload);
           if (type == 'S') outcome.stopped = std::move(payload);
+          if (type == 'I') outcome.saved_inputs = std::move(payload);
+          if (type == 'O') outcome.saved_outputs = std::move(payload);
         });
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         frames_open = false;

@@ -39,6 +39,9 @@ struct PteRunRequest {
   // the expected one at these tolerances (one for all outputs, or one each).
   bool bundled = false;
   std::vector<double> rtol{1e-5}, atol{1e-8};
+  // --save-inputs/--save-outputs: "npz" or "npy" (NumPy's formats), the
+  // values of forward (else the first method run), sent back as frames.
+  std::string save_inputs, save_outputs;
   // bench: one method (`method`, else forward, else the first) timed:
   // warm-up calls (a count >= 0, else seconds), then timed calls (a count
   // > 0, else seconds).
@@ -54,6 +57,7 @@ struct PteRunOutcome {
   std::string stopped;    // the sandbox stopped a call: its line
   std::string died;       // how it ended without a result ("killed by signal 11", "timed out after 60 s")
   ChildOutput output;     // its stdout and stderr
+  std::string saved_inputs, saved_outputs;  // the files asked for by save_inputs/save_outputs, or ""
 };
 
 // Runs the runner on `request`. Throws tsctl::Error (kUnavailable) when this

@@ -85,7 +85,7 @@ TSCTL_CODEC(ModelCheckResult, loaded, load_ms, load_error, methods, ops, unsafe,
             schema, ran, run_skipped, run_error, input_source, inputs_desc, inputs_note, inputs_flags,
             input_args, outputs, deterministic, determinism_note, stateful, stateful_note, state_searched,
             state_writes, state_changes, calls, calls_origin, max_run_diff, candidates_tried,
-            candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
+            candidates, candidates_stop, guess_suspect, inputs_contradict, outputs_saved, inputs_saved, reference_compared, reference_source, reference_error, reference_skipped, reference,
             recorded, mobile_loaded, mobile_error, intermediates)
 TSCTL_CODEC(BenchOutput, name, desc, tensor)
 TSCTL_CODEC(OpStat, name, shapes, calls, total_ns, self_ns)
@@ -134,7 +134,7 @@ TSCTL_CODEC(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_
 TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, "progress", path, load_path, run, check_determinism, reference_path, reference_label,
                          reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
                          compare_intermediates, input_source, infer_budget_seconds, max_candidates,
-                         ranges_for_any_method, skip_candidates, save_outputs_path, pt2, calls, calls_origin)
+                         ranges_for_any_method, skip_candidates, save_outputs_path, save_inputs_path, pt2, calls, calls_origin)
 TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, "allow_load_hooks, progress", path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
                          interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
                          profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)

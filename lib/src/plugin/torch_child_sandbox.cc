@@ -35,7 +35,7 @@ RequestFiles FilesOf(const ChildRequest& request) {
     RequestFiles operator()(const CheckRequest& r) const {
       const ModelCheckOptions& o = r.options;
       RequestFiles f{{o.path, o.load_path, o.reference_path, o.load_inputs_path, o.pt2.sample_inputs_path},
-                     {o.save_outputs_path, o.record_reference_path},
+                     {o.save_outputs_path, o.save_inputs_path, o.record_reference_path},
                      o.load_libraries};
       if (o.pt2.kind != Pt2RunSpec::Kind::kNone) f.profile = Profile::kPackage;
       f.cuda = o.device.rfind("cuda", 0) == 0;

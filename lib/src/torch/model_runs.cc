@@ -178,6 +178,14 @@ void KeepRunFiles(const ModelCheckOptions& o, const std::vector<c10::IValue>& in
       r.outputs_saved = false;
     }
   }
+  if (!o.save_inputs_path.empty()) {
+    try {
+      SaveValueFile(c10::ivalue::Tuple::create(inputs), o.save_inputs_path);
+      r.inputs_saved = true;
+    } catch (const Error&) {
+      r.inputs_saved = false;
+    }
+  }
 }
 
 }  // namespace tsctl

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "../zip/npz.h"
 #include "tensors.h"
 #include "tsctl/dtype.h"
 #include "tsctl/error.h"
@@ -125,35 +126,54 @@ std::vector<std::pair<std::string, c10::IValue>> NpzArrays(const Archive& archiv
   return arrays;
 }
 
-// NumPy's format (version 1.0): magic, header length, a dict literal padded
-// to a multiple of 64 bytes, then the elements in C order, little-endian.
-std::string NpyBytes(const c10::IValue& value, const std::string& path) {
-  if (!value.isTensor()) {
-    throw Error(ErrorKind::kUsage, path + ": an .npy file holds one tensor; the outputs are " +
-                                       value.type()->annotation_str() + " (save them to a .pt file)");
-  }
-  at::Tensor t = value.toTensor();
+namespace {
+
+// One tensor as an .npy file (quantized ones dequantized, on the CPU, C order).
+std::string TensorNpy(at::Tensor t, const std::string& what) {
   if (t.is_quantized()) t = t.dequantize();
   t = t.to(torch::kCPU).contiguous();
   const DtypeInfo* dtype = DtypeByValue(static_cast<int>(t.scalar_type()));
-  if (!dtype || !*dtype->numpy) {
-    throw Error(ErrorKind::kUsage, path + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())) +
-                                       " (save the outputs to a .pt file)");
+  if (!dtype) throw Error(ErrorKind::kUsage, what + ": NumPy has no type for " + std::string(c10::toString(t.scalar_type())));
+  return NpyFile(*dtype, t.sizes().vec(), {static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size()}, what);
+}
+
+// The tensors and scalars of `value`, in order (tuples, lists and dicts'
+// values flattened depth first), each an .npy file: scalars as 0-d arrays.
+void Flatten(const c10::IValue& value, const std::string& path, std::vector<std::string>& out) {
+  if (value.isTensor()) {
+    out.push_back(TensorNpy(value.toTensor(), path));
+  } else if (value.isTuple()) {
+    for (const c10::IValue& v : value.toTupleRef().elements()) Flatten(v, path, out);
+  } else if (value.isList()) {
+    for (const c10::IValue& v : value.toListRef()) Flatten(v, path, out);
+  } else if (value.isGenericDict()) {
+    for (const auto& item : value.toGenericDict()) Flatten(item.value(), path, out);
+  } else if (value.isInt() || value.isDouble() || value.isBool()) {
+    out.push_back(TensorNpy(value.isInt() ? torch::scalar_tensor(value.toInt(), torch::kInt64)
+                            : value.isDouble() ? torch::scalar_tensor(value.toDouble(), torch::kFloat64)
+                                               : torch::scalar_tensor(value.toBool(), torch::kBool),
+                            path));
+  } else if (!value.isNone()) {
+    throw Error(ErrorKind::kUsage, path + ": NumPy's format holds tensors and numbers; the values include " +
+                                       value.type()->annotation_str() + " (save them to a .pt file)");
   }
-  std::string shape;
-  for (int64_t d : t.sizes()) shape += std::to_string(d) + ", ";
-  if (t.dim() > 1) shape.erase(shape.size() - 2);  // "(2, 3)"; a 1-D shape keeps its comma: "(4,)"
-  else if (t.dim() == 1) shape.erase(shape.size() - 1);
-  std::string header = std::string("{'descr': '") + dtype->numpy + "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  const size_t unpadded = 10 + header.size() + 1;
-  header.append((64 - unpadded % 64) % 64, ' ');
-  header += '\n';
-  std::string out("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(header.size() & 0xff);
-  out += static_cast<char>((header.size() >> 8) & 0xff);
-  out += header;
-  out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
-  return out;
+}
+
+}  // namespace
+
+std::string NpyBytes(const c10::IValue& value, const std::string& path) {
+  if (IsNpzPath(path)) {
+    std::vector<std::string> arrays;
+    Flatten(value, path, arrays);
+    std::vector<std::pair<std::string, std::string>> named;
+    for (size_t i = 0; i < arrays.size(); ++i) named.emplace_back(NpzName(i), std::move(arrays[i]));
+    return NpzFile(named);
+  }
+  if (!value.isTensor()) {
+    throw Error(ErrorKind::kUsage, path + ": an .npy file holds one tensor; the values are " +
+                                       value.type()->annotation_str() + " (save them to an .npz or .pt file)");
+  }
+  return TensorNpy(value.toTensor(), path);
 }
 
 }  // namespace tsctl

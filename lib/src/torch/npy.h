@@ -28,8 +28,11 @@ at::Tensor ReadNpy(const std::string& bytes, const std::string& what);
 // The .npy records of an .npz archive, named without ".npy", in file order.
 std::vector<std::pair<std::string, c10::IValue>> NpzArrays(const Archive& archive, const std::string& path);
 
-// `value` (one tensor) in .npy format version 1.0. Throws tsctl::Error
-// (kUsage, naming `path`) for anything else or a dtype NumPy lacks.
+// `value` in NumPy's format: for a `path` ending .npz an .npz file of its
+// tensors and numbers flattened in order (tuples, lists, dicts' values; a
+// number a 0-d array), arr_0, arr_1, ... as numpy.savez names them; else
+// one tensor as an .npy file (version 1.0). Throws tsctl::Error (kUsage,
+// naming `path`) for what NumPy cannot hold.
 std::string NpyBytes(const c10::IValue& value, const std::string& path);
 
 }  // namespace tsctl

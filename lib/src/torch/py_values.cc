@@ -330,7 +330,7 @@ std::vector<c10::IValue> ArgumentList(const c10::IValue& value) {
 }
 
 void SaveValueFile(const c10::IValue& value, const std::string& path) {
-  if (EndsWith(path, ".npy")) {
+  if (EndsWith(path, ".npy") || EndsWith(path, ".npz")) {
     WriteChildFile(path, NpyBytes(value, path));
     return;
   }
