@@ -94,10 +94,12 @@ def tsctl_validate(tsctl, path, tmp):
 
 
 def median_wall(cmd, repeat):
+    """The median wall time of `cmd`, fork to exit; None if a run failed."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
+            return None
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -164,16 +166,19 @@ def main():
             if args.speed:
                 t = median_wall([args.tsctl, "validate", path], args.repeat)
                 p = median_wall([sys.executable, "-c", PY_ONCE, path] + ([data] if data else []), args.repeat)
-                speed.append(t / p)
-                line += f"; tsctl validate {t * 1000:.0f} ms, Python {p * 1000:.0f} ms, ratio {t / p:.2f}"
+                if t is None or p is None:
+                    line += f"; not timed: {'tsctl' if t is None else 'Python'} failed"
+                else:
+                    speed.append(t / p)
+                    line += f"; tsctl validate {t * 1000:.0f} ms, Python {p * 1000:.0f} ms, ratio {t / p:.3f}"
             print(line)
     print(f"\n{len(files)} files: ran {counts['ran']}, NOT RUN naming a missing operator or backend {counts['lacks']}, "
           f"other {counts['other']}")
     print(f"outputs against executorch.runtime: {equal} equal, {differ} differ, {py_failed} Python could not run")
     print(f"bundled cases: {cases_passed} of {cases} pass")
     if speed:
-        print(f"speed: tsctl validate / Python load+run, median ratio {statistics.median(speed):.2f} "
-              f"(max {max(speed):.2f}) over {len(speed)} programs")
+        print(f"speed: tsctl validate / Python load+run, median ratio {statistics.median(speed):.3f} "
+              f"(max {max(speed):.3f}) over {len(speed)} programs")
     return 1 if differ or py_failed else 0
 
 

@@ -41,19 +41,10 @@ using nlohmann::json;
 
 constexpr size_t kMaxDim = 16;  // ExecuTorch's bundled verifier's limit
 
-std::string ErrorText(Error e) {
-  return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")";
-}
-
-std::string DtypeText(int value) {
-  const DtypeInfo* d = DtypeByValue(value);
-  return d ? d->name : "scalar type " + std::to_string(value);
-}
-
 // Bytes a bundled tensor's values take, or why they cannot be set.
 std::string TensorBytes(const PteBundledValue& v, uint64_t& bytes) {
   const DtypeInfo* d = DtypeByValue(v.scalar_type);
-  if (!d || d->size == 0) return "dtype " + DtypeText(v.scalar_type) + " is not one ExecuTorch sets";
+  if (!d || d->size == 0) return "dtype " + DtypeNameOf(v.scalar_type) + " is not one ExecuTorch sets";
   if (v.sizes.size() > kMaxDim) return "rank " + std::to_string(v.sizes.size()) + " is over ExecuTorch's 16";
   uint64_t numel = 1;
   for (int64_t s : v.sizes) {
@@ -159,9 +150,9 @@ json CompareOutput(const PteBundledValue& want, const EValue& got, const std::st
   if (!got.isTensor()) return differ("the bundle expects a tensor, the method returned another kind");
   const auto& t = got.toTensor();
   const std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
-  o["dtype"] = DtypeText(static_cast<int>(t.scalar_type()));
+  o["dtype"] = DtypeNameOf(static_cast<int>(t.scalar_type()));
   o["shape"] = shape;
-  if (static_cast<int>(t.scalar_type()) != want.scalar_type) return differ("dtype " + o["dtype"].get<std::string>() + ", the bundle expects " + DtypeText(want.scalar_type));
+  if (static_cast<int>(t.scalar_type()) != want.scalar_type) return differ("dtype " + o["dtype"].get<std::string>() + ", the bundle expects " + DtypeNameOf(want.scalar_type));
   if (shape != want.sizes) return differ("its sizes differ from the bundle's");
   uint64_t n = 0;
   if (std::string why = TensorBytes(want, n); !why.empty()) return differ("the expected value: " + why);
@@ -213,7 +204,7 @@ json RunCase(Module& module, const std::string& method, size_t method_inputs, co
   auto out = module.execute(method, inputs);
   r["ns"] = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   if (!out.ok()) {
-    r["run_error"] = ErrorText(out.error());
+    r["run_error"] = ErrorName(out.error());
     return r;
   }
   r["ran"] = true;
@@ -262,12 +253,12 @@ json RunBundled(const std::string& path, const std::vector<std::string>& data, c
   std::unique_ptr<executorch::runtime::DataLoader> data_map;
   if (!data.empty()) {
     auto loader = executorch::extension::FileDataLoader::from(data.front().c_str());
-    if (!loader.ok()) return {{"program_error", "its data file: " + ErrorText(loader.error())}};
+    if (!loader.ok()) return {{"program_error", "its data file: " + ErrorName(loader.error())}};
     data_map = std::make_unique<executorch::extension::FileDataLoader>(std::move(*loader));
   }
   Module module(std::make_unique<executorch::extension::BufferDataLoader>(program.get(), size), nullptr, nullptr, nullptr,
                 std::move(data_map));
-  if (Error e = module.load(); e != Error::Ok) return {{"program_error", ErrorText(e)}};
+  if (Error e = module.load(); e != Error::Ok) return {{"program_error", ErrorName(e)}};
   if (sandbox) LockFileWrites();
   json methods = json::array();
   for (const PteTestSuite& suite : file.bundled.suites) {
@@ -276,13 +267,13 @@ json RunBundled(const std::string& path, const std::vector<std::string>& data, c
     std::fprintf(stderr, "%s%s\n", method_mark, suite.method_name.c_str());
     std::fflush(stderr);
     if (Error e = module.load_method(suite.method_name); e != Error::Ok) {
-      m["load_error"] = ErrorText(e);
+      m["load_error"] = ErrorName(e);
       methods.push_back(m);
       continue;
     }
     auto meta = module.method_meta(suite.method_name);
     if (!meta.ok()) {
-      m["load_error"] = "its metadata: " + ErrorText(meta.error());
+      m["load_error"] = "its metadata: " + ErrorName(meta.error());
       methods.push_back(m);
       continue;
     }

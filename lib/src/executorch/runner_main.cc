@@ -60,54 +60,6 @@ constexpr char kSandboxFrame = 'S';
 // The line before a method's log lines (pte_child.h's kPteMethodMark).
 constexpr char kMethodMark[] = "tsctl-pte-runner: method ";
 
-std::string DtypeName(int value) {
-  const tsctl::DtypeInfo* d = tsctl::DtypeByValue(value);
-  return d ? d->name : "scalar type " + std::to_string(value);
-}
-
-std::string ErrorName(Error e) { return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")"; }
-
-// FNV-1a over a tensor's bytes: two runs' outputs compared.
-uint64_t Hash(const void* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
-  return h;
-}
-
-json Describe(const EValue& v, uint64_t& hash) {
-  json o;
-  if (v.isTensor()) {
-    const auto& t = v.toTensor();
-    o["kind"] = "tensor";
-    o["dtype"] = DtypeName(static_cast<int>(t.scalar_type()));
-    o["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
-    int64_t nonfinite = 0;
-    if (t.scalar_type() == executorch::aten::ScalarType::Float) {
-      const float* p = t.const_data_ptr<float>();
-      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
-    } else if (t.scalar_type() == executorch::aten::ScalarType::Double) {
-      const double* p = t.const_data_ptr<double>();
-      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
-    }
-    o["nonfinite"] = nonfinite;
-    hash = Hash(t.const_data_ptr(), t.nbytes());
-  } else if (v.isInt()) {
-    o = {{"kind", "int"}, {"value", v.toInt()}};
-    hash = static_cast<uint64_t>(v.toInt());
-  } else if (v.isDouble()) {
-    o = {{"kind", "float"}, {"value", v.toDouble()}, {"nonfinite", std::isfinite(v.toDouble()) ? 0 : 1}};
-    const double d = v.toDouble();
-    hash = Hash(&d, sizeof d);
-  } else if (v.isBool()) {
-    o = {{"kind", "bool"}, {"value", v.toBool()}};
-    hash = v.toBool();
-  } else {
-    o = {{"kind", v.isNone() ? "none" : "tag " + std::to_string(static_cast<int>(v.tag))}};
-    hash = 0;
-  }
-  return o;
-}
-
 // What to do with each method: load it, then (run) two runs compared, or
 // (bench) warm-up calls and timed calls, each bounded by a count or a time.
 struct Plan {
@@ -143,13 +95,13 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
     auto out = module.execute(name, inputs);
     into.push_back(Since(start));
     if (!out.ok()) {
-      m["run_error"] = ErrorName(out.error());
+      m["run_error"] = tsctl::ErrorName(out.error());
       return false;
     }
     json outputs = json::array();
     for (const EValue& v : *out) {
       uint64_t h = 0;
-      outputs.push_back(Describe(v, h));
+      outputs.push_back(tsctl::DescribeValue(v, h));
     }
     m["outputs"] = outputs;
     return true;
@@ -185,20 +137,20 @@ bool MakeInputs(Module& module, const std::string& name, const executorch::runti
   for (size_t i = 0; i < meta.num_inputs(); ++i) {
     auto tag = meta.input_tag(i);
     if (!tag.ok()) {
-      m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(tag.error());
+      m["input_error"] = "input " + std::to_string(i) + ": " + tsctl::ErrorName(tag.error());
       return false;
     }
     if (*tag == Tag::Tensor) {
       auto info = meta.input_tensor_meta(i);
       if (!info.ok()) {
-        m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(info.error());
+        m["input_error"] = "input " + std::to_string(i) + ": " + tsctl::ErrorName(info.error());
         return false;
       }
       // --input fills the first positions, as for TorchScript.
       keep.push_back(tsctl::MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
       inputs.emplace_back(keep.back());
       described.push_back({{"kind", "tensor"},
-                           {"dtype", DtypeName(static_cast<int>(keep.back()->scalar_type()))},
+                           {"dtype", tsctl::DtypeNameOf(static_cast<int>(keep.back()->scalar_type()))},
                            {"shape", std::vector<int64_t>(keep.back()->sizes().begin(), keep.back()->sizes().end())}});
     } else if (*tag == Tag::Int || *tag == Tag::Double || *tag == Tag::Bool) {
       // A scalar input is the value the program holds for it: ExecuTorch
@@ -207,7 +159,7 @@ bool MakeInputs(Module& module, const std::string& name, const executorch::runti
       if (v.isNone()) v = *tag == Tag::Int ? EValue(int64_t{1}) : *tag == Tag::Double ? EValue(1.0) : EValue(true);
       inputs.push_back(v);
       uint64_t unused = 0;
-      described.push_back(Describe(v, unused));
+      described.push_back(tsctl::DescribeValue(v, unused));
     } else if (*tag == Tag::None) {
       inputs.emplace_back();
       described.push_back({{"kind", "none"}});
@@ -227,13 +179,13 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   std::fflush(stderr);
   const auto load_start = std::chrono::steady_clock::now();
   if (Error e = module.load_method(name); e != Error::Ok) {
-    m["load_error"] = ErrorName(e);
+    m["load_error"] = tsctl::ErrorName(e);
     return m;
   }
   m["load_ns"] = Since(load_start);
   auto meta = module.method_meta(name);
   if (!meta.ok()) {
-    m["load_error"] = "its metadata: " + ErrorName(meta.error());
+    m["load_error"] = "its metadata: " + tsctl::ErrorName(meta.error());
     return m;
   }
   std::vector<EValue> inputs;
@@ -253,14 +205,14 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   for (int run = 0; run < 2; ++run) {
     auto out = module.execute(name, inputs);
     if (!out.ok()) {
-      m["run_error"] = ErrorName(out.error());
+      m["run_error"] = tsctl::ErrorName(out.error());
       return m;
     }
     json outputs = json::array();
     std::vector<uint64_t> hashes;
     for (const EValue& v : *out) {
       uint64_t h = 0;
-      outputs.push_back(Describe(v, h));
+      outputs.push_back(tsctl::DescribeValue(v, h));
       hashes.push_back(h);
     }
     if (run == 0) {
@@ -376,9 +328,9 @@ int main(int argc, char** argv) {
   const auto load_start = std::chrono::steady_clock::now();
   Module module = data.empty() ? Module(program, Module::LoadMode::File) : Module(program, data, Module::LoadMode::File);
   if (Error e = module.load(); e != Error::Ok) {
-    result["program_error"] = ErrorName(e);
+    result["program_error"] = tsctl::ErrorName(e);
   } else if (auto names = module.method_names(); !names.ok()) {
-    result["program_error"] = "its methods: " + ErrorName(names.error());
+    result["program_error"] = "its methods: " + tsctl::ErrorName(names.error());
   } else {
     result["program_load_ns"] = Since(load_start);
     if (sandbox) tsctl::LockFileWrites();

@@ -162,4 +162,52 @@ std::string NumpyValues(const std::vector<executorch::runtime::EValue>& values, 
   return NpzFile(arrays);
 }
 
+std::string DtypeNameOf(int value) {
+  const DtypeInfo* d = DtypeByValue(value);
+  return d ? d->name : "scalar type " + std::to_string(value);
+}
+
+std::string ErrorName(executorch::runtime::Error e) { return std::string(executorch::runtime::to_string(e)) + " (" + std::to_string(static_cast<int>(e)) + ")"; }
+
+// FNV-1a over a tensor's bytes: two runs' outputs compared.
+static uint64_t Hash(const void* data, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+  return h;
+}
+
+json DescribeValue(const executorch::runtime::EValue& v, uint64_t& hash) {
+  json o;
+  if (v.isTensor()) {
+    const auto& t = v.toTensor();
+    o["kind"] = "tensor";
+    o["dtype"] = DtypeNameOf(static_cast<int>(t.scalar_type()));
+    o["shape"] = std::vector<int64_t>(t.sizes().begin(), t.sizes().end());
+    int64_t nonfinite = 0;
+    if (t.scalar_type() == executorch::aten::ScalarType::Float) {
+      const float* p = t.const_data_ptr<float>();
+      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
+    } else if (t.scalar_type() == executorch::aten::ScalarType::Double) {
+      const double* p = t.const_data_ptr<double>();
+      for (ssize_t i = 0; i < t.numel(); ++i) nonfinite += !std::isfinite(p[i]);
+    }
+    o["nonfinite"] = nonfinite;
+    hash = Hash(t.const_data_ptr(), t.nbytes());
+  } else if (v.isInt()) {
+    o = {{"kind", "int"}, {"value", v.toInt()}};
+    hash = static_cast<uint64_t>(v.toInt());
+  } else if (v.isDouble()) {
+    o = {{"kind", "float"}, {"value", v.toDouble()}, {"nonfinite", std::isfinite(v.toDouble()) ? 0 : 1}};
+    const double d = v.toDouble();
+    hash = Hash(&d, sizeof d);
+  } else if (v.isBool()) {
+    o = {{"kind", "bool"}, {"value", v.toBool()}};
+    hash = v.toBool();
+  } else {
+    o = {{"kind", v.isNone() ? "none" : "tag " + std::to_string(static_cast<int>(v.tag))}};
+    hash = 0;
+  }
+  return o;
+}
+
 }  // namespace tsctl

@@ -42,6 +42,15 @@ executorch::extension::TensorPtr MakeInput(const executorch::runtime::TensorInfo
 // what NumPy cannot hold.
 std::string NumpyValues(const std::vector<executorch::runtime::EValue>& values, bool npz);
 
+// A ScalarType value's name ("float32"), or "scalar type N".
+std::string DtypeNameOf(int value);
+// A runtime error's name and number ("InvalidArgument (18)").
+std::string ErrorName(executorch::runtime::Error e);
+// A value as the result describes it ({"kind", "dtype", "shape",
+// "nonfinite"} of a tensor, {"kind", "value"} of a scalar); `hash` gets
+// FNV-1a of its bytes (two runs' outputs compared).
+nlohmann::json DescribeValue(const executorch::runtime::EValue& v, uint64_t& hash);
+
 // --bundled: the tolerances, one for every output or one per output.
 struct BundledPlan {
   std::vector<double> rtol{1e-5}, atol{1e-8};
