@@ -37,7 +37,7 @@ elseif(_et AND EXISTS "${_et}/lib/libexecutorch.so" AND EXISTS "${_et}/include/e
   # linked whole (--no-as-needed), or the linker drops them.
   set(_et_libs "")
   foreach(_lib executorch executorch_kernels_optimized executorch_kernels_quantized executorch_backend_xnnpack
-               executorch_threadpool)
+               executorch_threadpool executorch_etdump)
     if(EXISTS "${_et}/lib/lib${_lib}.so")
       list(APPEND _et_libs "${_et}/lib/lib${_lib}.so")
     endif()

@@ -14,9 +14,14 @@ compares the outputs with tsctl's, bit for bit (NaN equal to NaN). For each
 program that ran, the whole `tsctl validate FILE` command (median of
 --repeat runs, fork to exit) against a fresh Python process that imports
 executorch.runtime, loads the program and runs the method once (the
-issue's goal: tsctl <= 1/2 of it).
+issue's goal: tsctl <= 1/2 of it). With --profile, per program that ran,
+`tsctl bench --profile --etdump F.etdp --json` is compared with what
+ExecuTorch's Inspector reads from that same file: per kernel, the calls and
+the summed times of its native_call_NAME events (tsctl's self time) and of
+the instruction events around them (OPERATOR_CALL: tsctl's total), and of
+each DELEGATE_CALL (a delegate's row); they must be equal.
 
-    PYTHON scripts/pte_runtime_check.py build/bin/tsctl [DIR ...] [--speed] [--repeat N]
+    PYTHON scripts/pte_runtime_check.py build/bin/tsctl [DIR ...] [--speed] [--repeat N] [--profile]
 
 PYTHON: an interpreter with torch 2.x and PyPI's executorch 1.5.1 (its
 runtime's pybindings need `import torch` first). Exits 1 if any output
@@ -118,18 +123,62 @@ m.execute(args)
 """
 
 
+def inspector_profile(etdump):
+    """Per kernel (name without its namespace) or delegate: [calls, total ns, self ns], from ExecuTorch's Inspector."""
+    from executorch.devtools import Inspector
+    rows = {}
+    for block in Inspector(etdump_path=etdump).event_blocks:
+        if block.name != "Execute":
+            continue
+        pending = None  # the native_call_ event, which precedes its instruction's event
+        for e in block.events:
+            raw = [round(t * 1e6) for t in (e.perf_data.raw if e.perf_data else [])]
+            if e.name.startswith("native_call_"):
+                pending = (e.name[len("native_call_"):], raw)
+            elif e.name == "OPERATOR_CALL" and pending:
+                row = rows.setdefault(pending[0], [0, 0, 0])
+                row[0] += len(raw)
+                row[1] += sum(raw)
+                row[2] += sum(pending[1])
+                pending = None
+            elif e.name == "DELEGATE_CALL":
+                row = rows.setdefault("delegate", [0, 0, 0])
+                row[0] += len(raw)
+                row[1] += sum(raw)
+                row[2] += sum(raw)
+    return rows
+
+
+def tsctl_profile(tsctl, path, tmp):
+    etdump = os.path.join(tmp, "p.etdp")
+    p = subprocess.run([tsctl, "bench", "--profile", "--iters", "20", "--warmup", "2", "--etdump", etdump, "--json", path],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, None
+    rows = {}
+    for op in json.loads(p.stdout).get("profile", {}).get("ops", []):
+        name = "delegate" if op["name"].startswith("delegate ") else op["name"].split("::", 1)[-1]
+        row = rows.setdefault(name, [0, 0, 0])
+        row[0] += op["calls"]
+        row[1] += op["total_ns"]
+        row[2] += op["self_ns"]
+    return rows, etdump
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("tsctl")
     ap.add_argument("dirs", nargs="*")
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     dirs = args.dirs or [os.path.join(ROOT, "..", "shared", "corpus", "pte"), os.path.join(ROOT, "testdata", "pte")]
     files = sorted(f for d in dirs for f in glob.glob(os.path.join(d, "*.pte")) + glob.glob(os.path.join(d, "*.bpte")))
     counts = {"ran": 0, "lacks": 0, "other": 0}
     equal = differ = py_failed = cases = cases_passed = 0
     speed = []
+    profiles_equal = profiles_differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
             name = os.path.relpath(path, ROOT)
@@ -163,6 +212,15 @@ def main():
             equal += ok
             differ += not ok
             line = f"{name}: ran; outputs {'equal' if ok else 'DIFFER'} ({len(py)} outputs)"
+            if args.profile:
+                ours, etdump = tsctl_profile(args.tsctl, path, tmp)
+                theirs = inspector_profile(etdump) if ours is not None else None
+                same_profile = ours is not None and ours == theirs
+                profiles_equal += same_profile
+                profiles_differ += not same_profile
+                line += f"; profile {'equals' if same_profile else 'DIFFERS from'} the Inspector's ({len(ours or {})} rows)"
+                if not same_profile:
+                    line += f" tsctl {ours} Inspector {theirs}"
             if args.speed:
                 t = median_wall([args.tsctl, "validate", path], args.repeat)
                 p = median_wall([sys.executable, "-c", PY_ONCE, path] + ([data] if data else []), args.repeat)
@@ -176,10 +234,12 @@ def main():
           f"other {counts['other']}")
     print(f"outputs against executorch.runtime: {equal} equal, {differ} differ, {py_failed} Python could not run")
     print(f"bundled cases: {cases_passed} of {cases} pass")
+    if args.profile:
+        print(f"bench --profile against ExecuTorch's Inspector on the same ETDump: {profiles_equal} equal, {profiles_differ} differ")
     if speed:
         print(f"speed: tsctl validate / Python load+run, median ratio {statistics.median(speed):.3f} "
               f"(max {max(speed):.3f}) over {len(speed)} programs")
-    return 1 if differ or py_failed else 0
+    return 1 if differ or py_failed or profiles_differ else 0
 
 
 if __name__ == "__main__":

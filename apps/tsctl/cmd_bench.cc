@@ -73,7 +73,7 @@ int RunBench(BenchFlags& f, const GlobalOptions& global) {
     o.settings.jit_executor = OnOff(f.executor);
     o.settings.tensor_fuser = OnOff(f.fuser);
     if (o.profile_sample <= 0 || o.profile_sample > 1) throw Error(ErrorKind::kUsage, "--profile-sample must be in (0, 1]");
-    if (o.profile_shapes || o.profile_sample < 1) o.profile = true;
+    if (o.profile_shapes || o.profile_sample < 1 || !o.etdump_path.empty()) o.profile = true;
     if (o.instances < 1) throw Error(ErrorKind::kUsage, "--instances must be at least 1");
 
     const bool json = f.format == OutputFormat::kJson;
@@ -202,7 +202,8 @@ RunFn BindBench(CLI::App* sub, const GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_flag("--sweep", f->sweep, "Time every combination of the execution settings and print Triton's parameters for the fastest");
   sub->add_option("--percentiles", f->percentiles, "Percentiles to report, comma-separated")->capture_default_str();
-  sub->add_flag("--profile", f->o.profile, "Per-operator calls, total and self time (global operator callbacks)");
+  sub->add_flag("--profile", f->o.profile, "Per-operator calls, total and self time (global operator callbacks; a .pte: ExecuTorch's event tracer)");
+  sub->add_option("--etdump", f->o.etdump_path, "An ExecuTorch program: write the ETDump its runtime's event tracer recorded to FILE (implies --profile)");
   sub->add_flag("--profile-shapes", f->o.profile_shapes, "Split the profile by input shapes (implies --profile)");
   sub->add_option("--profile-sample", f->o.profile_sample, "Sample operator calls with this probability (implies --profile)")
       ->capture_default_str();

@@ -148,6 +148,18 @@ bench_fails() {  # bench_fails EXIT PATTERN ARGS...: one line on stderr matching
 }
 "$tsctl" bench --iters 3 --warmup 1 -i 2x4:float32:ones "$data/pte/linear.pte" | grep -q '^inputs  *2x4:float32  from --input' ||
   fail "bench -i of a .pte"
+# --profile: the per-operator table from the ETDump ExecuTorch's own event
+# tracer recorded (--etdump writes it: size-prefixed, identifier ED00).
+"$tsctl" bench --iters 7 --warmup 1 --etdump "$tmp/p.etdp" --json "$data/pte/linear.pte" >"$tmp/json" || fail "bench --etdump of a .pte"
+/usr/bin/python3 - "$tmp/json" "$tmp/p.etdp" <<'PY'
+import json, struct, sys
+ops = {o["name"]: o for o in json.load(open(sys.argv[1]))["profile"]["ops"]}
+assert set(ops) == {"aten::permute_copy.out", "aten::addmm.out", "aten::relu.out", "aten::add.out"}, ops
+assert all(o["calls"] == 7 and 0 < o["self_ns"] <= o["total_ns"] for o in ops.values()), ops
+d = open(sys.argv[2], "rb").read()
+assert d[8:12] == b"ED00" and struct.unpack("<I", d[:4])[0] <= len(d) - 4, d[:16]
+PY
+"$tsctl" bench --iters 5 --warmup 1 --profile "$data/pte/linear_xnnpack.pte" | grep -Eq '^  delegate XnnpackBackend +5 ' || fail "bench --profile: no delegate row"
 bench_fails 2 'device cuda does not apply to an ExecuTorch program' --device cuda "$data/pte/add.pte"
 bench_fails 2 'holds tensors, not a program to time' "$data/pte/linear_external.ptd"
 head -c 100 "$data/pte/linear.pte" >"$tmp/truncated.pte"

@@ -49,7 +49,7 @@ BELOW = {
 # Headers generated at build time (not in the source tree): the Python
 # plugin's embedded script, and flatc's readers of lib/src/pte/*.fbs.
 GENERATED = {"embed_py.h", "scalar_type_generated.h", "program_generated.h", "flat_tensor_generated.h",
-             "bundled_program_generated.h"}
+             "bundled_program_generated.h", "etdump_generated.h"}
 
 
 def files_of(src, room):

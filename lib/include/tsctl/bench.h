@@ -63,6 +63,7 @@ struct BenchOptions : RunSpec {
   std::vector<double> percentiles = {50, 90, 99};
   // Profiling.
   bool profile = false;
+  std::string etdump_path;  // --etdump FILE (a .pte, with profile): the ETDump the runtime's tracer wrote
   bool profile_shapes = false;
   double profile_sample = 1.0;
   std::string trace_path;  // Chrome trace JSON

@@ -312,6 +312,34 @@ struct PteReadOptions {
   bool chains = false;  // each method's values and instructions (PteMethod::value_table, chain_list)
 };
 
+// An ETDump (ExecuTorch's event tracer's record, "ED00"): its runs, each
+// with its profiling events (an operator call: "OPERATOR_CALL" at an
+// instruction of a chain; a delegate call; a method's execution), times in
+// the tracer's units (ExecuTorch's CPU runtime: nanoseconds).
+struct PteProfileEvent {
+  std::string name;          // untrusted: escape it
+  int64_t chain = 0;
+  int64_t instruction = -1;  // the instruction of `chain` it timed, -1 if none
+  int64_t delegate_id = -1;  // a delegate's event: its debug id (int), -1 if none
+  std::string delegate_name; // ... or its debug id (string), untrusted
+  uint64_t start = 0, end = 0;
+};
+struct PteRunData {
+  std::string name;  // untrusted
+  int64_t bundled_input_index = -1;
+  std::vector<PteProfileEvent> events;
+  uint64_t allocation_events = 0, debug_events = 0;
+};
+struct PteETDump {
+  uint32_t version = 0;
+  std::vector<PteRunData> runs;
+};
+
+// Reads an ETDump (size-prefixed, as ETDumpGen writes it, or not); `name`
+// names it in messages. Throws tsctl::Error (kFormat, "<name>: <what>") if
+// it fails the FlatBuffers verifier or is no ETDump.
+PteETDump ReadETDump(std::string_view bytes, const std::string& name);
+
 // Reads the ExecuTorch file at `path` (a regular file is read at random:
 // its headers and flatbuffer only; a stream is read whole). Throws
 // tsctl::Error (kIo) if it cannot be read, (kFormat, "<path>: <what>") if

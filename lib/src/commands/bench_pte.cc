@@ -8,6 +8,7 @@
 #include "pte_child.h"
 #include "torch_child.h"
 #include "torch_child_sandbox.h"
+#include "tsctl/atomic_file.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/inputs.h"
@@ -29,7 +30,7 @@ void RequirePteFlags(const BenchOptions& o) {
   }
   if (!o.device.empty() && o.device != "cpu") refuse("--device " + o.device);
   if (o.instances > 1) refuse("--instances");
-  if (o.profile || !o.trace_path.empty()) refuse("--profile and --trace");
+  if (o.profile_shapes || o.profile_sample < 1 || !o.trace_path.empty()) refuse("--profile-shapes, --profile-sample and --trace");
   if (!o.save_outputs_path.empty()) refuse("--save-outputs");
   if (o.log_api_usage) refuse("--log-api-usage");
   if (o.threads > 0 || o.interop_threads > 0) refuse("--threads and --interop-threads");
@@ -41,6 +42,43 @@ std::string Shape(const json& v) {
   std::string s;
   for (const json& d : v["shape"]) s += (s.empty() ? "" : "x") + d.dump();
   return (s.empty() ? "scalar" : s) + ":" + v.value("dtype", "?");
+}
+
+// --profile: the ETDump written (--etdump), then read back into the table.
+void ProfileFromETDump(const BenchOptions& o, const std::string& etdump, const json& m, BenchResult& b) {
+  if (m.contains("profile_error")) {
+    b.warnings.push_back("--profile: " + m["profile_error"].get<std::string>());
+    return;
+  }
+  if (etdump.empty()) {
+    b.warnings.push_back("--profile: the runtime's event tracer sent nothing");
+    return;
+  }
+  if (!o.etdump_path.empty()) WriteFileAtomically(o.etdump_path, etdump);
+  b.ops = PteOperatorProfile(ReadETDump(etdump, "the runtime's ETDump"), ReadPte(o.path, {.chains = true}), b.method, b.profiled_ns);
+}
+
+// What the runner is asked for bench: the method timed, its inputs, the
+// phases, and with --profile the traced calls.
+PteRunRequest PteBenchRequest(const BenchOptions& o) {
+  PteRunRequest request;
+  request.program = o.path;
+  // A program's tensors kept in a .ptd: the one named as the program beside it.
+  if (std::string data = PteDataBeside(o.path); !data.empty()) request.data.push_back(data);
+  request.method = o.method == "forward" ? "" : o.method;
+  for (const InputSpec& in : o.inputs) request.inputs.push_back(in.ToString());
+  request.timeout_seconds = o.timeout_seconds;
+  request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
+  request.sandbox = SandboxOn();
+  request.bench = true;
+  request.warmup = o.warmup;
+  request.warmup_seconds = o.warmup_seconds;
+  request.iters = o.iters;
+  request.duration_seconds = o.duration_seconds;
+  // The traced calls: as many as the timed ones, at most 1000 (the tracer
+  // keeps every event in memory).
+  if (o.profile) request.profile = o.iters > 0 ? std::min(o.iters, 1000) : 100;
+  return request;
 }
 
 }  // namespace
@@ -67,21 +105,7 @@ BenchResult BenchPte(const BenchOptions& o) {
   const std::string id = PteIdentifier(o.path);
   if (id == "FT") throw Error(ErrorKind::kUsage, "an ExecuTorch data file (.ptd) holds tensors, not a program to time");
   if (id == "BP") throw Error(ErrorKind::kUsage, "a bundled program (.bpte): bench times a .pte program");
-  PteRunRequest request;
-  request.program = o.path;
-  // A program's tensors kept in a .ptd: the one named as the program beside it.
-  if (std::string data = PteDataBeside(o.path); !data.empty()) request.data.push_back(data);
-  request.method = o.method == "forward" ? "" : o.method;
-  for (const InputSpec& in : o.inputs) request.inputs.push_back(in.ToString());
-  request.timeout_seconds = o.timeout_seconds;
-  request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
-  request.sandbox = SandboxOn();
-  request.bench = true;
-  request.warmup = o.warmup;
-  request.warmup_seconds = o.warmup_seconds;
-  request.iters = o.iters;
-  request.duration_seconds = o.duration_seconds;
-  PteRunOutcome outcome = RunPteChild(request);
+  PteRunOutcome outcome = RunPteChild(PteBenchRequest(o));
   ShowChildOutput(outcome.output, "tsctl: bench: " + EscapeText(o.path) + ": ExecuTorch: ");
   if (!outcome.stopped.empty()) throw Error(ErrorKind::kTorch, outcome.stopped + " (stopped before it ran)");
   if (outcome.result.empty()) throw Error(ErrorKind::kTorch, "the ExecuTorch runtime " + outcome.died);
@@ -134,6 +158,7 @@ BenchResult BenchPte(const BenchOptions& o) {
     ++i;
   }
   b.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});
+  if (o.profile) ProfileFromETDump(o, outcome.etdump, m, b);
   return b;
 }
 

@@ -27,6 +27,13 @@ std::string PteIdentifier(const std::string& path);
 std::string PteDataBeside(const std::string& path);
 // The names of the program's tensors stored in a .ptd, sorted, each once.
 std::vector<std::string> PteExternalTensors(const PteProgram& program);
+// bench --profile: per operator (a kernel's "aten::add.out", a delegate
+// call's "delegate XnnpackBackend"), in the order first seen, the calls and
+// time of the instruction events of `dump` (ExecuTorch's ETDump of runs of
+// `method`), each named from the instruction it timed in `program` (read
+// with chains); `profiled_ns` gets their sum.
+std::vector<OpStat> PteOperatorProfile(const PteETDump& dump, const PteFile& program, const std::string& method,
+                                       uint64_t& profiled_ns);
 // The names a .ptd holds: FT01's tensors and its named data keys.
 std::set<std::string> PteDataKeys(const PteFile& data);
 

@@ -142,6 +142,7 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 }
 
 BenchResult Bench(BenchOptions options) {
+  if (!options.etdump_path.empty()) throw Error(ErrorKind::kUsage, "--etdump applies to an ExecuTorch program (.pte)");
   ResolvedInputs inputs;
   std::optional<CheckedArchive> checked;  // kFormat before any LibTorch work; held until the child ran
   std::optional<Archive> package;         // a .pt2, checked likewise and held

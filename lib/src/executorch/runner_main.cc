@@ -74,12 +74,16 @@ struct Plan {
   double duration_seconds = 3;
   std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
   std::string save_inputs, save_outputs; // --save-inputs/--save-outputs FORMAT ("npz", "npy"): frames 'I', 'O'
+  int profile = 0;               // --profile N: N traced calls after the timed ones (frame 'E': the ETDump)
+  std::string program;           // the program and its .ptd files (a profiled Module loads them again)
+  std::vector<std::string> data;
 };
 
 // What --save-inputs/--save-outputs asked for of the method run first.
 struct Saved {
   bool done = false;
   std::string inputs, outputs, error;
+  std::string etdump;  // --profile
 };
 
 uint64_t Since(std::chrono::steady_clock::time_point start) {
@@ -199,6 +203,7 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   if (!plan.run) return m;
   if (plan.bench) {
     BenchMethod(module, name, inputs, plan, m);
+    if (plan.profile > 0 && m.contains("ran")) m.update(tsctl::ProfileMethod(plan.program, plan.data, name, inputs, plan.profile, saved.etdump));
     return m;
   }
   std::vector<uint64_t> first;
@@ -262,6 +267,7 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--registry") plan.registry = true;
     else if (a == "--bundled") plan.bundled = true;
     else if (a == "--save-inputs" && has_value) plan.save_inputs = argv[++i];
+    else if (a == "--profile" && has_value) plan.profile = std::max(0, std::atoi(argv[++i]));
     else if (a == "--save-outputs" && has_value) plan.save_outputs = argv[++i];
     else if (a == "--rtol" && has_value) plan.tolerances.rtol = Numbers(argv[++i]);
     else if (a == "--atol" && has_value) plan.tolerances.atol = Numbers(argv[++i]);
@@ -300,6 +306,8 @@ int main(int argc, char** argv) {
   Plan plan;
   try {
     ParseArgs(argc, argv, program, method, data, policy, sandbox, plan);
+    plan.program = program;
+    plan.data = data;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tsctl-pte-runner: %s\n", e.what());
     return 2;
@@ -354,7 +362,7 @@ int main(int argc, char** argv) {
     result["methods"] = methods;
     if (!saved.error.empty()) result["save_error"] = saved.error;
     // Frames are at most 4 GiB; a bigger file is said, not sent.
-    for (auto [type, bytes] : {std::pair<char, std::string*>{'I', &saved.inputs}, {'O', &saved.outputs}}) {
+    for (auto [type, bytes] : {std::pair<char, std::string*>{'I', &saved.inputs}, {'O', &saved.outputs}, {'E', &saved.etdump}}) {
       if (bytes->size() >= 0xffffffffu) result["save_error"] = "the values take 4 GiB or more";
       else if (!bytes->empty()) tsctl::WriteFrame(kResultFd, type, *bytes);
     }

@@ -51,6 +51,12 @@ std::string ErrorName(executorch::runtime::Error e);
 // FNV-1a of its bytes (two runs' outputs compared).
 nlohmann::json DescribeValue(const executorch::runtime::EValue& v, uint64_t& hash);
 
+// --bench --profile: the method `name` of `program` run `calls` times on
+// `inputs` in a Module of its own traced by ExecuTorch's ETDumpGen;
+// `etdump` gets what it recorded. {"profiled_calls"} or {"profile_error"}.
+nlohmann::json ProfileMethod(const std::string& program, const std::vector<std::string>& data, const std::string& name,
+                             const std::vector<executorch::runtime::EValue>& inputs, int calls, std::string& etdump);
+
 // --bundled: the tolerances, one for every output or one per output.
 struct BundledPlan {
   std::vector<double> rtol{1e-5}, atol{1e-8};

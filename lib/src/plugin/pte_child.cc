@@ -74,6 +74,7 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   }
   if (request.bench) {
     args.push_back("--bench");
+    if (request.profile > 0) args.insert(args.end(), {"--profile", std::to_string(request.profile)});
     if (request.warmup >= 0) args.insert(args.end(), {"--warmup", std::to_string(request.warmup)});
     else args.insert(args.end(), {"--warmup-seconds", std::to_string(request.warmup_seconds)});
     if (request.iters > 0) args.insert(args.end(), {"--iters", std::to_string(request.iters)});
@@ -151,6 +152,7 @@ void ReadRunner(pid_t pid, int frames_fd, int out_fd, double timeout_seconds, Pt
           if (type == 'S') outcome.stopped = std::move(payload);
           if (type == 'I') outcome.saved_inputs = std::move(payload);
           if (type == 'O') outcome.saved_outputs = std::move(payload);
+          if (type == 'E') outcome.etdump = std::move(payload);
         });
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         frames_open = false;

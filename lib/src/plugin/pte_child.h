@@ -42,6 +42,7 @@ struct PteRunRequest {
   // --save-inputs/--save-outputs: "npz" or "npy" (NumPy's formats), the
   // values of forward (else the first method run), sent back as frames.
   std::string save_inputs, save_outputs;
+  int profile = 0;  // bench: this many calls traced by ETDumpGen after the timed ones (PteRunOutcome::etdump)
   // bench: one method (`method`, else forward, else the first) timed:
   // warm-up calls (a count >= 0, else seconds), then timed calls (a count
   // > 0, else seconds).
@@ -58,6 +59,7 @@ struct PteRunOutcome {
   std::string died;       // how it ended without a result ("killed by signal 11", "timed out after 60 s")
   ChildOutput output;     // its stdout and stderr
   std::string saved_inputs, saved_outputs;  // the files asked for by save_inputs/save_outputs, or ""
+  std::string etdump;                       // with profile: the ETDump the runtime's tracer wrote
 };
 
 // Runs the runner on `request`. Throws tsctl::Error (kUnavailable) when this
