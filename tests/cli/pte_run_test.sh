@@ -160,6 +160,8 @@ d = open(sys.argv[2], "rb").read()
 assert d[8:12] == b"ED00" and struct.unpack("<I", d[:4])[0] <= len(d) - 4, d[:16]
 PY
 "$tsctl" bench --iters 5 --warmup 1 --profile "$data/pte/linear_xnnpack.pte" | grep -Eq '^  delegate XnnpackBackend +5 ' || fail "bench --profile: no delegate row"
+"$tsctl" bench --iters 3 --warmup 1 --threads 1 "$data/pte/linear_xnnpack.pte" | grep -q '^device  *cpu, 1 threadpool thread, 1 instance, ExecuTorch' ||
+  fail "bench --threads 1 of a .pte: not on the device line"
 bench_fails 2 'device cuda does not apply to an ExecuTorch program' --device cuda "$data/pte/add.pte"
 bench_fails 2 'holds tensors, not a program to time' "$data/pte/linear_external.ptd"
 head -c 100 "$data/pte/linear.pte" >"$tmp/truncated.pte"

@@ -33,7 +33,7 @@ void RequirePteFlags(const BenchOptions& o) {
   if (o.profile_shapes || o.profile_sample < 1 || !o.trace_path.empty()) refuse("--profile-shapes, --profile-sample and --trace");
   if (!o.save_outputs_path.empty()) refuse("--save-outputs");
   if (o.log_api_usage) refuse("--log-api-usage");
-  if (o.threads > 0 || o.interop_threads > 0) refuse("--threads and --interop-threads");
+  if (o.interop_threads > 0) refuse("--interop-threads (ExecuTorch has one threadpool: --threads)");
   if (!o.load_libraries.empty()) refuse("--load-library");
 }
 
@@ -71,6 +71,7 @@ PteRunRequest PteBenchRequest(const BenchOptions& o) {
   request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
   request.sandbox = SandboxOn();
   request.bench = true;
+  request.threads = o.threads;
   request.warmup = o.warmup;
   request.warmup_seconds = o.warmup_seconds;
   request.iters = o.iters;
@@ -134,6 +135,7 @@ BenchResult BenchPte(const BenchOptions& o) {
   b.method = name;
   b.device = "cpu";
   b.runtime = PteRuntimeVersion();
+  b.threads = r.value("threads", 0);
   b.settings = "ExecuTorch's defaults (optimized and quantized CPU kernels, XNNPACK)";
   b.input_source = o.inputs.empty() ? "the method's metadata" : "--input and the method's metadata";
   for (const json& in : m.value("inputs", json::array())) {

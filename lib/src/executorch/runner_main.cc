@@ -74,6 +74,7 @@ struct Plan {
   double duration_seconds = 3;
   std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
   std::string save_inputs, save_outputs; // --save-inputs/--save-outputs FORMAT ("npz", "npy"): frames 'I', 'O'
+  int threads = 0;               // --threads N: the threadpool's size (0: ExecuTorch's default, one per core)
   int profile = 0;               // --profile N: N traced calls after the timed ones (frame 'E': the ETDump)
   std::string program;           // the program and its .ptd files (a profiled Module loads them again)
   std::vector<std::string> data;
@@ -264,6 +265,7 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--no-sandbox") sandbox = false;
     else if (a == "--no-run") plan.run = false;
     else if (a == "--bench") plan.bench = true;
+    else if (a == "--threads" && has_value) plan.threads = std::max(0, std::atoi(argv[++i]));
     else if (a == "--registry") plan.registry = true;
     else if (a == "--bundled") plan.bundled = true;
     else if (a == "--save-inputs" && has_value) plan.save_inputs = argv[++i];
@@ -328,6 +330,8 @@ int main(int argc, char** argv) {
   }
   executorch::runtime::runtime_init();
   json result = {{"runtime", "ExecuTorch"}};
+  if (plan.threads > 0) tsctl::SetThreads(static_cast<uint32_t>(plan.threads));
+  result["threads"] = tsctl::Threads();
   if (plan.bundled) {
     plan.tolerances.run = plan.run;
     result.update(tsctl::RunBundled(program, data, method, plan.tolerances, kMethodMark, sandbox));

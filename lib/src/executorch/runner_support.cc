@@ -14,9 +14,32 @@
 #include <cmath>
 #include <cstring>
 
+// The threadpool's calls, declared here: PyPI's executorch 1.5.1 wheel ships
+// libexecutorch_threadpool.so but not its header (extension/threadpool/
+// threadpool.h; only threadpool_guard.h). These are upstream's declarations
+// of the functions tsctl calls, which its own runners call for --cpu_threads
+// (examples/models/llama); the link fails if the library lacks them.
+namespace executorch::extension::threadpool {
+class ThreadPool {
+ public:
+  size_t get_thread_count() const;
+  bool _unsafe_reset_threadpool(uint32_t num_threads);
+};
+ThreadPool* get_threadpool();
+}  // namespace executorch::extension::threadpool
+
 namespace tsctl {
 
 using nlohmann::json;
+
+void SetThreads(uint32_t threads) {
+  if (auto* pool = executorch::extension::threadpool::get_threadpool()) pool->_unsafe_reset_threadpool(threads);
+}
+
+size_t Threads() {
+  auto* pool = executorch::extension::threadpool::get_threadpool();
+  return pool ? pool->get_thread_count() : 0;
+}
 
 json Registry() {
   json kernels = json::array();

@@ -51,6 +51,11 @@ std::string ErrorName(executorch::runtime::Error e);
 // FNV-1a of its bytes (two runs' outputs compared).
 nlohmann::json DescribeValue(const executorch::runtime::EValue& v, uint64_t& hash);
 
+// The threadpool ExecuTorch's kernels and XNNPACK run on: its size set
+// (--threads) and read.
+void SetThreads(uint32_t threads);
+size_t Threads();
+
 // --bench --profile: the method `name` of `program` run `calls` times on
 // `inputs` in a Module of its own traced by ExecuTorch's ETDumpGen;
 // `etdump` gets what it recorded. {"profiled_calls"} or {"profile_error"}.

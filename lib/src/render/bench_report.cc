@@ -282,7 +282,9 @@ void RenderText(const BenchResult& r, const std::vector<double>& percentiles, st
     out << "device      " << r.device << ", " << r.threads << " intra-op / " << r.interop_threads << " inter-op threads, "
         << r.instances << (r.instances == 1 ? " instance" : " instances") << ", LibTorch " << r.libtorch_version << '\n';
   } else {
-    out << "device      " << r.device << ", its threadpool's default threads, " << r.instances
+    out << "device      " << r.device << ", "
+        << (r.threads > 0 ? std::to_string(r.threads) + (r.threads == 1 ? " threadpool thread" : " threadpool threads") : std::string("its threadpool's default threads")) << ", "
+        << r.instances
         << (r.instances == 1 ? " instance" : " instances") << ", " << EscapeText(r.runtime) << '\n';
   }
   out << "settings    " << r.settings << '\n';
