@@ -95,6 +95,9 @@ uint64_t Since(std::chrono::steady_clock::time_point start) {
 // bench: the warm-up calls, then the timed ones, each call's nanoseconds.
 void BenchMethod(Module& module, const std::string& name, const std::vector<EValue>& inputs, const Plan& plan, json& m) {
   std::vector<uint64_t> warm, timed;
+  // Nothing but the call between two calls: the outputs are described once,
+  // after the last (each call's would stir the caches of the next).
+  std::vector<EValue> last;
   auto call = [&](std::vector<uint64_t>& into) {
     const auto start = std::chrono::steady_clock::now();
     auto out = module.execute(name, inputs);
@@ -103,12 +106,7 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
       m["run_error"] = tsctl::ErrorName(out.error());
       return false;
     }
-    json outputs = json::array();
-    for (const EValue& v : *out) {
-      uint64_t h = 0;
-      outputs.push_back(tsctl::DescribeValue(v, h));
-    }
-    m["outputs"] = outputs;
+    last = std::move(*out);
     return true;
   };
   // A phase bounded by time stops at these many calls too (a program that
@@ -125,6 +123,12 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
   } while (plan.iters > 0 ? static_cast<int>(timed.size()) < plan.iters
                           : Since(timed_start) < plan.duration_seconds * 1e9 && timed.size() < kMaxTimedCalls);
   m["wall_ns"] = Since(timed_start);
+  json outputs = json::array();
+  for (const EValue& v : last) {
+    uint64_t h = 0;
+    outputs.push_back(tsctl::DescribeValue(v, h));
+  }
+  m["outputs"] = outputs;
   m["warmup_ns"] = warm;
   m["latencies_ns"] = timed;
   m["ran"] = true;
