@@ -46,7 +46,7 @@ expect 0 'PASS  pte.run +forward: ran on inputs from --input and its metadata \(
 expect 1 'FAIL  pte.run +forward: execute failed on inputs from --input.*float32\[3, 4\].*Error resizing tensor at input 0' -- \
   "$data/pte/linear.pte" -i 3x4
 expect 2 '' -- "$data/pte/linear.pte" --arg x=1
-grep -q -- '--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program' "$tmp/err" || fail "--arg for a .pte: not the usage line"
+grep -q -- '--arg and --data-loader do not apply to an ExecuTorch program' "$tmp/err" || fail "--arg for a .pte: not the usage line"
 
 # --save-inputs/--save-outputs: NumPy's files (numpy.load reads them without
 # torch), the inputs the run used and the outputs they gave: x + y.
@@ -65,6 +65,20 @@ expect 1 'FAIL  pte.run +--save-inputs: nothing saved \(an .npy file holds one t
 [ ! -e "$tmp/two.npy" ] || fail "a refused .npy was written"
 expect 2 '' -- "$data/pte/add.pte" --save-outputs "$tmp/out.pt"
 grep -q "values are saved in NumPy's format" "$tmp/err" || fail "--save-outputs FILE.pt for a .pte: not the usage line"
+
+# --load-inputs FILE.npz: the inputs a run saved give the same outputs;
+# --reference FILE.npz and --reference-model B (a .pte, or a TorchScript
+# archive run by LibTorch) on the same inputs: pte.reference.
+expect 0 'from --load-inputs' -- "$data/pte/add.pte" --load-inputs "$tmp/in.npz" --save-outputs "$tmp/again.npz"
+cmp -s "$tmp/out.npz" "$tmp/again.npz" || fail "--load-inputs of the saved inputs gave other outputs"
+expect 0 'PASS  pte.reference +1 output matches' -- "$data/pte/add.pte" --load-inputs "$tmp/in.npz" --reference "$tmp/out.npz"
+expect 0 'PASS  pte.reference +1 output matches reference model .*linear_xnnpack.pte' -- "$data/pte/linear.pte" --reference-model "$data/pte/linear_xnnpack.pte"
+expect 1 'FAIL  pte.reference +outputs against reference model .*linear_b.pte: output 0: 4 of 6 elements differ' -- "$data/pte/linear.pte" --reference-model "$data/pte/linear_b.pte"
+if "$tsctl" --version | grep -q '^libtorch [0-9]'; then
+  expect 0 'PASS  pte.reference +1 output matches reference model .*linear_twin.pt' -- "$data/pte/linear.pte" --reference-model "$data/pte/linear_twin.pt"
+fi
+expect 2 '' -- "$data/pte/add.pte" --load-inputs "$tmp/in.pt"
+grep -q "loaded from NumPy's files" "$tmp/err" || fail "--load-inputs FILE.pt for a .pte: not the usage line"
 
 # An operator this runtime does not register: named, WARN, NOT RUN (exit 7), never a crash.
 /usr/bin/python3 - "$data/pte/add.pte" "$tmp/custom_op.pte" <<'PY'

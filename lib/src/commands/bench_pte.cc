@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../text/json_util.h"
+#include "../zip/npz.h"
 #include "pte_child.h"
 #include "torch_child.h"
 #include "torch_child_sandbox.h"
@@ -25,9 +26,7 @@ void RequirePteFlags(const BenchOptions& o) {
     throw Error(ErrorKind::kUsage, what + " does not apply to an ExecuTorch program (it runs on inputs from --input "
                                           "and its metadata, on ExecuTorch's CPU runtime, one instance)");
   };
-  if (!o.args.empty() || !o.load_inputs_path.empty() || !o.data_loader.empty()) {
-    refuse("--arg, --load-inputs and --data-loader");
-  }
+  RequirePteInputs(o.args, o.load_inputs_path, o.data_loader, o.inputs);
   if (!o.device.empty() && o.device != "cpu") refuse("--device " + o.device);
   if (o.instances > 1) refuse("--instances");
   if (o.profile_shapes || o.profile_sample < 1 || !o.trace_path.empty()) refuse("--profile-shapes, --profile-sample and --trace");
@@ -67,6 +66,7 @@ PteRunRequest PteBenchRequest(const BenchOptions& o) {
   if (std::string data = PteDataBeside(o.path); !data.empty()) request.data.push_back(data);
   request.method = o.method == "forward" ? "" : o.method;
   for (const InputSpec& in : o.inputs) request.inputs.push_back(in.ToString());
+  request.load_inputs = o.load_inputs_path;
   request.timeout_seconds = o.timeout_seconds;
   request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
   request.sandbox = SandboxOn();
@@ -83,6 +83,20 @@ PteRunRequest PteBenchRequest(const BenchOptions& o) {
 }
 
 }  // namespace
+
+void RequirePteInputs(const std::vector<ArgSpec>& args, const std::string& load_inputs, const std::string& data_loader,
+                      const std::vector<InputSpec>& inputs) {
+  if (!args.empty() || !data_loader.empty()) {
+    throw Error(ErrorKind::kUsage, "--arg and --data-loader do not apply to an ExecuTorch program yet "
+                                   "(--input does: its first tensor inputs; --load-inputs FILE.npz: all of them)");
+  }
+  if (load_inputs.empty()) return;
+  if (!IsNpzPath(load_inputs) && !IsNpyPath(load_inputs)) {
+    throw Error(ErrorKind::kUsage, "an ExecuTorch program's inputs are loaded from NumPy's files: name an .npz "
+                                   "(arr_0, arr_1, ...: one per input) or .npy (one tensor), not " + EscapeText(load_inputs));
+  }
+  if (!inputs.empty()) throw Error(ErrorKind::kUsage, "--input and --load-inputs are one or the other for an ExecuTorch program");
+}
 
 std::string PteIdentifier(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -137,7 +151,9 @@ BenchResult BenchPte(const BenchOptions& o) {
   b.runtime = PteRuntimeVersion();
   b.threads = r.value("threads", 0);
   b.settings = "ExecuTorch's defaults (optimized and quantized CPU kernels, XNNPACK)";
-  b.input_source = o.inputs.empty() ? "the method's metadata" : "--input and the method's metadata";
+  b.input_source = !o.load_inputs_path.empty() ? "--load-inputs " + o.load_inputs_path
+                   : o.inputs.empty()           ? "the method's metadata"
+                                                : "--input and the method's metadata";
   for (const json& in : m.value("inputs", json::array())) {
     b.inputs.push_back(Shape(in));
     b.input_tensors.push_back(std::nullopt);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tsctl/bench.h"
+#include "tsctl/inputs.h"
 #include "tsctl/pte.h"
 
 namespace tsctl {
@@ -17,6 +18,12 @@ namespace tsctl {
 // it), kUnavailable without a runtime in this build, kTorch when the program
 // or method does not load or run (the runtime's reason in the line).
 BenchResult BenchPte(const BenchOptions& o);
+
+// The inputs validate and bench give a .pte: --input, or --load-inputs of
+// an .npz/.npy; --arg and --data-loader not yet. Throws tsctl::Error
+// (kUsage), one line, otherwise.
+void RequirePteInputs(const std::vector<ArgSpec>& args, const std::string& load_inputs, const std::string& data_loader,
+                      const std::vector<InputSpec>& inputs);
 
 // The file's ExecuTorch identifier (FlatBuffers' file identifier, bytes 4-5):
 // "ET" a program, "FT" a .ptd, "BP" a bundled program; "" for a shorter file.

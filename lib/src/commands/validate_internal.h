@@ -63,6 +63,7 @@ inline constexpr char kPteRun[] = "pte.run";
 inline constexpr char kPteFinite[] = "pte.finite";
 inline constexpr char kPteDeterministic[] = "pte.deterministic";
 inline constexpr char kPteCase[] = "pte.case";
+inline constexpr char kPteReference[] = "pte.reference";
 inline constexpr char kTorchSandbox[] = "torch.sandbox";
 inline constexpr char kTorchLoad[] = "torch.load";
 inline constexpr char kTorchUnsafe[] = "torch.unsafe";
@@ -110,6 +111,12 @@ void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveRe
 // tsctl-pte-runner child, pte_child.h): pte.load, pte.run, pte.finite,
 // pte.deterministic (validate_pte_run.cc).
 void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
+// --reference FILE.npz|.npy or --reference-model B (a .pte or TorchScript
+// archive) for an ExecuTorch program: its outputs (`outcome`'s saved .npz,
+// on the inputs it saved) against the file's arrays or B's outputs on those
+// inputs: pte.reference (validate_pte_reference.cc).
+struct PteRunOutcome;
+void CheckPteReference(const ValidateOptions& options, const PteRunOutcome& outcome, std::vector<CheckResult>& out);
 // A bundled program's method, as tsctl-pte-runner --bundled returns it: one
 // pte.case result per test case (validate_pte_bundled.cc); `runtime_said`
 // the runtime's last error line for the method.

@@ -170,6 +170,21 @@ std::string NotHanded(const std::string& path, const std::vector<CheckResult>& o
   return "";
 }
 
+// --reference and --reference-model for a .pte: NumPy's files, no bundle,
+// and saved values in the format they are compared in.
+void RequirePteReference(const ValidateOptions& options, bool bundled) {
+  const bool file = !options.reference_path.empty(), model = !options.reference_model_path.empty();
+  if (!file && !model) return;
+  if (bundled) throw Error(ErrorKind::kUsage, "--reference and --reference-model do not apply to a bundled program: its cases carry their expected outputs");
+  if (file && !IsNpzPath(options.reference_path) && !IsNpyPath(options.reference_path)) {
+    throw Error(ErrorKind::kUsage, "an ExecuTorch program's --reference is NumPy's: an .npz (arr_0, arr_1, ...: one per "
+                                   "output) or .npy (one tensor), not " + EscapeText(options.reference_path));
+  }
+  if (IsNpyPath(options.save_inputs_path) || IsNpyPath(options.save_outputs_path)) {
+    throw Error(ErrorKind::kUsage, "with --reference or --reference-model, an ExecuTorch program's values are saved as .npz");
+  }
+}
+
 // --save-inputs, --save-outputs: the files the runner sent, written whole
 // (AtomicFile), or a FAIL saying why there is none.
 void KeepSavedValues(const ValidateOptions& options, const PteRunOutcome& outcome, const json& r, std::vector<CheckResult>& out) {
@@ -196,6 +211,7 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
   }
   request.rtol = options.rtol;
   request.atol = options.atol;
+  RequirePteReference(options, request.bundled);
   for (auto [path_asked, format] : {std::pair{&options.save_inputs_path, &request.save_inputs},
                                     std::pair{&options.save_outputs_path, &request.save_outputs}}) {
     if (path_asked->empty()) continue;
@@ -206,7 +222,16 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
                                      "(every input or output) or .npy (one tensor), not " + EscapeText(*path_asked));
     }
   }
+  // pte.reference compares the outputs, and B runs on the inputs, as .npz.
+  if (!options.reference_path.empty() || !options.reference_model_path.empty()) {
+    request.save_inputs = "npz";
+    request.save_outputs = "npz";
+  }
   for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
+  request.load_inputs = options.load_inputs_path;
+  if (request.bundled && !request.load_inputs.empty()) {
+    throw Error(ErrorKind::kUsage, "--load-inputs does not apply to a bundled program: each test case carries its inputs");
+  }
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
   request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
   request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
@@ -222,10 +247,7 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   std::vector<CheckResult>& out = report.checks;
   if (!options.load) return;
   if (std::string why = NotHanded(path, out); !why.empty()) return Skip(out, why);
-  if (!options.args.empty() || !options.load_inputs_path.empty() || !options.data_loader.empty()) {
-    throw Error(ErrorKind::kUsage, "--arg, --load-inputs and --data-loader do not apply to an ExecuTorch program yet "
-                                   "(--input does: its first tensor inputs)");
-  }
+  RequirePteInputs(options.args, options.load_inputs_path, options.data_loader, options.inputs);
   PteRunRequest request = PteRequest(path, options, report);
   PteRunOutcome outcome = RunPteChild(request);
   ShowChildOutput(outcome.output, "tsctl: validate: " + EscapeText(path) + ": ExecuTorch: ");
@@ -267,7 +289,8 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   }
   const size_t before = out.size();
   bool loaded_all = true;
-  const std::string from = options.inputs.empty() ? "its metadata" : "--input and its metadata";
+  const std::string from = !options.load_inputs_path.empty() ? "--load-inputs " + EscapeText(options.load_inputs_path)
+                           : options.inputs.empty() ? "its metadata" : "--input and its metadata";
   for (const json& m : methods) {
     MethodChecks(m, log, from, out, loaded_all);
     if (m.contains("cases")) BundledCaseChecks(m, ReadRuntimeLog(LogOf(log, m.value("name", ""))).last_error, out);
@@ -284,6 +307,7 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
                     " loaded by " + PteRuntimeVersion()});
   }
   KeepSavedValues(options, outcome, r, out);
+  if (!options.reference_path.empty() || !options.reference_model_path.empty()) CheckPteReference(options, outcome, out);
   Json(report.details)["pte_runtime"] = PteRuntimeVersion();
 }
 

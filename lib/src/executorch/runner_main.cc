@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,8 @@ struct Plan {
   double duration_seconds = 3;
   std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
   std::string save_inputs, save_outputs; // --save-inputs/--save-outputs FORMAT ("npz", "npy"): frames 'I', 'O'
+  std::string load_inputs;       // --load-inputs FILE.npz|.npy: the inputs, read into `arrays`
+  tsctl::NumpyArrays arrays;
   int threads = 0;               // --threads N: the threadpool's size (0: ExecuTorch's default, one per core)
   int profile = 0;               // --profile N: N traced calls after the timed ones (frame 'E': the ETDump)
   std::string program;           // the program and its .ptd files (a profiled Module loads them again)
@@ -134,53 +137,6 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
   m["ran"] = true;
 }
 
-// The method's inputs from its metadata (`keep` holds the tensors); false,
-// with m["input_error"], for one tsctl cannot make.
-bool MakeInputs(Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
-                const std::vector<tsctl::InputSpec>& specs, std::vector<EValue>& inputs, std::vector<TensorPtr>& keep,
-                json& described, json& m) {
-  // The method, for the values it holds for its scalar inputs.
-  auto loaded = module.method(name);
-  const executorch::runtime::Method* method = loaded.ok() ? *loaded : nullptr;
-  uint64_t state = 0x5eed;
-  for (size_t i = 0; i < meta.num_inputs(); ++i) {
-    auto tag = meta.input_tag(i);
-    if (!tag.ok()) {
-      m["input_error"] = "input " + std::to_string(i) + ": " + tsctl::ErrorName(tag.error());
-      return false;
-    }
-    if (*tag == Tag::Tensor) {
-      auto info = meta.input_tensor_meta(i);
-      if (!info.ok()) {
-        m["input_error"] = "input " + std::to_string(i) + ": " + tsctl::ErrorName(info.error());
-        return false;
-      }
-      // --input fills the first positions, as for TorchScript.
-      keep.push_back(tsctl::MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
-      inputs.emplace_back(keep.back());
-      described.push_back({{"kind", "tensor"},
-                           {"dtype", tsctl::DtypeNameOf(static_cast<int>(keep.back()->scalar_type()))},
-                           {"shape", std::vector<int64_t>(keep.back()->sizes().begin(), keep.back()->sizes().end())}});
-    } else if (*tag == Tag::Int || *tag == Tag::Double || *tag == Tag::Bool) {
-      // A scalar input is the value the program holds for it: ExecuTorch
-      // refuses any other ("should have the same value as the input_evalue").
-      EValue v = method ? method->get_input(i) : EValue();
-      if (v.isNone()) v = *tag == Tag::Int ? EValue(int64_t{1}) : *tag == Tag::Double ? EValue(1.0) : EValue(true);
-      inputs.push_back(v);
-      uint64_t unused = 0;
-      described.push_back(tsctl::DescribeValue(v, unused));
-    } else if (*tag == Tag::None) {
-      inputs.emplace_back();
-      described.push_back({{"kind", "none"}});
-    } else {
-      m["input_error"] = "input " + std::to_string(i) + " is of a kind tsctl cannot make (tag " +
-                         std::to_string(static_cast<int>(*tag)) + ")";
-      return false;
-    }
-  }
-  return true;
-}
-
 json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved& saved) {
   json m = {{"name", name}};
   // tsctl reads the runtime's log lines that follow as this method's.
@@ -200,7 +156,8 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   std::vector<EValue> inputs;
   std::vector<TensorPtr> keep;
   json described = json::array();
-  if (!MakeInputs(module, name, *meta, plan.inputs, inputs, keep, described, m)) {
+  if (!tsctl::MakeInputs(module, name, *meta, plan.inputs, plan.arrays.empty() && plan.load_inputs.empty() ? nullptr : &plan.arrays,
+                  inputs, keep, described, m)) {
     m["inputs"] = described;
     return m;
   }
@@ -269,6 +226,7 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--no-sandbox") sandbox = false;
     else if (a == "--no-run") plan.run = false;
     else if (a == "--bench") plan.bench = true;
+    else if (a == "--load-inputs" && has_value) plan.load_inputs = argv[++i];
     else if (a == "--threads" && has_value) plan.threads = std::max(0, std::atoi(argv[++i]));
     else if (a == "--registry") plan.registry = true;
     else if (a == "--bundled") plan.bundled = true;
@@ -294,6 +252,36 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
   std::fflush(stderr);
   tsctl::WriteFrame(kResultFd, kResultFrame, result.dump(-1, ' ', false, json::error_handler_t::replace));
   _exit(0);
+}
+
+// Each method asked for (bench: one), its results in `result`, then the
+// files --save-inputs/--save-outputs/--profile asked for as frames.
+void RunMethods(Module& module, const std::unordered_set<std::string>& names, const std::string& method, const Plan& plan,
+                json& result) {
+  std::vector<std::string> run;
+  for (const std::string& name : names) {
+    if (!method.empty() && name != method) continue;
+    if (plan.bench && method.empty() && name != "forward" && names.count("forward")) continue;
+    run.push_back(name);
+  }
+  std::sort(run.begin(), run.end());
+  json methods = json::array();
+  // The method whose values --save-inputs/--save-outputs keep: forward, else the first run.
+  Saved saved;
+  const bool has_forward = std::find(run.begin(), run.end(), "forward") != run.end();
+  for (const std::string& name : run) {
+    Saved none;
+    none.done = true;
+    methods.push_back(RunMethod(module, name, plan, name == (has_forward ? "forward" : run.front()) ? saved : none));
+    if (plan.bench) break;  // one method is timed
+  }
+  result["methods"] = methods;
+  if (!saved.error.empty()) result["save_error"] = saved.error;
+  // Frames are at most 4 GiB; a bigger file is said, not sent.
+  for (auto [type, bytes] : {std::pair<char, std::string*>{'I', &saved.inputs}, {'O', &saved.outputs}, {'E', &saved.etdump}}) {
+    if (bytes->size() >= 0xffffffffu) result["save_error"] = "the values take 4 GiB or more";
+    else if (!bytes->empty()) tsctl::WriteFrame(kResultFd, type, *bytes);
+  }
 }
 
 }  // namespace
@@ -329,12 +317,21 @@ int main(int argc, char** argv) {
     policy.profile = tsctl::SandboxPolicy::Profile::kArchive;
     policy.read_files = data;
     if (!program.empty()) policy.read_files.push_back(program);
+    if (!plan.load_inputs.empty()) policy.read_files.push_back(plan.load_inputs);
     policy.keep_fds = {kResultFd};
     tsctl::EnterSandbox(policy, kResultFd, kSandboxFrame);
   }
   executorch::runtime::runtime_init();
   json result = {{"runtime", "ExecuTorch"}};
   if (plan.threads > 0) tsctl::SetThreads(static_cast<uint32_t>(plan.threads));
+  if (!plan.load_inputs.empty()) {
+    try {
+      plan.arrays = tsctl::ReadNumpyFile(plan.load_inputs);
+    } catch (const std::exception& e) {
+      result["program_error"] = std::string("--load-inputs: ") + e.what();
+      Finish(result);
+    }
+  }
   result["threads"] = tsctl::Threads();
   if (plan.bundled) {
     plan.tolerances.run = plan.run;
@@ -350,30 +347,7 @@ int main(int argc, char** argv) {
   } else {
     result["program_load_ns"] = Since(load_start);
     if (sandbox) tsctl::LockFileWrites();
-    std::vector<std::string> run;
-    for (const std::string& name : *names) {
-      if (!method.empty() && name != method) continue;
-      if (plan.bench && method.empty() && name != "forward" && names->count("forward")) continue;
-      run.push_back(name);
-    }
-    std::sort(run.begin(), run.end());
-    json methods = json::array();
-    // The method whose values --save-inputs/--save-outputs keep: forward, else the first run.
-    Saved saved;
-    const bool has_forward = std::find(run.begin(), run.end(), "forward") != run.end();
-    for (const std::string& name : run) {
-      Saved none;
-      none.done = true;
-      methods.push_back(RunMethod(module, name, plan, name == (has_forward ? "forward" : run.front()) ? saved : none));
-      if (plan.bench) break;  // one method is timed
-    }
-    result["methods"] = methods;
-    if (!saved.error.empty()) result["save_error"] = saved.error;
-    // Frames are at most 4 GiB; a bigger file is said, not sent.
-    for (auto [type, bytes] : {std::pair<char, std::string*>{'I', &saved.inputs}, {'O', &saved.outputs}, {'E', &saved.etdump}}) {
-      if (bytes->size() >= 0xffffffffu) result["save_error"] = "the values take 4 GiB or more";
-      else if (!bytes->empty()) tsctl::WriteFrame(kResultFd, type, *bytes);
-    }
+    RunMethods(module, *names, method, plan, result);
   }
   Finish(result);
 }

@@ -233,4 +233,114 @@ json DescribeValue(const executorch::runtime::EValue& v, uint64_t& hash) {
   return o;
 }
 
+std::string ValueFromArray(const NpyArray& a, const std::string& bytes, bool scalar, executorch::runtime::EValue& out,
+                           std::vector<executorch::extension::TensorPtr>& keep) {
+  const char* p = bytes.data() + a.data;
+  if (scalar) {
+    if (!a.shape.empty()) return "a number is taken from a 0-d array, not one of shape " + std::to_string(a.shape.size()) + "-d";
+    if (a.dtype->kind == DtypeKind::kBool) out = executorch::runtime::EValue(*p != 0);
+    else if (a.dtype->kind == DtypeKind::kFloat && a.dtype->size == 8) {
+      double d;
+      std::memcpy(&d, p, 8);
+      out = executorch::runtime::EValue(d);
+    } else if (a.dtype->kind == DtypeKind::kSigned && a.dtype->size == 8) {
+      int64_t i;
+      std::memcpy(&i, p, 8);
+      out = executorch::runtime::EValue(i);
+    } else {
+      return std::string("a number is taken from an int64, float64 or bool array, not ") + a.dtype->name;
+    }
+    return "";
+  }
+  const size_t elem = a.dtype->size, n = elem ? a.bytes / elem : 0;
+  std::vector<uint8_t> data(p, p + a.bytes);
+  if (a.fortran && a.shape.size() > 1) {  // Fortran order: element (i0, ..., ik) at sum(ij * prod(shape[<j]))
+    std::vector<int64_t> at(a.shape.size(), 0);
+    for (size_t i = 0; i < n; ++i) {
+      size_t offset = 0, stride = 1;
+      for (size_t d = 0; d < a.shape.size(); ++d) {
+        offset += static_cast<size_t>(at[d]) * stride;
+        stride *= static_cast<size_t>(a.shape[d]);
+      }
+      std::memcpy(&data[i * elem], p + offset * elem, elem);
+      for (ssize_t d = static_cast<ssize_t>(a.shape.size()) - 1; d >= 0 && ++at[d] == a.shape[d]; --d) at[d] = 0;
+    }
+  }
+  std::vector<executorch::aten::SizesType> sizes(a.shape.begin(), a.shape.end());
+  keep.push_back(executorch::extension::make_tensor_ptr(std::move(sizes), std::move(data), {}, {},
+                                                        static_cast<executorch::aten::ScalarType>(DtypeValue(*a.dtype))));
+  out = executorch::runtime::EValue(keep.back());
+  return "";
+}
+
+// The method's inputs from its metadata (`keep` holds the tensors); false,
+// with m["input_error"], for one tsctl cannot make.
+bool MakeInputs(executorch::extension::Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
+                const std::vector<InputSpec>& specs, const NumpyArrays* arrays, std::vector<executorch::runtime::EValue>& inputs,
+                std::vector<executorch::extension::TensorPtr>& keep, json& described, json& m) {
+  size_t next = 0;  // --load-inputs: the next array
+  auto from_file = [&](size_t i, bool scalar) {
+    if (next >= arrays->size()) {
+      m["input_error"] = "--load-inputs has " + std::to_string(arrays->size()) + " arrays; input " + std::to_string(i) + " has none";
+      return false;
+    }
+    const auto& [array_name, array] = (*arrays)[next++];
+    executorch::runtime::EValue v;
+    if (std::string why = ValueFromArray(array.first, array.second, scalar, v, keep); !why.empty()) {
+      m["input_error"] = "input " + std::to_string(i) + " from array " + array_name + ": " + why;
+      return false;
+    }
+    inputs.push_back(v);
+    uint64_t unused = 0;
+    described.push_back(DescribeValue(v, unused));
+    return true;
+  };
+  // The method, for the values it holds for its scalar inputs.
+  auto loaded = module.method(name);
+  const executorch::runtime::Method* method = loaded.ok() ? *loaded : nullptr;
+  uint64_t state = 0x5eed;
+  for (size_t i = 0; i < meta.num_inputs(); ++i) {
+    auto tag = meta.input_tag(i);
+    if (!tag.ok()) {
+      m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(tag.error());
+      return false;
+    }
+    if (arrays && (*tag == executorch::runtime::Tag::Tensor || *tag == executorch::runtime::Tag::Int || *tag == executorch::runtime::Tag::Double || *tag == executorch::runtime::Tag::Bool)) {
+      if (!from_file(i, *tag != executorch::runtime::Tag::Tensor)) return false;
+    } else if (*tag == executorch::runtime::Tag::Tensor) {
+      auto info = meta.input_tensor_meta(i);
+      if (!info.ok()) {
+        m["input_error"] = "input " + std::to_string(i) + ": " + ErrorName(info.error());
+        return false;
+      }
+      // --input fills the first positions, as for TorchScript.
+      keep.push_back(MakeInput(*info, i < specs.size() ? &specs[i] : nullptr, state));
+      inputs.emplace_back(keep.back());
+      described.push_back({{"kind", "tensor"},
+                           {"dtype", DtypeNameOf(static_cast<int>(keep.back()->scalar_type()))},
+                           {"shape", std::vector<int64_t>(keep.back()->sizes().begin(), keep.back()->sizes().end())}});
+    } else if (*tag == executorch::runtime::Tag::Int || *tag == executorch::runtime::Tag::Double || *tag == executorch::runtime::Tag::Bool) {
+      // A scalar input is the value the program holds for it: ExecuTorch
+      // refuses any other ("should have the same value as the input_evalue").
+      executorch::runtime::EValue v = method ? method->get_input(i) : executorch::runtime::EValue();
+      if (v.isNone()) v = *tag == executorch::runtime::Tag::Int ? executorch::runtime::EValue(int64_t{1}) : *tag == executorch::runtime::Tag::Double ? executorch::runtime::EValue(1.0) : executorch::runtime::EValue(true);
+      inputs.push_back(v);
+      uint64_t unused = 0;
+      described.push_back(DescribeValue(v, unused));
+    } else if (*tag == executorch::runtime::Tag::None) {
+      inputs.emplace_back();
+      described.push_back({{"kind", "none"}});
+    } else {
+      m["input_error"] = "input " + std::to_string(i) + " is of a kind tsctl cannot make (tag " +
+                         std::to_string(static_cast<int>(*tag)) + ")";
+      return false;
+    }
+  }
+  if (arrays && next != arrays->size()) {
+    m["input_error"] = "--load-inputs has " + std::to_string(arrays->size()) + " arrays, the method takes " + std::to_string(next);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace tsctl

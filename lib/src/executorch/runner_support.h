@@ -10,10 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/executor/method_meta.h>
 
+#include "../archive/numpy_file.h"
 #include "tsctl/dtype.h"
 #include "tsctl/inputs.h"
 
@@ -55,6 +57,21 @@ nlohmann::json DescribeValue(const executorch::runtime::EValue& v, uint64_t& has
 // (--threads) and read.
 void SetThreads(uint32_t threads);
 size_t Threads();
+
+// An array as an input: a tensor of its dtype and shape, elements in C order
+// (`keep` holds it), or, `scalar`, the number a 0-d array holds. "" or why not.
+std::string ValueFromArray(const NpyArray& a, const std::string& bytes, bool scalar, executorch::runtime::EValue& out,
+                           std::vector<executorch::extension::TensorPtr>& keep);
+
+// The inputs of method `name` (its metadata `meta`): from --load-inputs'
+// `arrays` (null: none), else --input's `specs` for the first tensors and
+// MakeInput for the rest, a scalar the value the program holds for it;
+// `keep` holds the tensors, `described` gets each as the result describes
+// it. False, with m["input_error"], for one tsctl cannot make.
+bool MakeInputs(executorch::extension::Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
+                const std::vector<InputSpec>& specs, const NumpyArrays* arrays,
+                std::vector<executorch::runtime::EValue>& inputs, std::vector<executorch::extension::TensorPtr>& keep,
+                nlohmann::json& described, nlohmann::json& m);
 
 // --bench --profile: the method `name` of `program` run `calls` times on
 // `inputs` in a Module of its own traced by ExecuTorch's ETDumpGen;

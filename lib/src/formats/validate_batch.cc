@@ -19,8 +19,10 @@
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
 #include "tsctl/pt2.h"
+#include "tsctl/pte.h"
 #include "tsctl/source.h"
 #include "tsctl/validate.h"
+#include "../commands/bench_pte.h"
 #include "../commands/validate_internal.h"
 #include "../commands/worker_pool.h"
 
@@ -112,6 +114,14 @@ void RequireCompatibleOptions(const ValidateOptions& o) {
 void RequireReferenceModel(const std::string& path) {
   try {
     RequireRegularFile(path, "LibTorch loads");
+    // An ExecuTorch program: the reference of an ExecuTorch program (its
+    // runtime runs it, validate_pte_reference.cc).
+    if (const std::string id = PteIdentifier(path); id == "ET") {
+      ReadPte(path);
+      return;
+    } else if (id == "FT" || id == "BP") {
+      throw Error(ErrorKind::kUsage, "--reference-model takes a program (.pte) or a TorchScript archive, not a .ptd or .bpte");
+    }
     if (IsPt2(Archive::OpenSoundModel(path).kind())) {
       throw Error(ErrorKind::kUsage, "--reference-model takes a TorchScript archive, not a .pt2: write the .pt2's outputs "
                                      "with `tsctl validate B.pt2 --save-reference FILE` and pass --reference FILE");

@@ -57,6 +57,7 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   if (request.memory_bytes) args.insert(args.end(), {"--memory", std::to_string(request.memory_bytes)});
   if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
   if (!request.sandbox) args.push_back("--no-sandbox");
+  if (!request.load_inputs.empty()) args.insert(args.end(), {"--load-inputs", request.load_inputs});
   if (request.threads > 0) args.insert(args.end(), {"--threads", std::to_string(request.threads)});
   if (!request.run) args.push_back("--no-run");
   if (!request.save_inputs.empty()) args.insert(args.end(), {"--save-inputs", request.save_inputs});

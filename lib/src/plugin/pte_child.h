@@ -42,6 +42,7 @@ struct PteRunRequest {
   // --save-inputs/--save-outputs: "npz" or "npy" (NumPy's formats), the
   // values of forward (else the first method run), sent back as frames.
   std::string save_inputs, save_outputs;
+  std::string load_inputs;  // --load-inputs FILE.npz|.npy: the inputs (the arrays in order), instead of made ones
   int threads = 0;  // the threadpool's size (0: ExecuTorch's default)
   int profile = 0;  // bench: this many calls traced by ETDumpGen after the timed ones (PteRunOutcome::etdump)
   // bench: one method (`method`, else forward, else the first) timed:

@@ -10,103 +10,20 @@
 #include "tsctl/error.h"
 
 namespace tsctl {
-namespace {
-
-// The tensor type of NumPy's type string (little-endian, or '|' where byte
-// order does not apply: tsctl/dtype.h's numpy column); Undefined if none, or
-// if this LibTorch lacks it.
-at::ScalarType NpyType(const std::string& descr) {
-  for (const DtypeInfo& d : AllDtypes()) {
-    if (*d.numpy && descr == d.numpy) return AtScalarType(&d);
-  }
-  return at::ScalarType::Undefined;
-}
-
-// What an .npy header's dict literal says about the array.
-struct NpyHeader {
-  at::ScalarType type;
-  bool fortran = false;
-  std::vector<int64_t> shape;
-  size_t data = 0;  // where the elements start
-};
-
-// The shape tuple's text ("2, 3" or "4,") as sizes. Each dimension is a
-// plain integer: a nested or otherwise odd shape (a header of 40 000 '(')
-// is named, not handed to stoll.
-std::vector<int64_t> NpyShape(const std::string& dims, const std::string& what) {
-  std::vector<int64_t> shape;
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    size_t comma = dims.find(',', pos);
-    std::string part = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    const size_t first = part.find_first_not_of(" "), last = part.find_last_not_of(" ");
-    if (first != std::string::npos) {
-      const std::string digits = part.substr(first, last - first + 1);
-      if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
-        BadValueFile(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
-      }
-      shape.push_back(std::stoll(digits));
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return shape;
-}
-
-// The magic, the header's length (2 bytes in version 1, 4 in later ones)
-// and the header's fields.
-NpyHeader ReadNpyHeader(const std::string& bytes, const std::string& what) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) BadValueFile(what, "not an .npy array");
-  size_t header_len, start;
-  if (bytes[6] == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
-    start = 10;
-  } else {
-    if (bytes.size() < 12) BadValueFile(what, "a truncated .npy header");
-    header_len = 0;
-    for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + i]);
-    start = 12;
-  }
-  if (start + header_len > bytes.size()) BadValueFile(what, "a truncated .npy header");
-  const std::string h = bytes.substr(start, header_len);
-  auto field = [&](const std::string& key) {
-    size_t k = h.find("'" + key + "'");
-    if (k == std::string::npos) BadValueFile(what, "the .npy header has no '" + key + "'");
-    size_t colon = h.find(':', k);
-    return h.find_first_not_of(" ", colon + 1);
-  };
-  const size_t d = field("descr");
-  const char quote = h[d];
-  const std::string descr = h.substr(d + 1, h.find(quote, d + 1) - d - 1);
-  const at::ScalarType type = NpyType(descr);
-  if (type == at::ScalarType::Undefined) BadValueFile(what, "an array of dtype '" + descr + "', which tsctl cannot read");
-  NpyHeader out{type};
-  out.fortran = h.compare(field("fortran_order"), 4, "True") == 0;
-  const size_t s = field("shape");
-  out.shape = NpyShape(h.substr(s + 1, h.find(')', s) - s - 1), what);
-  out.data = start + header_len;
-  return out;
-}
-
-}  // namespace
 
 [[noreturn]] void BadValueFile(const std::string& what, const std::string& why) {
   throw Error(ErrorKind::kFormat, what + ": " + why);
 }
 
 at::Tensor ReadNpy(const std::string& bytes, const std::string& what) {
-  const NpyHeader h = ReadNpyHeader(bytes, what);
-  int64_t numel = 1;
-  for (int64_t x : h.shape) {
-    if (x != 0 && numel > std::numeric_limits<int64_t>::max() / 16 / x) BadValueFile(what, "the .npy shape is too large");
-    numel *= x;
-  }
-  const size_t need = static_cast<size_t>(numel) * c10::elementSize(h.type);
-  if (bytes.size() - h.data < need) BadValueFile(what, "the array data is shorter than its shape says");
+  const NpyArray h = ParseNpy(bytes, what);
+  const at::ScalarType type = AtScalarType(h.dtype);
+  if (type == at::ScalarType::Undefined) BadValueFile(what, std::string("an array of dtype ") + h.dtype->name + ", which this LibTorch lacks");
+  const size_t need = static_cast<size_t>(h.bytes);
   // Fortran order is C order of the reversed shape, transposed back.
   std::vector<int64_t> layout = h.shape;
   if (h.fortran) std::reverse(layout.begin(), layout.end());
-  at::Tensor out = at::empty(layout, at::TensorOptions().dtype(h.type));
+  at::Tensor out = at::empty(layout, at::TensorOptions().dtype(type));
   if (need) std::memcpy(out.data_ptr(), bytes.data() + h.data, need);
   if (h.fortran && h.shape.size() > 1) {
     std::vector<int64_t> perm;

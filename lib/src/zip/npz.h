@@ -35,4 +35,20 @@ std::string NpzFile(const std::vector<std::pair<std::string, std::string>>& arra
 // The name numpy.savez gives the i-th positional array.
 std::string NpzName(size_t i);
 
+// An .npy array as read: its dtype (tsctl/dtype.h's numpy column), shape,
+// order, and where its elements start in the file's bytes.
+struct NpyArray {
+  const DtypeInfo* dtype = nullptr;
+  std::vector<int64_t> shape;
+  bool fortran = false;  // the elements are in Fortran order: C order of the reversed shape
+  size_t data = 0;       // offset of the elements
+  uint64_t bytes = 0;    // their size (numel x element size), checked against the file
+};
+
+// Reads an .npy file's header (versions 1 to 3) and checks that its data
+// holds the elements the shape says. Throws tsctl::Error (kFormat, "WHAT:
+// why") for anything else: no magic, a truncated header, a dtype tsctl
+// does not know, a shape that is no tuple of integers or too large.
+NpyArray ParseNpy(std::string_view bytes, const std::string& what);
+
 }  // namespace tsctl
