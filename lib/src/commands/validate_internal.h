@@ -106,11 +106,11 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
 void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
 // The pte.* checks of an ExecuTorch file (.pte, .ptd, .bpte; validate_pte.cc),
 // static: nothing is run. Its operators go into report.ops.
-void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
+void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src = nullptr);
 // An ExecuTorch program loaded and run on ExecuTorch's runtime (a
 // tsctl-pte-runner child, pte_child.h): pte.load, pte.run, pte.finite,
 // pte.deterministic (validate_pte_run.cc).
-void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report);
+void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src = nullptr);
 // --reference FILE.npz|.npy or --reference-model B (a .pte or TorchScript
 // archive) for an ExecuTorch program: its outputs (`outcome`'s saved .npz,
 // on the inputs it saved) against the file's arrays or B's outputs on those

@@ -218,11 +218,12 @@ void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
 
 }  // namespace
 
-void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
+void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src) {
   auto& out = report.checks;
   PteFile f;
   try {
-    f = ReadPte(path);
+    // The bytes validate opened (`src`): what the runtime is given later.
+    f = src ? ReadPteSource(*src) : ReadPte(path);
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::kFormat) throw;
     out.push_back({check::kPteFormat, CheckStatus::kFail, e.what()});

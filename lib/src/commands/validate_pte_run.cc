@@ -243,12 +243,20 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
 
 }  // namespace
 
-void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report) {
+void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src) {
   std::vector<CheckResult>& out = report.checks;
   if (!options.load) return;
   if (std::string why = NotHanded(path, out); !why.empty()) return Skip(out, why);
   RequirePteInputs(options.args, options.load_inputs_path, options.data_loader, options.inputs);
   PteRunRequest request = PteRequest(path, options, report);
+  // The runtime reads the file validate checked, through its descriptor,
+  // never the path again (a file swapped in between is not run); a stream
+  // read into memory has none and is not handed over.
+  if (src && src->Descriptor() >= 0) {
+    request.program_fd = src->Descriptor();
+  } else if (IsStream(path)) {
+    return Skip(out, "a stream (" + EscapeText(path) + ") is read into memory, and the runtime reads a file: save it to a file first");
+  }
   PteRunOutcome outcome = RunPteChild(request);
   ShowChildOutput(outcome.output, "tsctl: validate: " + EscapeText(path) + ": ExecuTorch: ");
   const std::string& log = outcome.output.kept();

@@ -319,6 +319,8 @@ int main(int argc, char** argv) {
     if (!program.empty()) policy.read_files.push_back(program);
     if (!plan.load_inputs.empty()) policy.read_files.push_back(plan.load_inputs);
     policy.keep_fds = {kResultFd};
+    // The program tsctl checked, handed over as its descriptor (pte_child.cc).
+    if (program.rfind("/proc/self/fd/", 0) == 0) policy.keep_fds.push_back(std::atoi(program.c_str() + 14));
     tsctl::EnterSandbox(policy, kResultFd, kSandboxFrame);
   }
   executorch::runtime::runtime_init();

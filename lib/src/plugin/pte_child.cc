@@ -19,6 +19,7 @@ namespace tsctl {
 namespace {
 
 constexpr int kResultFd = 3;
+constexpr int kProgramFd = 4;  // the checked program, when the request names its descriptor
 
 // What a wait status says of a child that sent no result.
 std::string Ended(int status) {
@@ -50,7 +51,9 @@ namespace {
 // The runner's command line for `request`.
 std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   std::vector<std::string> args = {"tsctl-pte-runner", "--result-fd", std::to_string(kResultFd),
-                                   request.registry ? std::string("--registry") : request.program};
+                                   request.registry     ? std::string("--registry")
+                                   : request.program_fd >= 0 ? "/proc/self/fd/" + std::to_string(kProgramFd)
+                                                             : request.program};
   for (const std::string& d : request.data) args.insert(args.end(), {"--data", d});
   if (!request.method.empty()) args.insert(args.end(), {"--method", request.method});
   for (const std::string& in : request.inputs) args.insert(args.end(), {"--input", in});
@@ -87,7 +90,8 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
 
 // Forks and execs the runner: stdout and stderr on `out`'s write end, its
 // frames on `frames`' (as descriptor 3); the parent's ends stay open.
-pid_t StartRunner(const std::string& path, std::vector<std::string> args, const int frames[2], const int out[2]) {
+pid_t StartRunner(const std::string& path, std::vector<std::string> args, const int frames[2], const int out[2],
+                  int program_fd) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -101,13 +105,17 @@ pid_t StartRunner(const std::string& path, std::vector<std::string> args, const 
     // Nothing that allocates from here on.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(125);
+    // The program's descriptor, out of the way of the ones set below (it may
+    // be 3 or 4 itself); dup2 then gives descriptor 4 without close-on-exec.
+    const int program = program_fd >= 0 ? ::fcntl(program_fd, F_DUPFD, 10) : -1;
     ::setpgid(0, 0);
     const int null = ::open("/dev/null", O_RDWR);
     ::dup2(null, STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
     ::dup2(out[1], STDERR_FILENO);
     ::dup2(frames[1], kResultFd);
-    ::close_range(kResultFd + 1, ~0U, 0);
+    if (program >= 0) ::dup2(program, kProgramFd);
+    ::close_range(program_fd >= 0 ? kProgramFd + 1 : kResultFd + 1, ~0U, 0);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -176,7 +184,7 @@ PteRunOutcome RunPteChild(const PteRunRequest& request) {
     ::close(frames[1]);
     throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
   }
-  const pid_t pid = StartRunner(PteRunnerPath(), RunnerArgs(request), frames, out);
+  const pid_t pid = StartRunner(PteRunnerPath(), RunnerArgs(request), frames, out, request.program_fd);
   ::close(frames[1]);
   ::close(out[1]);
   if (pid < 0) {

@@ -26,7 +26,8 @@ std::string PteRunnerPath();
 inline constexpr char kPteMethodMark[] = "tsctl-pte-runner: method ";
 
 struct PteRunRequest {
-  std::string program;             // the .pte (or /proc/self/fd/N of the checked one)
+  std::string program;             // the .pte, as named in messages
+  int program_fd = -1;             // the descriptor of the checked file: the runner reads it (/proc/self/fd/4), not `program`
   std::vector<std::string> data;   // .ptd files
   std::string method;              // "": every method
   std::vector<std::string> inputs; // --input specs (InputSpec::ToString): the first tensor inputs

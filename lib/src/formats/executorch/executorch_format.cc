@@ -47,8 +47,8 @@ std::string Page(const OpenedFile& file, const PageRequest&) {
 
 // The static checks, then (unless --no-load) a run on ExecuTorch's runtime.
 void Validate(const ValidateRequest& request, ArchiveReport& report) {
-  TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report); });
-  TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report); });
+  TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report, request.src); });
+  TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report, request.src); });
 }
 
 // What ExecuTorch's Method::init needs: a kernel for every operator
