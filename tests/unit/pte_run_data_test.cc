@@ -8,8 +8,14 @@
 #include <cstring>
 #include <string>
 
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "../../lib/src/archive/numpy_file.h"
 #include "../../lib/src/commands/bench_pte.h"
 #include "test_util.h"
+#include "tsctl/dtype.h"
 #include "tsctl/error.h"
 #include "tsctl/pte.h"
 
@@ -89,4 +95,44 @@ TEST_CASE("an ETDump cut anywhere or of another kind is refused in one line", "[
     }
   }
   CHECK_THROWS_AS(ReadETDump(test::Slurp(Pte("linear.pte")), "linear.pte"), Error);
+}
+
+TEST_CASE("NumPy's files: what tsctl writes it reads back, and a cut one is refused in one line", "[pte]") {
+  const DtypeInfo& f32 = *DtypeByName("float32");
+  const float values[6] = {1, 2, 3, 4, 5, 6};
+  const std::string npy = NpyFile(f32, {2, 3}, {reinterpret_cast<const char*>(values), sizeof values}, "x");
+  CHECK(npy.size() % 64 == sizeof values % 64);  // the header pads the data to 64 bytes
+  const NpyArray a = ParseNpy(npy, "x.npy");
+  CHECK(a.dtype == &f32);
+  CHECK(a.shape == std::vector<int64_t>{2, 3});
+  CHECK(!a.fortran);
+  CHECK(a.bytes == sizeof values);
+  CHECK(std::memcmp(npy.data() + a.data, values, sizeof values) == 0);
+  for (size_t n = 0; n < npy.size(); ++n) {
+    INFO(n);
+    CHECK_THROWS_AS(ParseNpy(npy.substr(0, n), "cut.npy"), Error);
+  }
+  // A shape whose product overflows, and one that is no tuple of integers.
+  std::string huge = npy;
+  const size_t at = huge.find("(2, 3)");
+  REQUIRE(at != std::string::npos);
+  huge.replace(at, 6, "(9999999999, 9999999999)");
+  CHECK_THROWS_AS(ParseNpy(huge, "huge.npy"), Error);
+  std::string odd = npy;
+  odd.replace(at, 6, "((2), 3)");
+  CHECK_THROWS_AS(ParseNpy(odd, "odd.npy"), Error);
+  // An .npz of two arrays reads back in order, named as numpy.savez names them.
+  char dir[] = "/tmp/tsctl_npz_XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string path = std::string(dir) + "/x.npz";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << NpzFile({{NpzName(0), npy}, {NpzName(1), npy}});
+  }
+  const NumpyArrays arrays = ReadNumpyFile(path);
+  test::RemoveTree(dir);
+  REQUIRE(arrays.size() == 2);
+  CHECK(arrays[0].first == "arr_0");
+  CHECK(arrays[1].first == "arr_1");
+  CHECK(arrays[1].second.first.shape == std::vector<int64_t>{2, 3});
 }
