@@ -46,7 +46,13 @@ expect 0 'PASS  pte.run +forward: ran on inputs from --input and its metadata \(
 expect 1 'FAIL  pte.run +forward: execute failed on inputs from --input.*float32\[3, 4\].*Error resizing tensor at input 0' -- \
   "$data/pte/linear.pte" -i 3x4
 expect 2 '' -- "$data/pte/linear.pte" --arg x=1
-grep -q -- '--arg and --data-loader do not apply to an ExecuTorch program' "$tmp/err" || fail "--arg for a .pte: not the usage line"
+grep -q -- "an ExecuTorch program's inputs have no names" "$tmp/err" || fail "--arg NAME= for a .pte: not the usage line"
+# --arg VALUE by position: a nested list (a tensor of the input's dtype) or a tensor spec.
+expect 0 'ran on inputs from --arg and its metadata \(float32\[2, 2\], float32\[2, 2\]\)' -- \
+  "$data/pte/add.pte" --arg '[[1, 2], [3, 4]]' --arg 2x2:float32:ones --save-outputs "$tmp/sum.npy"
+/usr/bin/python3 -c 'import sys, numpy; a = numpy.load(sys.argv[1]); assert a.tolist() == [[2, 3], [4, 5]], a' "$tmp/sum.npy" ||
+  fail "--arg values did not reach the program"
+expect 7 'not run: input 0 \(--arg \[\[1, 2\], \[3\]\]\): a list whose rows differ in length' -- "$data/pte/add.pte" --arg '[[1, 2], [3]]'
 
 # --save-inputs/--save-outputs: NumPy's files (numpy.load reads them without
 # torch), the inputs the run used and the outputs they gave: x + y.

@@ -67,6 +67,7 @@ PteRunRequest PteBenchRequest(const BenchOptions& o) {
   request.method = o.method == "forward" ? "" : o.method;
   for (const InputSpec& in : o.inputs) request.inputs.push_back(in.ToString());
   request.load_inputs = o.load_inputs_path;
+  for (const ArgSpec& a : o.args) request.args.push_back(a.value);
   request.timeout_seconds = o.timeout_seconds;
   request.memory_bytes = o.memory_limit_bytes ? o.memory_limit_bytes : DefaultChildMemoryLimit();
   request.sandbox = SandboxOn();
@@ -86,16 +87,24 @@ PteRunRequest PteBenchRequest(const BenchOptions& o) {
 
 void RequirePteInputs(const std::vector<ArgSpec>& args, const std::string& load_inputs, const std::string& data_loader,
                       const std::vector<InputSpec>& inputs) {
-  if (!args.empty() || !data_loader.empty()) {
-    throw Error(ErrorKind::kUsage, "--arg and --data-loader do not apply to an ExecuTorch program yet "
-                                   "(--input does: its first tensor inputs; --load-inputs FILE.npz: all of them)");
+  if (!data_loader.empty()) {
+    throw Error(ErrorKind::kUsage, "--data-loader does not apply to an ExecuTorch program yet "
+                                   "(--input, --arg and --load-inputs FILE.npz do)");
+  }
+  for (const ArgSpec& a : args) {
+    if (!a.name.empty()) {
+      throw Error(ErrorKind::kUsage, "an ExecuTorch program's inputs have no names: give --arg VALUE by position (after the --inputs), not " +
+                                         EscapeText(a.name) + "=...");
+    }
   }
   if (load_inputs.empty()) return;
   if (!IsNpzPath(load_inputs) && !IsNpyPath(load_inputs)) {
     throw Error(ErrorKind::kUsage, "an ExecuTorch program's inputs are loaded from NumPy's files: name an .npz "
                                    "(arr_0, arr_1, ...: one per input) or .npy (one tensor), not " + EscapeText(load_inputs));
   }
-  if (!inputs.empty()) throw Error(ErrorKind::kUsage, "--input and --load-inputs are one or the other for an ExecuTorch program");
+  if (!inputs.empty() || !args.empty()) {
+    throw Error(ErrorKind::kUsage, "--input/--arg and --load-inputs are one or the other for an ExecuTorch program");
+  }
 }
 
 std::string PteIdentifier(const std::string& path) {
@@ -152,8 +161,8 @@ BenchResult BenchPte(const BenchOptions& o) {
   b.threads = r.value("threads", 0);
   b.settings = "ExecuTorch's defaults (optimized and quantized CPU kernels, XNNPACK)";
   b.input_source = !o.load_inputs_path.empty() ? "--load-inputs " + o.load_inputs_path
-                   : o.inputs.empty()           ? "the method's metadata"
-                                                : "--input and the method's metadata";
+                   : std::string(o.inputs.empty() ? "" : "--input and ") + (o.args.empty() ? "" : "--arg and ") +
+                         "the method's metadata";
   for (const json& in : m.value("inputs", json::array())) {
     b.inputs.push_back(Shape(in));
     b.input_tensors.push_back(std::nullopt);

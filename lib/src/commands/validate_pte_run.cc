@@ -229,8 +229,9 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
   }
   for (const InputSpec& in : options.inputs) request.inputs.push_back(in.ToString());
   request.load_inputs = options.load_inputs_path;
-  if (request.bundled && !request.load_inputs.empty()) {
-    throw Error(ErrorKind::kUsage, "--load-inputs does not apply to a bundled program: each test case carries its inputs");
+  for (const ArgSpec& a : options.args) request.args.push_back(a.value);
+  if (request.bundled && (!request.load_inputs.empty() || !request.args.empty())) {
+    throw Error(ErrorKind::kUsage, "--load-inputs and --arg do not apply to a bundled program: each test case carries its inputs");
   }
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
   request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
@@ -298,7 +299,8 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
   const size_t before = out.size();
   bool loaded_all = true;
   const std::string from = !options.load_inputs_path.empty() ? "--load-inputs " + EscapeText(options.load_inputs_path)
-                           : options.inputs.empty() ? "its metadata" : "--input and its metadata";
+                           : std::string(options.inputs.empty() ? "" : "--input and ") + (options.args.empty() ? "" : "--arg and ") +
+                                 "its metadata";
   for (const json& m : methods) {
     MethodChecks(m, log, from, out, loaded_all);
     if (m.contains("cases")) BundledCaseChecks(m, ReadRuntimeLog(LogOf(log, m.value("name", ""))).last_error, out);

@@ -74,6 +74,7 @@ struct Plan {
   int iters = 0;                 // calls; 0: duration_seconds
   double duration_seconds = 3;
   std::vector<tsctl::InputSpec> inputs;  // --input: the first tensor inputs
+  std::vector<std::string> args;         // --arg VALUE: the inputs after them, by position
   std::string save_inputs, save_outputs; // --save-inputs/--save-outputs FORMAT ("npz", "npy"): frames 'I', 'O'
   std::string load_inputs;       // --load-inputs FILE.npz|.npy: the inputs, read into `arrays`
   tsctl::NumpyArrays arrays;
@@ -156,7 +157,7 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   std::vector<EValue> inputs;
   std::vector<TensorPtr> keep;
   json described = json::array();
-  if (!tsctl::MakeInputs(module, name, *meta, plan.inputs, plan.arrays.empty() && plan.load_inputs.empty() ? nullptr : &plan.arrays,
+  if (!tsctl::MakeInputs(module, name, *meta, plan.inputs, plan.args, plan.arrays.empty() && plan.load_inputs.empty() ? nullptr : &plan.arrays,
                   inputs, keep, described, m)) {
     m["inputs"] = described;
     return m;
@@ -226,6 +227,7 @@ void ParseArgs(int argc, char** argv, std::string& program, std::string& method,
     else if (a == "--no-sandbox") sandbox = false;
     else if (a == "--no-run") plan.run = false;
     else if (a == "--bench") plan.bench = true;
+    else if (a == "--arg" && has_value) plan.args.push_back(argv[++i]);
     else if (a == "--load-inputs" && has_value) plan.load_inputs = argv[++i];
     else if (a == "--threads" && has_value) plan.threads = std::max(0, std::atoi(argv[++i]));
     else if (a == "--registry") plan.registry = true;

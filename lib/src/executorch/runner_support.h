@@ -64,12 +64,13 @@ std::string ValueFromArray(const NpyArray& a, const std::string& bytes, bool sca
                            std::vector<executorch::extension::TensorPtr>& keep);
 
 // The inputs of method `name` (its metadata `meta`): from --load-inputs'
-// `arrays` (null: none), else --input's `specs` for the first tensors and
+// `arrays` (null: none), else --input's `specs` for the first positions,
+// --arg's `args` (a tensor spec, a number, a nested list) for the next, and
 // MakeInput for the rest, a scalar the value the program holds for it;
 // `keep` holds the tensors, `described` gets each as the result describes
 // it. False, with m["input_error"], for one tsctl cannot make.
 bool MakeInputs(executorch::extension::Module& module, const std::string& name, const executorch::runtime::MethodMeta& meta,
-                const std::vector<InputSpec>& specs, const NumpyArrays* arrays,
+                const std::vector<InputSpec>& specs, const std::vector<std::string>& args, const NumpyArrays* arrays,
                 std::vector<executorch::runtime::EValue>& inputs, std::vector<executorch::extension::TensorPtr>& keep,
                 nlohmann::json& described, nlohmann::json& m);
 

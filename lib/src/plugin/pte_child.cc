@@ -57,6 +57,7 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
   for (const std::string& d : request.data) args.insert(args.end(), {"--data", d});
   if (!request.method.empty()) args.insert(args.end(), {"--method", request.method});
   for (const std::string& in : request.inputs) args.insert(args.end(), {"--input", in});
+  for (const std::string& a : request.args) args.insert(args.end(), {"--arg", a});
   if (request.memory_bytes) args.insert(args.end(), {"--memory", std::to_string(request.memory_bytes)});
   if (request.timeout_seconds > 0) args.insert(args.end(), {"--cpu", std::to_string(request.timeout_seconds * 4)});
   if (!request.sandbox) args.push_back("--no-sandbox");

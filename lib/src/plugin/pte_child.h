@@ -31,6 +31,7 @@ struct PteRunRequest {
   std::vector<std::string> data;   // .ptd files
   std::string method;              // "": every method
   std::vector<std::string> inputs; // --input specs (InputSpec::ToString): the first tensor inputs
+  std::vector<std::string> args;   // --arg VALUEs: the inputs after them, by position
   double timeout_seconds = 60;
   uint64_t memory_bytes = 0;       // address-space growth allowed; 0: none set
   bool sandbox = true;
