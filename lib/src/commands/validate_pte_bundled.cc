@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../text/units.h"
 #include "tsctl/escape.h"
 #include "validate_internal.h"
 
@@ -17,12 +18,6 @@ namespace tsctl {
 namespace {
 
 using nlohmann::json;
-
-std::string Number(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
 
 // Why output `i` differs, or "" where it is close.
 std::string Differs(const json& o, size_t i) {
@@ -33,10 +28,10 @@ std::string Differs(const json& o, size_t i) {
   std::string s = at + std::to_string(o.value("mismatched", 0)) + " of " + std::to_string(o.value("numel", 0)) +
                   " elements differ";
   s += o.value("bitwise", false) ? " (compared bit for bit)"
-                                 : " beyond rtol " + Number(o.value("rtol", 0.0)) + ", atol " + Number(o.value("atol", 0.0));
+                                 : " beyond rtol " + ThreeDigits(o.value("rtol", 0.0)) + ", atol " + ThreeDigits(o.value("atol", 0.0));
   if (const json& f = o.value("first", json()); f.is_object()) {
     s += "; the first at element " + std::to_string(f.value("at", 0));
-    if (f.contains("want")) s += ": " + Number(f["want"].get<double>()) + " expected, " + Number(f["got"].get<double>()) + " returned";
+    if (f.contains("want")) s += ": " + ThreeDigits(f["want"].get<double>()) + " expected, " + ThreeDigits(f["got"].get<double>()) + " returned";
   }
   return s;
 }
@@ -80,7 +75,7 @@ CheckResult CaseResult(const json& c, const std::string& method, const std::stri
   }
   r.status = CheckStatus::kPass;
   r.message = prefix + std::to_string(outputs.size()) + (outputs.size() == 1 ? " output equals" : " outputs equal") +
-              " the bundle's expected within its tolerances (largest absolute error " + Number(largest) + ")";
+              " the bundle's expected within its tolerances (largest absolute error " + ThreeDigits(largest) + ")";
   return r;
 }
 

@@ -34,12 +34,6 @@ namespace {
 using nlohmann::json;
 using Arrays = NumpyArrays;
 
-std::string Num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
-
 std::string Shape(const NpyArray& a) { return std::string(a.dtype->name) + ShapeText(a.shape); }
 
 // The arrays of a file tsctl wrote (`bytes`, in NumPy's format).
@@ -127,7 +121,7 @@ CheckResult Compare(const Arrays& got, const Arrays& want, const std::string& la
     largest = std::max(largest, s.max_abs);
     if (s.differing) {
       differ.push_back(at + std::to_string(s.differing) + " of " + std::to_string(s.numel) + " elements differ beyond rtol " +
-                       Num(rtol) + ", atol " + Num(atol) + " (max abs error " + Num(s.max_abs) +
+                       ThreeDigits(rtol) + ", atol " + ThreeDigits(atol) + " (max abs error " + ThreeDigits(s.max_abs) +
                        (s.nan_mismatch ? "; NaN on one side" : "") + ")");
     }
   }
@@ -137,7 +131,7 @@ CheckResult Compare(const Arrays& got, const Arrays& want, const std::string& la
   }
   c.status = CheckStatus::kPass;
   c.message = std::to_string(got.size()) + (got.size() == 1 ? " output matches " : " outputs match ") + label +
-              " (max abs error " + Num(largest) + ")";
+              " (max abs error " + ThreeDigits(largest) + ")";
   return c;
 }
 

@@ -9,6 +9,7 @@
 
 #include "junit.h"
 #include "../text/json_util.h"
+#include "../text/units.h"
 #include "migrate_summary.h"
 #include "tsctl/escape.h"
 #include "tsctl/migrate.h"
@@ -18,11 +19,7 @@ namespace {
 
 inline constexpr int kMigrateSchemaVersion = 1;
 
-std::string Number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
+std::string Number(double v) { return ThreeDigits(v); }
 
 }  // namespace
 

@@ -31,10 +31,7 @@ std::string Seconds(double s) {
 
 // An error figure as the text report writes it; "" where not compared (-1).
 std::string Figure(double v) {
-  if (v < 0) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
+  return v < 0 ? "" : ThreeDigits(v);
 }
 
 std::string Id(size_t index) { return "a" + std::to_string(index + 1); }

@@ -34,6 +34,13 @@ inline std::string ShortNumber(double v) {
   return buf;
 }
 
+// "0.295", "1e-05", "2.4e-07": three significant digits (errors, tolerances).
+inline std::string ThreeDigits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 inline std::string OnOff(bool v) { return v ? "on" : "off"; }
 inline std::string OptOnOff(const std::optional<bool>& v) { return v ? OnOff(*v) : "default"; }
 
