@@ -143,6 +143,13 @@ std::string ValueFromArg(const std::string& text, Tag tag, const executorch::run
   return "";
 }
 
+// `v` as the next input, described as the result describes it.
+void Take(const EValue& v, std::vector<EValue>& inputs, json& described) {
+  inputs.push_back(v);
+  uint64_t unused = 0;
+  described.push_back(DescribeValue(v, unused));
+}
+
 // Input `i` from --arg `text`: pushed to `inputs`, or false with m["input_error"].
 bool ArgInput(const executorch::runtime::MethodMeta& meta, size_t i, Tag tag, const std::string& text,
               std::vector<EValue>& inputs, std::vector<executorch::extension::TensorPtr>& keep, uint64_t& state,
@@ -160,9 +167,7 @@ bool ArgInput(const executorch::runtime::MethodMeta& meta, size_t i, Tag tag, co
     m["input_error"] = "input " + std::to_string(i) + " (--arg " + text + "): " + why;
     return false;
   }
-  inputs.push_back(v);
-  uint64_t unused = 0;
-  described.push_back(DescribeValue(v, unused));
+  Take(v, inputs, described);
   return true;
 }
 
@@ -184,9 +189,7 @@ bool MakeInputs(executorch::extension::Module& module, const std::string& name, 
       m["input_error"] = "input " + std::to_string(i) + " from array " + array_name + ": " + why;
       return false;
     }
-    inputs.push_back(v);
-    uint64_t unused = 0;
-    described.push_back(DescribeValue(v, unused));
+    Take(v, inputs, described);
     return true;
   };
   // The method, for the values it holds for its scalar inputs.
@@ -220,9 +223,7 @@ bool MakeInputs(executorch::extension::Module& module, const std::string& name, 
       // refuses any other ("should have the same value as the input_evalue").
       EValue v = method ? method->get_input(i) : EValue();
       if (v.isNone()) v = *tag == Tag::Int ? EValue(int64_t{1}) : *tag == Tag::Double ? EValue(1.0) : EValue(true);
-      inputs.push_back(v);
-      uint64_t unused = 0;
-      described.push_back(DescribeValue(v, unused));
+      Take(v, inputs, described);
     } else if (*tag == Tag::None) {
       inputs.emplace_back();
       described.push_back({{"kind", "none"}});

@@ -84,9 +84,9 @@ struct Plan {
   std::vector<std::string> data;
 };
 
-// What --save-inputs/--save-outputs asked for of the method run first.
+// What --save-inputs/--save-outputs/--profile asked for, of the one method
+// whose values are kept (RunMethods).
 struct Saved {
-  bool done = false;
   std::string inputs, outputs, error;
   std::string etdump;  // --profile
 };
@@ -138,7 +138,8 @@ void BenchMethod(Module& module, const std::string& name, const std::vector<EVal
   m["ran"] = true;
 }
 
-json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved& saved) {
+// `saved`: where this method's values go (null: a method whose are not kept).
+json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved* saved) {
   json m = {{"name", name}};
   // tsctl reads the runtime's log lines that follow as this method's.
   std::fprintf(stderr, "%s%s\n", kMethodMark, name.c_str());
@@ -157,7 +158,7 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   std::vector<EValue> inputs;
   std::vector<TensorPtr> keep;
   json described = json::array();
-  if (!tsctl::MakeInputs(module, name, *meta, plan.inputs, plan.args, plan.arrays.empty() && plan.load_inputs.empty() ? nullptr : &plan.arrays,
+  if (!tsctl::MakeInputs(module, name, *meta, plan.inputs, plan.args, plan.load_inputs.empty() ? nullptr : &plan.arrays,
                   inputs, keep, described, m)) {
     m["inputs"] = described;
     return m;
@@ -166,7 +167,9 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
   if (!plan.run) return m;
   if (plan.bench) {
     BenchMethod(module, name, inputs, plan, m);
-    if (plan.profile > 0 && m.contains("ran")) m.update(tsctl::ProfileMethod(plan.program, plan.data, name, inputs, plan.profile, saved.etdump));
+    if (plan.profile > 0 && saved && m.contains("ran")) {
+      m.update(tsctl::ProfileMethod(plan.program, plan.data, name, inputs, plan.profile, saved->etdump));
+    }
     return m;
   }
   std::vector<uint64_t> first;
@@ -186,14 +189,11 @@ json RunMethod(Module& module, const std::string& name, const Plan& plan, Saved&
     if (run == 0) {
       m["outputs"] = outputs;
       first = hashes;
-      if (!saved.done && (!plan.save_inputs.empty() || !plan.save_outputs.empty())) {
-        saved.done = true;
-        try {
-          if (!plan.save_inputs.empty()) saved.inputs = tsctl::NumpyValues(inputs, plan.save_inputs == "npz");
-          if (!plan.save_outputs.empty()) saved.outputs = tsctl::NumpyValues(*out, plan.save_outputs == "npz");
-        } catch (const std::exception& e) {
-          saved.error = e.what();
-        }
+      try {
+        if (saved && !plan.save_inputs.empty()) saved->inputs = tsctl::NumpyValues(inputs, plan.save_inputs == "npz");
+        if (saved && !plan.save_outputs.empty()) saved->outputs = tsctl::NumpyValues(*out, plan.save_outputs == "npz");
+      } catch (const std::exception& e) {
+        saved->error = e.what();
       }
     } else {
       m["deterministic"] = hashes == first;
@@ -272,9 +272,7 @@ void RunMethods(Module& module, const std::unordered_set<std::string>& names, co
   Saved saved;
   const bool has_forward = std::find(run.begin(), run.end(), "forward") != run.end();
   for (const std::string& name : run) {
-    Saved none;
-    none.done = true;
-    methods.push_back(RunMethod(module, name, plan, name == (has_forward ? "forward" : run.front()) ? saved : none));
+    methods.push_back(RunMethod(module, name, plan, name == (has_forward ? "forward" : run.front()) ? &saved : nullptr));
     if (plan.bench) break;  // one method is timed
   }
   result["methods"] = methods;
@@ -295,15 +293,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tsctl-pte-runner: started by tsctl, not by hand\n");
     return 2;
   }
-  std::string program, method;
-  std::vector<std::string> data;
+  std::string method;
   tsctl::SandboxPolicy policy;
   bool sandbox = true;
   Plan plan;
+  const std::string& program = plan.program;
+  const std::vector<std::string>& data = plan.data;
   try {
-    ParseArgs(argc, argv, program, method, data, policy, sandbox, plan);
-    plan.program = program;
-    plan.data = data;
+    ParseArgs(argc, argv, plan.program, method, plan.data, policy, sandbox, plan);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tsctl-pte-runner: %s\n", e.what());
     return 2;
