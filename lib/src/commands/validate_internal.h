@@ -116,6 +116,10 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
 // on the inputs it saved) against the file's arrays or B's outputs on those
 // inputs: pte.reference (validate_pte_reference.cc).
 struct PteRunOutcome;
+struct PteRunRequest;
+// A request to run `program` on ExecuTorch's runtime within validate's
+// limits (--timeout, default 60 s; --memory-limit; the sandbox).
+PteRunRequest PteRunWithin(const std::string& program, const ValidateOptions& options);
 void CheckPteReference(const ValidateOptions& options, const PteRunOutcome& outcome, std::vector<CheckResult>& out);
 // A bundled program's method, as tsctl-pte-runner --bundled returns it: one
 // pte.case result per test case (validate_pte_bundled.cc); `runtime_said`

@@ -45,14 +45,10 @@ Arrays ArraysOf(const std::string& bytes, const std::string& suffix) {
 
 // B (another .pte) on the inputs in `inputs` (.npz): its outputs, or why none.
 std::string RunPteModel(const std::string& b, const std::string& inputs, const ValidateOptions& options, Arrays& outputs) {
-  PteRunRequest request;
-  request.program = b;
+  PteRunRequest request = PteRunWithin(b, options);
   if (std::string data = PteDataBeside(b); !data.empty()) request.data.push_back(data);
   request.load_inputs = inputs;
   request.save_outputs = "npz";
-  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
-  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
-  request.sandbox = SandboxOn();
   PteRunOutcome outcome = RunPteChild(request);
   if (outcome.result.empty()) return "the ExecuTorch runtime " + (outcome.stopped.empty() ? outcome.died : outcome.stopped);
   const json r = json::parse(outcome.result, nullptr, false);

@@ -203,8 +203,7 @@ void KeepSavedValues(const ValidateOptions& options, const PteRunOutcome& outcom
 // What the runner is asked: the program (a .bpte: its test cases), its
 // .ptd, inputs, tolerances and limits.
 PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options, const ArchiveReport& report) {
-  PteRunRequest request;
-  request.program = path;
+  PteRunRequest request = PteRunWithin(path, options);
   request.bundled = PteIdentifier(path) == "BP";
   if (request.bundled && !options.inputs.empty()) {
     throw Error(ErrorKind::kUsage, "--input does not apply to a bundled program: each test case carries its inputs");
@@ -235,14 +234,20 @@ PteRunRequest PteRequest(const std::string& path, const ValidateOptions& options
   }
   if (const json& d = Json(report.details); d.contains("pte_data")) request.data.push_back(d["pte_data"].get<std::string>());
   request.method = options.method == "all" || options.method == "forward" ? "" : options.method;
-  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
-  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
-  request.sandbox = SandboxOn();
   request.run = options.run;
   return request;
 }
 
 }  // namespace
+
+PteRunRequest PteRunWithin(const std::string& program, const ValidateOptions& options) {
+  PteRunRequest request;
+  request.program = program;
+  request.timeout_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
+  request.memory_bytes = options.memory_limit_bytes ? options.memory_limit_bytes : DefaultChildMemoryLimit();
+  request.sandbox = SandboxOn();
+  return request;
+}
 
 void CheckPteRun(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src) {
   std::vector<CheckResult>& out = report.checks;
