@@ -8,7 +8,11 @@ checks every argument type end to end against Python.
    FAILed (goal: 0: a guess never fails an archive) or WARNed about a guess;
    how many passes ran on inferred inputs that contradict the weights of an
    XNNPACK prepacked operator (goal 0; checked in Python, independently of
-   tsctl); LibTorch time per archive.
+   tsctl); what stops the runs it could not make, by class of LibTorch's
+   words (rank, channels, a spatial size or count, lengths shared across
+   arguments, a broadcast against a stored tensor, dtype or indices, other);
+   runs pinned to a view's sizes of rank 5 or more (an inner reshape, not
+   the model's input); LibTorch time per archive.
 2. Over testdata/args (scripts/gen_args_testdata.py): validate --load-inputs,
    --reference (matching and perturbed), --save-outputs and bench
    --load-inputs, with outputs compared to Python's.
@@ -21,6 +25,7 @@ import collections
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -153,6 +158,30 @@ def contradicts_weights(path, message):
     return "" if said == "consistent" else said
 
 
+# The classes of what stops a run on inferred inputs (issue #53), read from
+# the error that explains the most in torch.run's message: LibTorch's own
+# words, the same for any model. The first class whose words appear.
+CLASSES = [
+    ("rank", r"Dimension out of range|must have same number of dimensions|-dimensional input|"
+             r"Expected \dD \(unbatched\)|input must have \d dimensions|Expected hidden(\[\d\])? size"),
+    ("channels", r"to have \d+ channels|running_mean should contain"),
+    ("spatial size (a count to factor)", r"mat1 and mat2 shapes cannot be multiplied|is invalid for input of size|"
+                                         r"input\.size\(-1\) must be equal to input_size"),
+    ("lengths shared across arguments", r"must match the size of tensor b|Sizes of tensors must match|stack expects each tensor"),
+    ("broadcast against a stored tensor", r"broadcasts? .* against"),
+    ("dtype or indices", r"scalar type|Expected dtype|index out of range|out of bounds|indices"),
+]
+
+
+def blocked_class(message):
+    import re
+    said = message.split("(the error that explains the most", 1)[-1]
+    for name, pattern in CLASSES:
+        if re.search(pattern, said):
+            return name
+    return "other"
+
+
 def corpus_report(tsctl, corpus, jobs):
     files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus)
                    if os.path.isfile(os.path.join(corpus, f)) and not f.endswith(".md"))
@@ -190,6 +219,14 @@ def corpus_report(tsctl, corpus, jobs):
           f"loadable archives ({pct:.1f} %; goal 95 %)")
     for source, n in by_source.most_common():
         print(f"  input source {source}: {n}")
+    blocked = collections.Counter(blocked_class(results[p][2]) for p in loadable
+                                  if results[p][0] != "PASS" and "not run" in results[p][2])
+    print(f"not run on inferred inputs, by what stops them: {sum(blocked.values())}"
+          + "".join(f"\n  {name}: {blocked.get(name, 0)}" for name, _ in CLASSES + [("other", "")]))
+    view_pins = [os.path.basename(p) for p in loadable if results[p][0] == "PASS" and
+                 re.search(r"a view wants (\d+x){4,}\d+;", results[p][2])]
+    print(f"runs pinned to a view's sizes of rank 5 or more (an inner reshape, not the model's input; goal 0): "
+          f"{len(view_pins)}" + (": " + ", ".join(view_pins) if view_pins else ""))
     guess_fails = [os.path.basename(p) for p, v in verdicts.items() if v[0]]
     guess_warns = [os.path.basename(p) for p, v in verdicts.items() if v[1]]
     print(f"FAILs of a run on inferred inputs (a guess blamed on the archive; goal 0): {len(guess_fails)}"

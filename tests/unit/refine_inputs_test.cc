@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "refine_inputs.h"
+#include "refine_rules.h"
 
 using namespace tsctl;
 
@@ -190,4 +191,90 @@ TEST_CASE("refine: a stack's sizes", "[refine]") {
   CHECK(Refined({{"x", "1x16:float32"}, {"y", "1x3x224x224:float32"}},
                 "stack expects each tensor to be equal size, but got [1, 11] at entry 0 and [1, 3, 224, 224] at entry 1",
                 1) == "1x11:float32");
+}
+
+TEST_CASE("refine: a recurrent layer's hidden state, alone or in a tuple", "[refine]") {
+  CHECK(Refined({{"x", "1x8x5:float32"}, {"h", "1x1x16000:float32"}}, "Expected hidden size (1, 1, 7), got [1, 1, 16000]", 1) ==
+        "1x1x7:float32");
+  CHECK(Refined({{"x", "1x1x6:float32"}, {"state", R"(["1x1x16000:float32","1x1x16000:float32"])"}},
+                "builtins.RuntimeError: Expected hidden[0] size (1, 1, 10), got [1, 1, 16000]", 1) ==
+        R"(["1x1x10:float32","1x1x10:float32"])");
+  // No tensor of the size named: nothing to change.
+  CHECK(Refined({{"x", "1x8x5:float32"}}, "Expected hidden size (1, 1, 7), got [1, 1, 9]") == "");
+}
+
+TEST_CASE("refine: a view that splits the argument is grouped back into its rank", "[refine]") {
+  // A traced patch embedding: the image, not the patches, is the argument.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "shape '[1, 1, 4, 7, 4, 7]' is invalid for input of size 150528") ==
+        "1x1x28x28:float32");
+  CHECK(refine::GroupedShape({1, 3, 4, 8, 4, 8}, 4) == refine::Shape{1, 3, 32, 32});
+  CHECK(refine::GroupedShape({2, 6}, 1) == std::nullopt);
+  // A view of the same rank stays the view's shape.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "shape '[1, 2, 7, 7]' is invalid for input of size 150528") ==
+        "1x2x7x7:float32");
+}
+
+namespace {
+
+// The errors a model with a count of 4 * (H/2 - 2) * (W/2 - 2) before a
+// linear layer of 1596 inputs gives, as LibTorch words them.
+std::string CountError(int64_t h, int64_t w) {
+  const int64_t got = 4 * (h / 2 - 2) * (w / 2 - 2);
+  return "mat1 and mat2 shapes cannot be multiplied (1x" + std::to_string(got) + " and 1596x2)";
+}
+
+}  // namespace
+
+TEST_CASE("refine: a count solved from the candidates tried, probes first", "[refine]") {
+  std::vector<Attempt> earlier;
+  std::vector<ArgSpec> args = {{"x", "1x1x224x224:float32"}};
+  // Without earlier candidates: the area is scaled (AreaScale).
+  std::optional<Refinement> r = RefineFromError(args, CountError(224, 224));
+  REQUIRE(r);
+  int steps = 0;
+  while (r && steps < 8) {
+    earlier.push_back({args, CountError(ParseInputSpec(args[0].value).shape[2], ParseInputSpec(args[0].value).shape[3])});
+    args = r->args;
+    const InputSpec s = ParseInputSpec(args[0].value);
+    if (4 * (s.shape[2] / 2 - 2) * (s.shape[3] / 2 - 2) == 1596) break;
+    r = RefineFromError(args, CountError(s.shape[2], s.shape[3]), "LibTorch's error", earlier);
+    ++steps;
+  }
+  const InputSpec s = ParseInputSpec(args[0].value);
+  CHECK(4 * (s.shape[2] / 2 - 2) * (s.shape[3] / 2 - 2) == 1596);
+  CHECK(steps <= 8);
+  CHECK(s.shape[0] == 1);
+  CHECK(s.shape[1] == 1);
+}
+
+TEST_CASE("refine: a count affine in a signal's length is solved from two candidates", "[refine]") {
+  // A valid convolution of kernel 9 and a flatten of 8 channels: 8 * (L - 8).
+  auto error = [](int64_t l) { return "mat1 and mat2 shapes cannot be multiplied (1x" + std::to_string(8 * (l - 8)) + " and 800x4)"; };
+  std::vector<Attempt> earlier = {{{{"x", "1x2x128:float32"}}, error(128)}};
+  CHECK(Refined({{"x", "1x2x64:float32"}}, error(64)) != "");
+  std::optional<Refinement> r = RefineFromError({{"x", "1x2x64:float32"}}, error(64), "LibTorch's error", earlier);
+  REQUIRE(r);
+  CHECK(r->args[0].value == "1x2x108:float32");
+}
+
+TEST_CASE("refine: a broadcast's size shared by several arguments changes in all of them", "[refine]") {
+  std::optional<Refinement> r =
+      RefineFromError({{"x", "1x8x7:float32"}, {"marks", "1x8x4:float32"}, {"k", "3"}},
+                      "The size of tensor a (8) must match the size of tensor b (24) at non-singleton dimension 1");
+  REQUIRE(r);
+  CHECK(r->args[0].value == "1x24x7:float32");
+  CHECK(r->args[1].value == "1x24x4:float32");
+  CHECK(r->args[2].value == "3");
+  // Rows of features grown on the way (x[:, None] - table): their last size.
+  CHECK(Refined({{"x", "1x16:float32"}}, "The size of tensor a (16) must match the size of tensor b (8) at non-singleton dimension 2") ==
+        "1x8:float32");
+  // Not an image's width.
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "The size of tensor a (224) must match the size of tensor b (8) at non-singleton dimension 4") ==
+        "");
+}
+
+TEST_CASE("refine: a column broadcast against a stored table gets the table's feature", "[refine]") {
+  CHECK(Refined({{"x", "16:float32"}}, "aten::sub broadcasts [16, 1] from the inputs against the stored [37, 8]: its last size, 8, is a feature") ==
+        "16x8:float32");
+  CHECK(Refined({{"x", "4x1:float32"}}, "aten::mul broadcasts [4, 1] from the inputs against the stored [5, 3]: ...") == "4x3:float32");
 }

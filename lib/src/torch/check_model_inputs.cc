@@ -7,7 +7,11 @@
 #include <csignal>
 #include <deque>
 #include <regex>
+#include <functional>
 #include <set>
+#include <unordered_set>
+
+#include <torch/csrc/jit/passes/inliner.h>
 
 #include "compare_values.h"
 #include "py_values.h"
@@ -24,6 +28,53 @@ std::string DescribeValues(const std::vector<c10::IValue>& values) {
   std::string s;
   for (const c10::IValue& v : values) s += (s.empty() ? "" : ", ") + (v.isTensor() ? Describe(v.toTensor()) : KindOf(v));
   return s;
+}
+
+// The bytes a candidate's inputs take.
+uint64_t CandidateBytes(const std::vector<ArgSpec>& args) {
+  uint64_t bytes = 0;
+  for (const ArgSpec& a : args) bytes += ArgumentBytes(a.value);
+  return bytes;
+}
+
+// Where the words a refinement reads came from, for its note.
+const char* SourceOf(const std::string& error, bool contradicted) {
+  if (!contradicted) return "LibTorch's error";
+  return error.rfind("prepacked::", 0) == 0 ? "a prepacked operator's weights" : "a stored tensor's feature";
+}
+
+// Whether `method` (inlined) applies add, sub, mul or div to a tensor
+// attribute of the module (false where the graph cannot be read).
+bool ElementwiseOnStored(const torch::jit::Method& method) try {
+  static const std::set<std::string> kOps = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
+                                             "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"};
+  std::shared_ptr<torch::jit::Graph> g = method.graph()->copy();
+  torch::jit::Inline(*g);
+  std::function<bool(torch::jit::Block*)> walk = [&](torch::jit::Block* b) {
+    for (torch::jit::Node* n : b->nodes()) {
+      for (torch::jit::Block* inner : n->blocks()) {
+        if (walk(inner)) return true;
+      }
+      if (!kOps.count(n->kind().toQualString())) continue;
+      for (torch::jit::Value* v : n->inputs()) {
+        if (v->node()->kind() == c10::prim::GetAttr && v->type()->kind() == c10::TypeKind::TensorType) return true;
+      }
+    }
+    return false;
+  };
+  return walk(g->block());
+} catch (const std::exception&) {
+  return false;
+}
+
+// The data of every tensor a module holds (parameters, buffers, tensor
+// attributes), its submodules' too.
+std::unordered_set<const void*> StoredData(const torch::jit::Module& module) {
+  std::unordered_set<const void*> out;
+  for (const auto& a : module.named_attributes(/*recurse=*/true)) {
+    if (a.value.isTensor() && a.value.toTensor().defined()) out.insert(a.value.toTensor().data_ptr());
+  }
+  return out;
 }
 
 }  // namespace
@@ -144,9 +195,10 @@ bool ModelChecker::TryCandidate(const InputCandidate& c, const std::string& flag
     // printed pin flags (--arg ...) make exactly these values again.
     at::Generator gen = at::detail::createCPUGenerator(o_.seed);
     std::vector<c10::IValue> values = BuildArguments(Schema(), c.args, gen);
+    torch::jit::Method first = fresh_->Fresh();
     std::optional<PackedOpChecks> checks;
-    if (prepacked_) checks.emplace();
-    c10::IValue a = Run(fresh_->Fresh(), values, device_), b;
+    if (prepacked_ || stored_elementwise_) checks.emplace(stored_elementwise_ ? StoredData(first.owner()) : std::unordered_set<const void*>{});
+    c10::IValue a = Run(first, values, device_), b;
     if (o_.check_determinism) b = Run(fresh_->Fresh(), values, device_);
     const std::string contradiction = checks ? checks->Take() : std::string();
     checks.reset();
@@ -177,13 +229,17 @@ bool ModelChecker::TryCandidates() {
   // (Not on CUDA: the driver's mappings count against RLIMIT_DATA.)
   std::optional<DataLimit> limit;
   if (!device_.is_cuda()) limit.emplace(CandidateMemoryBudget());
-  constexpr int kRefinements = 8;
+  // Steps from errors, over the whole search: enough for a count solved
+  // from a few probes (refine_count.cc) after the first scaling.
+  constexpr int kRefinements = 12;
   struct Queued {
     InputCandidate c;
     size_t base;
-    int depth = 0;  // refinements since the inferred candidate
+    int depth = 0;                // refinements since the inferred candidate
+    std::vector<Attempt> earlier;  // the candidates it was refined from, with their errors
   };
   const std::vector<InputCandidate> inferred = InferInputCandidates(module_, *method_, o_.max_candidates);
+  stored_elementwise_ = ElementwiseOnStored(*method_);
   std::deque<Queued> queue;
   const std::vector<FormalArg> formals = Formals(schema);
   for (size_t i = o_.skip_candidates; i < inferred.size(); ++i) {
@@ -208,9 +264,7 @@ bool ModelChecker::TryCandidates() {
                            std::to_string(queue.size() + 1) + " candidates untried";
       break;
     }
-    uint64_t bytes = 0;
-    for (const ArgSpec& a : q.c.args) bytes += ArgumentBytes(a.value);
-    if (bytes > (uint64_t{1} << 30)) {
+    if (const uint64_t bytes = CandidateBytes(q.c.args); bytes > (uint64_t{1} << 30)) {
       r_.candidates.push_back({flags, "not tried: its inputs need " + HumanBytesOf(bytes)});
       continue;
     }
@@ -225,13 +279,14 @@ bool ModelChecker::TryCandidates() {
     bool contradicted = false;
     if (TryCandidate(q.c, flags, suspect, error, contradicted)) break;
     if (error.empty()) continue;
-    std::optional<Refinement> next =
-        RefineFromError(q.c.args, error, contradicted ? "a prepacked operator's weights" : "LibTorch's error");
+    std::optional<Refinement> next = RefineFromError(q.c.args, error, SourceOf(error, contradicted), q.earlier);
     if (next) next->args = ApplyValueRanges(next->args, formals, Ranges());
     leads.push_back({flags, error, next ? PinFlags(next->args) : std::string(), q.depth});
     if (next && refinements < kRefinements) {
       ++refinements;
-      queue.push_front({InputCandidate{next->args, next->note}, q.base, q.depth + 1});
+      std::vector<Attempt> earlier = q.earlier;
+      earlier.push_back({q.c.args, error.size() > 4096 ? error.substr(error.size() - 4096) : error});
+      queue.push_front({InputCandidate{next->args, next->note}, q.base, q.depth + 1, std::move(earlier)});
     }
   }
   if (!have_inputs_ && suspect) {

@@ -1,5 +1,6 @@
 #include "graph_shapes.h"
 
+#include "graph_layout.h"
 #include "infer_guards.h"
 
 #include <torch/csrc/jit/ir/constants.h>
@@ -47,62 +48,6 @@ std::vector<Shape> ConvShapes(const at::Tensor& w, int64_t groups, bool transpos
   return out;
 }
 
-// The smallest shape of `x` in which every slice, select and narrow with
-// constant bounds that the code takes of it (or of a slice of it) is whole:
-// a traced graph records the bounds of its example (`x[:, 1:4, 0:3]`).
-// nullopt if no bound asks for more than 1.
-std::optional<std::vector<int64_t>> SlicedShape(Value* x) {
-  std::vector<int64_t> need;
-  auto require = [&](int64_t dim, int64_t size) {
-    if (dim < 0 || dim > 5 || size < 1 || size > 4096) return;
-    if (need.size() <= static_cast<size_t>(dim)) need.resize(static_cast<size_t>(dim) + 1, 1);
-    need[static_cast<size_t>(dim)] = std::max(need[static_cast<size_t>(dim)], size);
-  };
-  // A constant int, or `none` for a None bound (x[1:] ends at None).
-  auto constant = [](Value* v, int64_t none) -> std::optional<int64_t> {
-    auto c = torch::jit::toIValue(v);
-    return c && c->isNone() ? std::optional<int64_t>(none) : ConstantInt(v);
-  };
-  constexpr int64_t kAll = int64_t{1} << 40;
-  std::function<void(Value*, std::vector<int64_t>, int)> walk = [&](Value* v, std::vector<int64_t> offset, int depth) {
-    if (depth > 4) return;
-    for (const torch::jit::Use& use : v->uses()) {
-      Node* n = use.user;
-      const std::string k = n->kind().toQualString();
-      if (use.offset != 0 || n->inputs().size() < 3) continue;
-      auto dim = constant(n->input(1), -1);
-      if (!dim || *dim < 0 || *dim > 5) continue;
-      offset.resize(std::max(offset.size(), static_cast<size_t>(*dim) + 1), 0);
-      const int64_t at = offset[static_cast<size_t>(*dim)];
-      if (k == "aten::slice" && n->inputs().size() >= 4) {
-        auto start = constant(n->input(2), 0), end = constant(n->input(3), kAll);
-        if (!start || !end) continue;
-        if (*start < 0) {
-          require(*dim, at - *start);
-          continue;
-        }
-        require(*dim, at + (*end > 0 && *end < kAll ? *end : *start + 1));
-        std::vector<int64_t> next = offset;
-        next[static_cast<size_t>(*dim)] += *start;
-        walk(n->output(0), next, depth + 1);
-      } else if (k == "aten::select") {
-        auto index = constant(n->input(2), 0);
-        if (index) require(*dim, *index >= 0 ? at + *index + 1 : at - *index);
-      } else if (k == "aten::narrow" && n->inputs().size() >= 4) {
-        auto start = constant(n->input(2), 0), length = constant(n->input(3), 0);
-        if (!start || !length || *start < 0) continue;
-        require(*dim, at + *start + *length);
-        std::vector<int64_t> next = offset;
-        next[static_cast<size_t>(*dim)] += *start;
-        walk(n->output(0), next, depth + 1);
-      }
-    }
-  };
-  walk(x, {}, 0);
-  if (std::all_of(need.begin(), need.end(), [](int64_t d) { return d <= 1; })) return std::nullopt;
-  return need;
-}
-
 // Operators whose second argument is a packed weight (see Unpack).
 const std::set<std::string> kPackedOps = {
     "prepacked::conv2d_clamp_run", "prepacked::conv2d_transpose_clamp_run", "prepacked::linear_clamp_run",
@@ -141,29 +86,49 @@ bool IsConvolution(const std::string& k) {
 // The breadth-first walk of ShapesFromGraph. Each use of a value is judged
 // by one family of operators (the first that claims its kind): weights,
 // norms, layout (slices, views, pools), or traversal to the values it
-// passes the input on to.
+// passes the input on to, through layout operators that are undone for
+// the argument's shape.
 class ShapeWalk {
  public:
-  ShapeWalk(Value* x, const Resolver& r) : r_(r), queue_{{x, 0}} {}
+  ShapeWalk(Value* x, const Resolver& r) : r_(r), queue_{{x, 0, {}}} {}
 
   std::vector<Shape> Run() {
     while (!queue_.empty() && out_.size() < 16) {
-      auto [v, depth] = queue_.front();
+      Queued q = queue_.front();
       queue_.pop_front();
-      if (!seen_.insert(v).second || depth > 10) continue;
-      for (const Use& use : v->uses()) {
+      if (!seen_.insert(q.v).second || q.depth > 10) continue;
+      undo_ = q.undo;
+      for (const Use& use : q.v->uses()) {
         const std::string k = use.user->kind().toQualString();
-        if (Convolution(use, k) || Matrix(use, k) || Norm(use, k) || Layout(use, k, v, depth)) continue;
-        Follow(use, k, depth);
+        if (Convolution(use, k) || Matrix(use, k) || Norm(use, k) || Stored(use, k) || Layout(use, k, q.v, q.depth)) continue;
+        Follow(use, k, q.depth);
       }
     }
     return std::move(out_);
   }
 
  private:
-  void Add(InputSpec s, std::string note) { out_.push_back({std::move(s), std::move(note)}); }
-  void AddAll(std::vector<Shape> shapes) {
-    for (Shape& s : shapes) out_.push_back(std::move(s));
+  struct Queued {
+    Value* v;
+    int depth;
+    std::vector<Undo> undo;  // the layout operators from the argument to v, in order
+  };
+
+  // A shape proposed for the value being walked, as the argument's shape
+  // (the layout operators on the way undone); dropped where they cannot
+  // have produced it. Sizes past the batch and the one read (`fixed`
+  // leading dimensions) count as free: spatial sizes, a sequence length.
+  void Add(InputSpec s, std::string note, size_t fixed = 0) {
+    std::vector<bool> free(s.shape.size(), false);
+    for (size_t i = 0; i < free.size(); ++i) free[i] = fixed > 0 && i >= fixed;
+    for (auto u = undo_.rbegin(); u != undo_.rend(); ++u) {
+      if (!UndoOne(*u, s.shape, free)) return;
+    }
+    if (!undo_.empty()) note += ", through " + std::to_string(undo_.size()) + " layout operator" + (undo_.size() > 1 ? "s" : "");
+    out_.push_back({std::move(s), std::move(note)});
+  }
+  void AddAll(std::vector<Shape> shapes, size_t fixed = 0) {
+    for (Shape& s : shapes) Add(std::move(s.spec), std::move(s.note), fixed);
   }
 
   // Convolutions, plain or with a packed weight: the weight's input
@@ -183,7 +148,7 @@ class ShapeWalk {
       } else if (n->inputs().size() > 6) {
         groups = r_.Int(n->input(6)).value_or(1);
       }
-      AddAll(ConvShapes(*w, groups, transposed, "from " + wname + " " + Dims(*w)));
+      AddAll(ConvShapes(*w, groups, transposed, "from " + wname + " " + Dims(*w)), 2);
       return true;
     }
     if (!kPackedOps.count(k)) return false;
@@ -194,7 +159,7 @@ class ShapeWalk {
       Add(Spec({1, p->weight.size(1)}), note);
       Add(Spec({1, 8, p->weight.size(1)}), note);
     } else {
-      AddAll(ConvShapes(p->weight, p->groups, p->transposed, note));
+      AddAll(ConvShapes(p->weight, p->groups, p->transposed, note), 2);
     }
     return true;
   }
@@ -313,7 +278,7 @@ class ShapeWalk {
     if (!dims) {
       // Sizes computed from the input itself (torch.stft's view to 3-D
       // and back): what comes after still sees the input's values.
-      queue_.push_back({n->output(0), depth + 1});
+      queue_.push_back({n->output(0), depth + 1, undo_});
       return;
     }
     int unknown = 0;
@@ -335,18 +300,72 @@ class ShapeWalk {
     Node* n = use.user;
     const size_t at = use.offset;
     if (at == 0 && kTransparent.count(k) && n->outputs().size() == 1) {
-      queue_.push_back({n->output(0), depth + 1});
+      queue_.push_back({n->output(0), depth + 1, undo_});
+    } else if (std::optional<Undo> u = LayoutOp(n, k, at)) {
+      std::vector<Undo> undo = undo_;
+      undo.push_back(*u);
+      queue_.push_back({n->output(0), depth + 1, std::move(undo)});
     } else if (Value* result = IfResult(use)) {
       // Returned by a branch (an optional padding, a check): the If's value.
-      queue_.push_back({result, depth + 1});
+      queue_.push_back({result, depth + 1, undo_});
     } else if (k == "prim::Loop" && at >= 2 && !n->blocks().empty() && at - 1 < n->blocks()[0]->inputs().size()) {
       // A loop-carried value: follow it into the loop body.
-      queue_.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1});
+      queue_.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1, undo_});
     }
   }
 
+  // A transpose, permute, unsqueeze or one-dimension squeeze of the value
+  // with constant dimensions: what undoes it.
+  std::optional<Undo> LayoutOp(Node* n, const std::string& k, size_t at) const {
+    if (at != 0 || n->outputs().size() != 1) return std::nullopt;
+    if (k == "aten::t") return Undo{Undo::Kind::kTranspose, {0, 1}};
+    if (k == "aten::permute") {
+      auto dims = r_.IntList(n->input(1));
+      if (!dims || dims->empty() || dims->size() > 8) return std::nullopt;
+      return Undo{Undo::Kind::kPermute, *dims};
+    }
+    if (n->inputs().size() < 2) return std::nullopt;
+    auto a = r_.Int(n->input(1));
+    if (!a || *a < -8 || *a > 8) return std::nullopt;
+    if (k == "aten::transpose" && n->inputs().size() == 3) {
+      auto b = r_.Int(n->input(2));
+      if (!b || *b < -8 || *b > 8) return std::nullopt;
+      return Undo{Undo::Kind::kTranspose, {*a, *b}};
+    }
+    if (k == "aten::unsqueeze") return Undo{Undo::Kind::kUnsqueeze, {*a}};
+    if (k == "aten::squeeze" && n->inputs().size() == 2) return Undo{Undo::Kind::kSqueeze, {*a}};
+    return std::nullopt;
+  }
+
+  // An elementwise operator between the value and a stored table (rows of
+  // features: two or more sizes, none of them 1): the value's
+  // trailing size must equal it (broadcasting a 1 against it would run and
+  // mean nothing). Proposes the value with that last size, of rank 2 and 3
+  // (an unsqueeze on the way keeps the one it needs); the walk goes on.
+  bool Stored(const Use& use, const std::string& k) {
+    static const std::set<std::string> kElementwise = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
+                                                       "aten::sub_", "aten::add_", "aten::mul_", "aten::div_"};
+    Node* n = use.user;
+    if (!kElementwise.count(k) || use.offset > 1 || n->inputs().size() < 2) return false;
+    std::string wname;
+    auto t = r_.Tensor(n->input(1 - use.offset), wname);
+    // A table of rows (two to four sizes, none of them 1): a bias, a row or
+    // a vector made to broadcast says nothing of the value's shape.
+    if (!t || t->dim() < 2 || t->dim() > 4 || !t->is_floating_point() ||
+        std::any_of(t->sizes().begin(), t->sizes().end(), [](int64_t d) { return d < 2; })) {
+      return false;
+    }
+    std::ostringstream note;
+    note << "its last size from " << wname << " " << t->sizes() << " (an elementwise " << k.substr(6) << ")";
+    const int64_t f = t->size(-1);
+    Add(Spec({1, f}, FloatDtype(*t)), note.str());
+    Add(Spec({1, 1, f}, FloatDtype(*t)), note.str());
+    return false;  // what follows may say more
+  }
+
   const Resolver& r_;
-  std::deque<std::pair<Value*, int>> queue_;
+  std::deque<Queued> queue_;
+  std::vector<Undo> undo_;
   std::set<Value*> seen_;
   std::vector<Shape> out_;
   bool sliced_ = false;

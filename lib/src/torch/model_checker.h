@@ -151,6 +151,9 @@ class ModelChecker {
   // The graphs call XNNPACK's prepacked operators, which skip the shape
   // checks of the operators they replace: runs are watched (PackedOpChecks).
   bool prepacked_ = false;
+  // The method applies an elementwise operator to a stored tensor: inferred
+  // candidates are watched for a column broadcast against its feature.
+  bool stored_elementwise_ = false;
   // The reference.
   std::vector<c10::IValue> ref_inputs_;
   bool ref_has_inputs_ = false;

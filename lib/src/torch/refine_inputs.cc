@@ -227,8 +227,13 @@ std::optional<Refinement> ViewSize(const Tensors& t, const std::string& e) {
   auto i = t.Find([&](const InputSpec& s) { return Numel(s.shape) == size; });
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
-  s.shape = *target;
-  return t.With(*i, s, "a view wants " + ShapeText(*target));
+  // A view that splits the argument (an image cut into patches: [1, 1, 4,
+  // 7, 4, 7]) is not the argument's own shape: its sizes grouped back into
+  // the argument's rank, where a grouping reads as an image.
+  std::optional<Shape> grouped;
+  if (s.shape.size() >= 3 && s.shape.size() < target->size()) grouped = GroupedShape(*target, s.shape.size());
+  s.shape = grouped ? *grouped : *target;
+  return t.With(*i, s, "a view wants " + ShapeText(*target) + (grouped ? ", read as " + ShapeText(*grouped) : std::string()));
 }
 
 std::optional<Refinement> IntegerIndices(const Tensors& t, const std::string& e) {
@@ -312,43 +317,69 @@ std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
     const int64_t from = sizes.first, to = sizes.second;
     auto i = t.Find([&](const InputSpec& s) { return dim < s.shape.size() && s.shape[dim] == from; });
     if (!i) continue;
-    InputSpec s = *t.specs[*i];
-    s.shape[dim] = to;
-    return t.With(*i, s, "dimension " + std::to_string(dim) + " must be " + std::to_string(to));
+    // A length the arguments share (a forecaster's values and marks): every
+    // argument of that rank with the size there takes the one wanted.
+    Refinement r = t.With(*i, *t.specs[*i], "dimension " + std::to_string(dim) + " must be " + std::to_string(to));
+    size_t changed = 0;
+    for (size_t j = 0; j < t.specs.size(); ++j) {
+      if (!t.specs[j] || t.specs[j]->shape.size() != t.specs[*i]->shape.size() || t.specs[j]->shape[dim] != from) continue;
+      InputSpec s = *t.specs[j];
+      s.shape[dim] = to;
+      r.args[j].value = s.ToString();
+      ++changed;
+    }
+    r.note = ArgName(t.args, *i) + " " + r.args[*i].value + (changed > 1 ? " (and " + std::to_string(changed - 1) + " more sharing it)" : "");
+    return r;
   }
-  return std::nullopt;
+  // Rows of features that grew leading dimensions on the way (an
+  // unsqueeze, x[:, None]): their last size against a stored tensor's last.
+  // (Not an image's: its width is no feature.)
+  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.size() <= 2 && s.shape.size() <= dim && s.shape.back() == a; });
+  if (!i || b < 2) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.back() = b;
+  return t.With(*i, s, "its last size, broadcast as dimension " + std::to_string(dim) + ", must be " + std::to_string(b));
 }
 
 }  // namespace
 
 namespace {
 
-std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std::string& error) {
+std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std::string& error, const std::vector<Attempt>& earlier) {
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
-  try {
-    if (std::optional<Refinement> r = DictKey(args, e)) return r;
-  } catch (const std::exception&) {
+  for (auto rule : {DictKey, Hidden}) {
+    try {
+      if (std::optional<Refinement> r = rule(args, e)) return r;
+    } catch (const std::exception&) {
+    }
   }
   const Tensors t(args);
   if (t.Count() == 0) return std::nullopt;
   for (auto rule : {ConvChannels, ConvRank, MatrixProduct, MatrixVector, Signal, ViewSize, FlattenedArea, IntegerIndices, IndexRange, Broadcast,
-                    Recurrent, Norms, Concatenation, Stack, DimensionRange, AreaScale}) {
+                    Recurrent, Norms, FeatureBroadcast, Concatenation, Stack, DimensionRange}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {
       // A number too large for stoll, a regex limit: no refinement.
     }
   }
-  return std::nullopt;
+  // A count no argument has: solved from the earlier candidates where they
+  // say enough, else scaled with the input's area.
+  try {
+    if (std::optional<Refinement> r = CountSolve(t, e, earlier)) return r;
+    return AreaScale(t, e);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
 std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error,
-                                          const std::string& source) {
-  std::optional<Refinement> r = FirstRule(args, error);
+                                          const std::string& source, const std::vector<Attempt>& earlier) {
+  std::optional<Refinement> r = FirstRule(args, error, earlier);
   if (r) r->note += ", from " + source + ": " + r->why;
   return r;
 }

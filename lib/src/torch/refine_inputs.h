@@ -26,7 +26,15 @@ struct Refinement {
   std::string note;  // "x 1x6x224x224:float32, from LibTorch's error: a convolution wants 6 channels"
   std::string why;   // "a convolution wants 6 channels": what the rule read
 };
+// `earlier`: the candidates this one was refined from, oldest first, with
+// their errors: a count that must match (a flattened map before a linear
+// layer) is solved from them (refine_count.cc).
+struct Attempt {
+  std::vector<ArgSpec> args;
+  std::string error;
+};
 std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, const std::string& error,
-                                          const std::string& source = "LibTorch's error");
+                                          const std::string& source = "LibTorch's error",
+                                          const std::vector<Attempt>& earlier = {});
 
 }  // namespace tsctl

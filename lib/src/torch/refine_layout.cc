@@ -32,6 +32,71 @@ std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e) {
   return t.With(*i, s, "a recurrent layer wants a " + std::to_string(want) + "-D sequence");
 }
 
+// A recurrent layer's hidden state of the wrong size: "Expected hidden
+// size (1, 1, 7), got [1, 1, 16000]" (a GRU's, an RNN's), "Expected
+// hidden[0] size (1, 1, 10), got [...]" (an LSTM's h; [1] its c). The state
+// is an argument of its own or a tuple of them (spelled as a JSON list of
+// specs): every tensor of the size named takes the size wanted (an LSTM's
+// h and c share it unless projected).
+std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(Expected hidden(?:\[\d\])? size \(([0-9, ]+)\), got \[([0-9, ]*)\])");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> want = Dims(m[1]), got = Dims(m[2]);
+  if (!want || !got || *want == *got) return std::nullopt;
+  auto retarget = [&](const std::string& value) -> std::optional<std::string> {
+    try {
+      InputSpec s = ParseInputSpec(value);
+      if (s.shape != *got) return std::nullopt;
+      s.shape = *want;
+      return s.ToString();
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  const std::string why = "a recurrent layer wants a hidden state of " + ShapeText(*want);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (std::optional<std::string> v = retarget(args[i].value)) return Replaced(args, i, *v, why);
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (!j.is_array() || j.size() > 16) continue;
+    bool changed = false;
+    for (auto& x : j) {
+      if (!x.is_string()) continue;
+      if (std::optional<std::string> v = retarget(x.get<std::string>())) {
+        x = *v;
+        changed = true;
+      }
+    }
+    if (changed) return Replaced(args, i, j.dump(), why);
+  }
+  return std::nullopt;
+}
+
+// A column broadcast against a stored feature (PackedOpChecks): "aten::sub
+// broadcasts [16, 1] from the inputs against the stored [37, 8]". The
+// argument the column came from gets the feature as its last size: the
+// column itself (its last size), or the argument that was unsqueezed into
+// it (the feature appended).
+std::optional<Refinement> FeatureBroadcast(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(broadcasts \[([0-9, ]+)\] from the inputs against the stored \[([0-9, ]+)\])");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> column = Dims(m[1]), stored = Dims(m[2]);
+  if (!column || !stored || column->empty() || stored->empty()) return std::nullopt;
+  const int64_t feature = stored->back();
+  const Shape trimmed(column->begin(), column->end() - 1);
+  const std::string why = "rows of " + std::to_string(feature) + " features, as the stored " + ShapeText(*stored) + " has";
+  if (auto i = t.Find([&](const InputSpec& s) { return s.shape == *column; })) {
+    InputSpec s = *t.specs[*i];
+    s.shape.back() = feature;
+    return t.With(*i, s, why);
+  }
+  if (auto i = t.Find([&](const InputSpec& s) { return s.shape == trimmed; })) {
+    InputSpec s = *t.specs[*i];
+    s.shape.push_back(feature);
+    return t.With(*i, s, why);
+  }
+  return std::nullopt;
+}
+
 std::optional<Refinement> Norms(const Tensors& t, const std::string& e) {
   // "Given normalized_shape=[768], expected input with shape [*, 768], but
   // got input of size[1, 16]"

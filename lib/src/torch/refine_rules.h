@@ -32,6 +32,10 @@ std::smatch Match(const std::string& error, const char* pattern);
 // A batched input of rank `rank` with `channels` channels, at sizes the
 // usual models of that rank take.
 Shape BatchedShape(size_t rank, int64_t channels);
+// `target`'s sizes grouped in order into `rank` sizes, read as a batch
+// first and an image's height and width last (most nearly equal), fewest
+// channels: [1, 1, 4, 7, 4, 7] into rank 4 is [1, 1, 28, 28].
+std::optional<Shape> GroupedShape(const Shape& target, size_t rank);
 
 // The tensor arguments of a candidate, parsed.
 struct Tensors {
@@ -70,11 +74,15 @@ struct Tensors {
 // and gives the next candidate, or nullopt.
 std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e);
 std::optional<Refinement> Norms(const Tensors& t, const std::string& e);
+std::optional<Refinement> FeatureBroadcast(const Tensors& t, const std::string& e);
 std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e);
 std::optional<Refinement> Stack(const Tensors& t, const std::string& e);
 std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e);
 std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e);
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e);
+// refine_count.cc: a count solved from the earlier candidates' errors.
+std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, const std::vector<Attempt>& earlier);
 std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::string& e);
+std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::string& e);
 
 }  // namespace tsctl::refine

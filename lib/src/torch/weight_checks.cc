@@ -1,10 +1,12 @@
 #include "weight_checks.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph_shapes.h"
 
@@ -33,6 +35,7 @@ struct State {
   // By context object; nullopt where the context cannot say (weights
   // released after packing). Cleared when the checks end.
   std::unordered_map<const void*, std::optional<Known>> weights;
+  std::unordered_set<const void*> stored;  // the data of the model's stored tensors
 };
 
 State& G() {
@@ -86,10 +89,45 @@ std::string Contradiction(const std::string& op, const at::Tensor& input, const 
          std::to_string(in[1]) + " channels instead";
 }
 
+// An elementwise operator broadcasting a column computed from the inputs
+// against a stored tensor's feature: "aten::sub broadcasts [16, 1] from the
+// inputs against the stored [37, 8]: ..."; "" if not.
+std::string BroadcastAgainstStored(const std::string& op, const c10::IValue& x, const c10::IValue& y) {
+  if (!x.isTensor() || !y.isTensor()) return "";
+  const at::Tensor &a = x.toTensor(), &b = y.toTensor();
+  if (!a.defined() || !b.defined()) return "";
+  const State& g = G();
+  const bool sa = g.stored.count(a.data_ptr()) > 0, sb = g.stored.count(b.data_ptr()) > 0;
+  if (sa == sb) return "";
+  const at::Tensor &stored = sa ? a : b, &other = sa ? b : a;
+  // A table of rows (two or more sizes, none 1): a stored row or vector
+  // made to broadcast ([1, 8], [8]: a timestep's frequencies) is not one.
+  if (stored.dim() < 2 || std::any_of(stored.sizes().begin(), stored.sizes().end(), [](int64_t d) { return d < 2; })) return "";
+  if (other.dim() < 2 || other.size(-1) != 1 || other.numel() < 2) return "";
+  return op + " broadcasts " + Sizes(other.sizes()) + " from the inputs against the stored " + Sizes(stored.sizes()) +
+         ": its last size, " + std::to_string(stored.size(-1)) + ", is a feature the input's rows must have";
+}
+
+const std::unordered_set<std::string>& Elementwise() {
+  static const std::unordered_set<std::string> k = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
+                                                    "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"};
+  return k;
+}
+
 std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   if (in_check) return nullptr;
   const char* name = fn.name();
-  if (!name || std::strncmp(name, "prepacked::", 11) != 0) return nullptr;
+  if (!name) return nullptr;
+  if (std::strncmp(name, "aten::", 6) == 0 && !G().stored.empty() && Elementwise().count(name)) {
+    const auto inputs = fn.inputs();
+    const std::string why = inputs.size() >= 2 ? BroadcastAgainstStored(name, inputs[0], inputs[1]) : std::string();
+    if (!why.empty()) {
+      std::lock_guard<std::mutex> lock(G().mu);
+      if (G().first.empty()) G().first = why;
+    }
+    return nullptr;
+  }
+  if (std::strncmp(name, "prepacked::", 11) != 0) return nullptr;
   const std::string op = name;
   if (op != "prepacked::linear_clamp_run" && op != "prepacked::conv2d_clamp_run" &&
       op != "prepacked::conv2d_transpose_clamp_run") {
@@ -116,11 +154,12 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
 
 }  // namespace
 
-PackedOpChecks::PackedOpChecks() {
+PackedOpChecks::PackedOpChecks(std::unordered_set<const void*> stored) {
   {
     std::lock_guard<std::mutex> lock(G().mu);
     G().first.clear();
     G().weights.clear();
+    G().stored = std::move(stored);
   }
   at::RecordFunctionCallback cb(&OnStart);
   cb.needsInputs(true).scopes({at::RecordScope::FUNCTION});
@@ -131,6 +170,7 @@ PackedOpChecks::~PackedOpChecks() {
   at::removeCallback(handle_);
   std::lock_guard<std::mutex> lock(G().mu);
   G().weights.clear();
+  G().stored.clear();
 }
 
 std::string PackedOpChecks::Take() {

@@ -14,15 +14,25 @@
 #include <ATen/record_function.h>
 
 #include <string>
+#include <unordered_set>
 
 namespace tsctl {
 
+//
+// Given the data of the tensors a model stores (parameters, buffers,
+// attributes), it also checks elementwise operators (add, sub, mul, div)
+// between a stored table (two or more sizes, none of them 1) and a tensor
+// of several values computed from the inputs whose last size is 1:
+// broadcasting that 1 against the table's feature runs and means nothing
+// (rows of 8 values against a table of 8 columns, fed a column of 16). A
+// stored row or vector ([1, 8], [8]) is made to broadcast: not checked.
 class PackedOpChecks {
  public:
   // Starts checking (a global RecordFunction callback that reads the inputs
   // of each operator call: install it only where a graph calls prepacked
-  // operators, it boxes every operator's inputs while it lives).
-  PackedOpChecks();
+  // operators or an elementwise operator on a stored tensor, it boxes every
+  // operator's inputs while it lives).
+  explicit PackedOpChecks(std::unordered_set<const void*> stored = {});
   ~PackedOpChecks();
   PackedOpChecks(const PackedOpChecks&) = delete;
   PackedOpChecks& operator=(const PackedOpChecks&) = delete;

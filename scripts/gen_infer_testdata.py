@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""Writes testdata/infer/classes/: small synthetic models, one per kind of
+input that inference with no flags must find from PyTorch's semantics (the
+classes of issue #53), and manifest.json saying, for each, what the pinned
+input must look like (a regex over `--arg` flags) and why.
+
+Each model is built from operators only; none copies a real archive. The
+weights are tiny (testdata stays small). Run with /usr/bin/python3 (torch
+1.13, whose TorchScript archives every LibTorch build here reads).
+
+Usage: scripts/gen_infer_testdata.py [--out testdata/infer/classes]
+"""
+import argparse
+import json
+import os
+import sys
+from typing import Optional, Tuple
+
+import torch
+from torch import Tensor, nn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SequenceConv(nn.Module):
+    """(batch, time, features) -> conv1d over time: transposed first."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(12, 8, 3)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = torch.relu(self.conv(x.transpose(1, 2)))
+        return self.fc(y.mean(2))
+
+
+class LstmState(nn.Module):
+    """A recurrent layer whose (h, c) state is a required argument."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(6, 10, batch_first=True)
+        self.fc = nn.Linear(10, 3)
+
+    def forward(self, x: Tensor, state: Tuple[Tensor, Tensor]) -> Tuple[Tensor, Tuple[Tensor, Tensor]]:
+        y, (h, c) = self.lstm(x, state)
+        return self.fc(y[:, -1]), (h, c)
+
+
+class GruOptional(nn.Module):
+    """A GRU over (batch, time, features) with an optional hidden state,
+    reading the time length first."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(5, 7, batch_first=True)
+
+    def forward(self, x: Tensor, h: Optional[Tensor] = None) -> Tensor:
+        steps = x.size(1)
+        y, _ = self.gru(x, h)
+        return y[:, steps - 1]
+
+
+class Recommender(nn.Module):
+    """An int id and a 2-D feature tensor, concatenated before a linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.fc = nn.Linear(8 + 4, 1)
+
+    def forward(self, user: int, feats: Tensor) -> Tensor:
+        u = self.emb(torch.tensor([user]))
+        return self.fc(torch.cat([u, feats], 1))
+
+
+class SensorConv(nn.Module):
+    """(batch, 3 axes, time), unsqueezed to 4-D for a (1, 7) convolution."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, (1, 7))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.relu(self.conv(x.unsqueeze(2))).mean([2, 3])
+
+
+class StripImage(nn.Module):
+    """An image 3 rows high and 600 wide; the linear layer fixes both."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, (3, 5))
+        self.pool = nn.MaxPool2d((1, 4))
+        self.fc = nn.Linear(4 * 1 * 149, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc(torch.flatten(self.pool(torch.relu(self.conv(x))), 1))
+
+
+class WideMap(nn.Module):
+    """A 45x40 map: two convolutions and a pool, then a linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(1, 4, 3, padding=1)
+        self.c2 = nn.Conv2d(4, 4, 3)
+        self.fc = nn.Linear(4 * 21 * 19, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = torch.max_pool2d(torch.relu(self.c1(x)), 2)
+        return self.fc(torch.flatten(torch.relu(self.c2(y)), 1))
+
+
+class Neighbours(nn.Module):
+    """Distances of each input row to a stored table of 37 rows of 8."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.randn(37, 8))
+
+    def forward(self, x: Tensor) -> Tensor:
+        d = (x.unsqueeze(1) - self.table).pow(2).sum(-1)
+        return d.argmin(1)
+
+
+class Patches(nn.Module):
+    """A 28x28 image cut into 4x4 patches of 7x7 by a reshape (traced: the
+    reshape's sizes are constants)."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(49, 6)
+
+    def forward(self, x: Tensor) -> Tensor:
+        p = x.reshape(1, 1, 4, 7, 4, 7).permute(0, 1, 2, 4, 3, 5).reshape(1, 16, 49)
+        return self.proj(p).mean(1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "testdata", "infer", "classes"))
+    out = ap.parse_args().out
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    from torch.utils.mobile_optimizer import optimize_for_mobile
+    # name: (module, how it is saved, the pin's regex, why)
+    cases = {
+        "rank_transposed": (SequenceConv(), "script", r"x=1x\d+x12:float32",
+                            "a (batch, time, features) input transposed before a 12-channel conv1d"),
+        "rank_lstm_state": (LstmState(), "script", r"x=1x\d+x6:float32 .*state=.*1x1x10",
+                            "an LSTM of 6 features whose (h, c) state of 1x1x10 is an argument"),
+        "rank_gru_optional": (GruOptional(), "script", r"x=1x\d+x5:float32",
+                              "a GRU of 5 features; its hidden state is optional"),
+        "rank_recommender": (Recommender(), "script", r"feats=1x4:float32",
+                             "an id and 4 features concatenated with an 8-wide embedding"),
+        "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
+                          "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
+        "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",
+                       "a 3x600 strip whose linear layer wants 596 features (any size giving them runs)"),
+        "area_wide": (WideMap(), "script", r"x=1x1x\d+x\d+:float32",
+                      "a 45x40 map whose linear layer wants 1596 features (any size giving them runs)"),
+        "broadcast_table": (Neighbours(), "script", r"x=\d+x8:float32",
+                            "rows of 8 against a stored [37, 8] table"),
+        "pin_reshape": (Patches(), "trace", r"x=1x1x28x28:float32",
+                        "an image reshaped to 1x1x4x7x4x7 inside: the pin is the image"),
+    }
+    examples = {"area_strip": torch.rand(1, 1, 3, 600), "pin_reshape": torch.rand(1, 1, 28, 28)}
+    manifest = {}
+    for name, (module, how, pin, why) in cases.items():
+        module.eval()
+        path = os.path.join(out, name + (".ptl" if how == "mobile" else ".pt"))
+        if how == "trace":
+            saved = torch.jit.trace(module, examples[name])
+        else:
+            saved = torch.jit.script(module)
+        if how == "mobile":
+            optimize_for_mobile(saved)._save_for_lite_interpreter(path)
+        else:
+            torch.jit.save(saved, path)
+        manifest[os.path.basename(path)] = {"pin": pin, "why": why}
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {len(manifest)} models to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
