@@ -75,6 +75,85 @@ class Recommender(nn.Module):
         return self.fc(torch.cat([u, feats], 1))
 
 
+class GruState(nn.Module):
+    """A GRU whose hidden state is a required argument."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(5, 7, batch_first=True)
+        self.fc = nn.Linear(7, 2)
+
+    def forward(self, x: Tensor, h: Tensor) -> Tuple[Tensor, Tensor]:
+        y, h2 = self.gru(x, h)
+        return self.fc(y[:, -1]), h2
+
+
+class Attention(nn.Module):
+    """Self-attention over (batch, tokens, 16), averaged over the tokens."""
+
+    def __init__(self):
+        super().__init__()
+        self.mha = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.fc = nn.Linear(16, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y, _ = self.mha(x, x, x)
+        return self.fc(y.mean(1))
+
+
+class TwoIds(nn.Module):
+    """Two id vectors, embedded, concatenated with 4 features per row."""
+
+    def __init__(self):
+        super().__init__()
+        self.u = nn.Embedding(50, 8)
+        self.i = nn.Embedding(40, 8)
+        self.fc = nn.Linear(20, 1)
+
+    def forward(self, user: Tensor, item: Tensor, feats: Tensor) -> Tensor:
+        return torch.sigmoid(self.fc(torch.cat([self.u(user), self.i(item), feats], dim=1)))
+
+
+class RawSignal(nn.Module):
+    """(batch, 200) samples, unsqueezed for a strided conv1d, flattened."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv1d(1, 4, 5, stride=2)
+        self.fc = nn.Linear(4 * 98, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc(torch.flatten(torch.relu(self.c(x.unsqueeze(1))), 1))
+
+
+class Spectrogram(nn.Module):
+    """(batch, 40 mels, 100 frames), unsqueezed for a conv2d, pooled,
+    flattened into 8000 features."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(1, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 20 * 50, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = torch.max_pool2d(torch.relu(self.c(x.unsqueeze(1))), 2)
+        return self.fc(y.flatten(1))
+
+
+class SequenceFlat(nn.Module):
+    """An LSTM over 30 steps of 3 features whose outputs are flattened
+    (traced: the reshape's batch is read from the input)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(3, 8, batch_first=True)
+        self.fc = nn.Linear(8 * 30, 1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y, _ = self.lstm(x)
+        return self.fc(y.reshape(y.shape[0], -1))
+
+
 class SensorConv(nn.Module):
     """(batch, 3 axes, time), unsqueezed to 4-D for a (1, 7) convolution."""
 
@@ -156,6 +235,18 @@ def main():
                               "a GRU of 5 features; its hidden state is optional"),
         "rank_recommender": (Recommender(), "script", r"feats=1x4:float32",
                              "an id and 4 features concatenated with an 8-wide embedding"),
+        "rank_gru_state": (GruState(), "script", r"h=1x1x7:float32",
+                           "a GRU whose 2-D guess of a state must be 1x1x7"),
+        "rank_attention": (Attention(), "script", r"x=1x\d+x16:float32",
+                           "attention over tokens of 16, averaged: the input is 3-D"),
+        "rank_two_ids": (TwoIds(), "script", r"feats=(\d+)x4:float32",
+                         "two embedded id vectors and 4 features per row"),
+        "area_signal": (RawSignal(), "script", r"x=1x200:float32",
+                        "200 samples: a count affine in the length"),
+        "area_spectrogram": (Spectrogram(), "script", r"x=1x\d+x\d+:float32",
+                             "40x100 mel frames, unsqueezed for a conv2d"),
+        "area_sequence": (SequenceFlat(), "trace", r"x=1x30x3:float32",
+                          "30 steps of 3 features: the count grows with the steps"),
         "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
                           "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
         "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",
@@ -167,7 +258,8 @@ def main():
         "pin_reshape": (Patches(), "trace", r"x=1x1x28x28:float32",
                         "an image reshaped to 1x1x4x7x4x7 inside: the pin is the image"),
     }
-    examples = {"area_strip": torch.rand(1, 1, 3, 600), "pin_reshape": torch.rand(1, 1, 28, 28)}
+    examples = {"area_strip": torch.rand(1, 1, 3, 600), "pin_reshape": torch.rand(1, 1, 28, 28),
+                "area_sequence": torch.rand(2, 30, 3)}
     manifest = {}
     for name, (module, how, pin, why) in cases.items():
         module.eval()

@@ -278,3 +278,24 @@ TEST_CASE("refine: a column broadcast against a stored table gets the table's fe
         "16x8:float32");
   CHECK(Refined({{"x", "4x1:float32"}}, "aten::mul broadcasts [4, 1] from the inputs against the stored [5, 3]: ...") == "4x3:float32");
 }
+
+TEST_CASE("refine: a state's rank, an attention layer's embedding, a reduction's lost dimension", "[refine]") {
+  CHECK(Refined({{"x", "1x16x5:float32"}, {"h", "1x224:float32"}}, "For batched 3-D input, hx should also be 3-D but got 2-D tensor", 1) ==
+        "1x1x224:float32");
+  CHECK(Refined({{"x", "1x16x5:float32"}, {"s", R"(["1x224:float32","1x224:float32"])"}},
+                "For batched 3-D input, hx and cx should also be 3-D but got (2-D, 2-D) tensors", 1) == "");
+  CHECK(Refined({{"x", "1x224:float32"}}, "AssertionError: was expecting embedding dimension of 16, but got 224") == "1x16:float32");
+  CHECK(Refined({{"x", "1x16:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x1 and 16x2)") == "1x8x16:float32");
+}
+
+TEST_CASE("refine: the sizes a count grows with", "[refine]") {
+  // Time steps times features: only the steps scale to a whole number.
+  CHECK(refine::SpatialDims({1, 16, 3}, 128, 240) == std::vector<size_t>{1});
+  // A conv1d signal's length.
+  CHECK(refine::SpatialDims({1, 4, 100}, 388, 392) == std::vector<size_t>{2});
+  // A map without channels, an image, a row of samples.
+  CHECK(refine::SpatialDims({1, 224, 224}, 100352, 8000) == std::vector<size_t>{1, 2});
+  CHECK(refine::SpatialDims({1, 3, 224, 224}, 10, 20) == std::vector<size_t>{2, 3});
+  CHECK(refine::SpatialDims({1, 16000}, 31992, 392) == std::vector<size_t>{1});
+  CHECK(Refined({{"x", "1x16x3:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x128 and 240x1)") == "1x30x3:float32");
+}

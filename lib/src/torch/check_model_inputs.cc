@@ -230,8 +230,9 @@ bool ModelChecker::TryCandidates() {
   std::optional<DataLimit> limit;
   if (!device_.is_cuda()) limit.emplace(CandidateMemoryBudget());
   // Steps from errors, over the whole search: enough for a count solved
-  // from a few probes (refine_count.cc) after the first scaling.
-  constexpr int kRefinements = 12;
+  // from a few probes (refine_count.cc) after the first scalings, once the
+  // first candidates' chains have spent theirs.
+  constexpr int kRefinements = 20;
   struct Queued {
     InputCandidate c;
     size_t base;

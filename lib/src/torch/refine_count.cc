@@ -39,11 +39,6 @@ struct Point {
   int64_t got = 0;
 };
 
-// `shape` and `other` agree but in their last `free` sizes.
-bool SameBut(const Shape& shape, const Shape& other, size_t free) {
-  return shape.size() == other.size() && std::equal(shape.begin(), shape.end() - static_cast<long>(free), other.begin());
-}
-
 // Solves the 4x4 system a x = b by elimination with partial pivoting;
 // false if it is singular.
 bool Solve4(std::array<std::array<double, 5>, 4> a, std::array<double, 4>& x) {
@@ -137,12 +132,19 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
   if (got < 1 || want < 1 || got == want) return std::nullopt;
   // A size no argument has: else a rule that changes that size applies.
   if (t.Find([&](const InputSpec& s) { return std::count(s.shape.begin(), s.shape.end(), got) > 0; })) return std::nullopt;
-  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && s.shape.size() >= 3 && s.shape.size() <= 5; });
+  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && s.shape.size() >= 2 && s.shape.size() <= 5; });
   if (!i) return std::nullopt;
   const InputSpec cur = *t.specs[*i];
-  const size_t rank = cur.shape.size(), free = rank == 3 ? 1 : 2;
-  auto point = [&](const Shape& s, int64_t g) {
-    return rank == 3 ? Point{1, s[2], g} : Point{s[rank - 2], s[rank - 1], g};
+  // The sizes varied: one length, or an image's height and width.
+  const std::vector<size_t> dims = SpatialDims(cur.shape, got, want);
+  const bool length = dims.size() == 1;
+  auto point = [&](const Shape& s, int64_t g) { return length ? Point{1, s[dims[0]], g} : Point{s[dims[0]], s[dims[1]], g}; };
+  auto same_but = [&](const Shape& other) {
+    if (other.size() != cur.shape.size()) return false;
+    for (size_t d = 0; d < other.size(); ++d) {
+      if (std::find(dims.begin(), dims.end(), d) == dims.end() && other[d] != cur.shape[d]) return false;
+    }
+    return true;
   };
   // The points: this candidate's, then the earlier ones of the same wanted
   // count whose argument differs only in the sizes varied, newest first.
@@ -150,7 +152,7 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
   std::set<std::pair<int64_t, int64_t>> tried = {{points[0].h, points[0].w}};
   for (auto a = earlier.rbegin(); a != earlier.rend(); ++a) {
     const Tensors before(a->args);
-    if (*i >= before.specs.size() || !before.specs[*i] || !SameBut(cur.shape, before.specs[*i]->shape, free)) continue;
+    if (*i >= before.specs.size() || !before.specs[*i] || !same_but(before.specs[*i]->shape)) continue;
     const Point p = point(before.specs[*i]->shape, 0);
     tried.insert({p.h, p.w});
     const auto then = CountMismatch(a->error);
@@ -161,11 +163,11 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
   }
   // An image's sizes: the area is scaled twice first (AreaScale: the
   // common input sizes detectors' anchors fix are among its guesses).
-  if (points.size() < (rank == 3 ? 2u : 3u)) return std::nullopt;
+  if (points.size() < (length ? 2u : 3u)) return std::nullopt;
   const Point& first = points.back();  // the oldest: its aspect is the guess's
   std::optional<std::pair<int64_t, int64_t>> next;
   std::string how;
-  if (rank == 3) {
+  if (length) {
     const Point &a = points[0], &b = points[1];
     const double slope = static_cast<double>(a.got - b.got) / static_cast<double>(a.w - b.w);
     if (slope <= 0) return std::nullopt;
@@ -201,11 +203,11 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
     }
   }
   InputSpec s = cur;
-  if (rank == 3) {
-    s.shape[2] = next->second;
+  if (length) {
+    s.shape[dims[0]] = next->second;
   } else {
-    s.shape[rank - 2] = next->first;
-    s.shape[rank - 1] = next->second;
+    s.shape[dims[0]] = next->first;
+    s.shape[dims[1]] = next->second;
   }
   return t.With(*i, s, "a count of " + std::to_string(want) + " where the input gives " + std::to_string(got) + ": " + how);
 }

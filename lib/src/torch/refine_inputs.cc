@@ -144,8 +144,19 @@ std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) 
     s.shape.back() = want;
     return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features");
   }
+  // One size where the product wants the features (1x1 and 16x2): a
+  // reduction (a mean over time) took a dimension the argument, rows of
+  // those features, lacks: it gets one (a sequence of 8).
+  i = t.Find([&](const InputSpec& s) { return got == 1 && want > 1 && s.shape.size() <= 2 && !s.shape.empty() && s.shape.back() == want; });
+  if (i) {
+    InputSpec s = *t.specs[*i];
+    s.shape.insert(s.shape.end() - 1, 8);
+    return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features after a reduction");
+  }
   // The argument concatenated with a few features of its own before the
-  // product (`cat([x, ones], -1) @ w`): its last size moves by the same step.
+  // product (`cat([x, ones], -1) @ w`): its last size moves by the same
+  // step. (More features added, as two embeddings' before rows of
+  // features: a count affine in the last size, which CountSolve fits.)
   i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() < got && got - s.shape.back() <= 8; });
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
@@ -349,7 +360,7 @@ std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std:
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
-  for (auto rule : {DictKey, Hidden}) {
+  for (auto rule : {DictKey, Hidden, HiddenRank}) {
     try {
       if (std::optional<Refinement> r = rule(args, e)) return r;
     } catch (const std::exception&) {
@@ -358,7 +369,7 @@ std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std:
   const Tensors t(args);
   if (t.Count() == 0) return std::nullopt;
   for (auto rule : {ConvChannels, ConvRank, MatrixProduct, MatrixVector, Signal, ViewSize, FlattenedArea, IntegerIndices, IndexRange, Broadcast,
-                    Recurrent, Norms, FeatureBroadcast, Concatenation, Stack, DimensionRange}) {
+                    Recurrent, Norms, FeatureBroadcast, EmbeddingDim, Concatenation, Stack, DimensionRange}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {

@@ -97,6 +97,60 @@ std::optional<Refinement> FeatureBroadcast(const Tensors& t, const std::string& 
   return std::nullopt;
 }
 
+// A recurrent layer's state of the wrong rank: "For batched 3-D input, hx
+// should also be 3-D but got 2-D tensor" (an LSTM's: "hx and cx"). Every
+// tensor of the rank named, in an argument or a tuple argument, gets leading
+// 1s (layers, batch) or loses leading sizes.
+std::optional<Refinement> HiddenRank(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(For (?:un)?batched \d-D input, hx (?:and cx )?should also be (\d)-D but got (\d)-D tensor)");
+  if (m.empty()) return std::nullopt;
+  const size_t want = std::stoul(m[1]), got = std::stoul(m[2]);
+  if (want == got || want < 2 || want > 3) return std::nullopt;
+  auto rerank = [&](const std::string& value) -> std::optional<std::string> {
+    try {
+      InputSpec s = ParseInputSpec(value);
+      if (s.shape.size() != got || !IsFloatingDtype(s.dtype)) return std::nullopt;
+      if (want > got) s.shape.insert(s.shape.begin(), want - got, 1);
+      else s.shape.erase(s.shape.begin(), s.shape.begin() + static_cast<long>(got - want));
+      return s.ToString();
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  const std::string why = "a recurrent layer wants a " + std::to_string(want) + "-D state";
+  // The state comes after the input: the last argument that fits.
+  for (size_t i = args.size(); i-- > 0;) {
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (j.is_array() && j.size() <= 16) {
+      bool changed = false;
+      for (auto& x : j) {
+        if (!x.is_string()) continue;
+        if (std::optional<std::string> v = rerank(x.get<std::string>())) {
+          x = *v;
+          changed = true;
+        }
+      }
+      if (changed) return Replaced(args, i, j.dump(), why);
+    } else if (std::optional<std::string> v = rerank(args[i].value)) {
+      return Replaced(args, i, *v, why);
+    }
+  }
+  return std::nullopt;
+}
+
+// nn.MultiheadAttention's own check: "was expecting embedding dimension of
+// 16, but got 224": the argument whose last size is 224 gets 16.
+std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(was expecting embedding dimension of (\d+), but got (\d+))");
+  if (m.empty()) return std::nullopt;
+  const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (!i || want < 1) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.back() = want;
+  return t.With(*i, s, "an attention layer wants an embedding of " + std::to_string(want));
+}
+
 std::optional<Refinement> Norms(const Tensors& t, const std::string& e) {
   // "Given normalized_shape=[768], expected input with shape [*, 768], but
   // got input of size[1, 16]"
@@ -267,6 +321,25 @@ std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e)
   return t.With(*i, s, "an operator reads dimension " + std::string(m[2]));
 }
 
+// The sizes of `shape` a count grows with: an image's (or a video frame's)
+// height and width; a 3-D tensor's last two where they are equal (a map
+// without channels, a spectrogram); else one length: a signal's last size,
+// or a sequence's second where the count is proportional to it (scaling it
+// by want/got gives a whole number and scaling the last does not: time
+// steps times features).
+std::vector<size_t> SpatialDims(const Shape& shape, int64_t got, int64_t want) {
+  const size_t r = shape.size();
+  if (r >= 4) return {r - 2, r - 1};
+  if (r == 3 && shape[1] == shape[2] && shape[1] > 1) return {1, 2};
+  if (r == 3 && got > 0) {
+    auto whole = [&](int64_t d) {
+      return d > 1 && (d * want) % got == 0;
+    };
+    if (whole(shape[1]) && !whole(shape[2])) return {1};
+  }
+  return {r - 1};
+}
+
 // A size that no argument has, which grows with the input's area (anchors
 // of a detector, a flattened feature map before a linear layer, the
 // positions of a patch grid): "The size of tensor a (2890) must match the
@@ -299,20 +372,24 @@ std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
   if (got < 2 || want < 2 || got == want || want > 256 * got || got > 256 * want) return std::nullopt;
   // Only a size the arguments do not have: else another rule's case.
   if (t.Find([&](const InputSpec& s) { return std::count(s.shape.begin(), s.shape.end(), got) > 0; })) return std::nullopt;
-  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && s.shape.size() >= 3 && s.shape.size() <= 5; });
+  auto i = t.Find([](const InputSpec& s) { return IsFloatingDtype(s.dtype) && s.shape.size() >= 2 && s.shape.size() <= 5; });
   if (!i) return std::nullopt;
   InputSpec s = *t.specs[*i];
   const double ratio = static_cast<double>(want) / static_cast<double>(got);
   auto round_to = [](double v, int64_t step) { return std::max<int64_t>(step, static_cast<int64_t>(v / step + 0.5) * step); };
   Shape next = s.shape;
-  if (s.shape.size() == 3) {
-    next[2] = round_to(static_cast<double>(s.shape[2]) * ratio, 4);
+  const std::vector<size_t> dims = SpatialDims(s.shape, got, want);
+  if (dims.size() == 1) {
+    // One length: scaled exactly where the count is proportional to it,
+    // else to a multiple of 4.
+    const double scaled = static_cast<double>(s.shape[dims[0]]) * ratio;
+    next[dims[0]] = std::abs(scaled - std::round(scaled)) < 1e-9 && scaled >= 1 ? std::llround(scaled) : round_to(scaled, 4);
   } else {
     // Height and width (a video's frames keep their number): the scaled
     // size, or the common input size whose area is nearest the one wanted
     // (detectors' anchors fix one size, often not square), whichever is
     // nearer; never the size that gave this error.
-    const size_t h = s.shape.size() - 2, w = s.shape.size() - 1;
+    const size_t h = dims[0], w = dims[1];
     const double area = static_cast<double>(s.shape[h] * s.shape[w]) * ratio;
     const double scale = std::sqrt(ratio);
     std::vector<std::pair<int64_t, int64_t>> sizes = {
@@ -345,10 +422,10 @@ std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
       next[w] = ww;
     }
   }
-  if (next == s.shape || std::any_of(next.begin() + 2, next.end(), [](int64_t d) { return d > 8192; })) return std::nullopt;
+  if (next == s.shape || std::any_of(next.begin() + 1, next.end(), [](int64_t d) { return d > 8192; })) return std::nullopt;
   s.shape = next;
   return t.With(*i, s, "a size of " + std::to_string(want) + " where the input gives " + std::to_string(got) +
-                           ": a count that grows with the input's " + (next.size() == 3 ? "length" : "area"));
+                           ": a count that grows with the input's " + (dims.size() == 1 ? "length" : "area"));
 }
 
 // "KeyError: foo": TorchScript's dict lookup (aten::__getitem__.Dict_str)

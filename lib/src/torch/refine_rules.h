@@ -80,9 +80,13 @@ std::optional<Refinement> Stack(const Tensors& t, const std::string& e);
 std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e);
 std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e);
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e);
+// The sizes of `shape` a count (got, wanted) grows with (refine_layout.cc).
+std::vector<size_t> SpatialDims(const Shape& shape, int64_t got, int64_t want);
 // refine_count.cc: a count solved from the earlier candidates' errors.
 std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, const std::vector<Attempt>& earlier);
 std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::string& e);
 std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::string& e);
+std::optional<Refinement> HiddenRank(const std::vector<ArgSpec>& args, const std::string& e);
+std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e);
 
 }  // namespace tsctl::refine
