@@ -39,6 +39,18 @@ struct Point {
   int64_t got = 0;
 };
 
+// An earlier candidate's sizes `p`, with the count its `error` names if it
+// wanted the same count, among `points` (once); its sizes among `tried`.
+void AddPoint(const Point& p, const std::string& error, int64_t want, std::vector<Point>& points,
+              std::set<std::pair<int64_t, int64_t>>& tried) {
+  tried.insert({p.h, p.w});
+  const auto then = CountMismatch(error);
+  if (!then || then->second != want) return;
+  if (std::none_of(points.begin(), points.end(), [&](const Point& q) { return q.h == p.h && q.w == p.w; })) {
+    points.push_back({p.h, p.w, then->first});
+  }
+}
+
 // Solves the 4x4 system a x = b by elimination with partial pivoting;
 // false if it is singular.
 bool Solve4(std::array<std::array<double, 5>, 4> a, std::array<double, 4>& x) {
@@ -153,13 +165,7 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
   for (auto a = earlier.rbegin(); a != earlier.rend(); ++a) {
     const Tensors before(a->args);
     if (*i >= before.specs.size() || !before.specs[*i] || !same_but(before.specs[*i]->shape)) continue;
-    const Point p = point(before.specs[*i]->shape, 0);
-    tried.insert({p.h, p.w});
-    const auto then = CountMismatch(a->error);
-    if (!then || then->second != want) continue;
-    if (std::none_of(points.begin(), points.end(), [&](const Point& q) { return q.h == p.h && q.w == p.w; })) {
-      points.push_back({p.h, p.w, then->first});
-    }
+    AddPoint(point(before.specs[*i]->shape, 0), a->error, want, points, tried);
   }
   // An image's sizes: the area is scaled twice first (AreaScale: the
   // common input sizes detectors' anchors fix are among its guesses).

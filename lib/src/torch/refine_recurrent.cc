@@ -1,0 +1,152 @@
+// The rules of RefineFromError about recurrent layers (their input size,
+// rank and hidden state), attention layers' embedding, and columns
+// broadcast against a stored table (refine_rules.h).
+#include "refine_rules.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tsctl::refine {
+
+std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e) {
+  // "input.size(-1) must be equal to input_size. Expected 40, got 224"
+  std::smatch m = Match(e, R"(input\.size\(-1\) must be equal to input_size\. Expected (\d+), got (\d+))");
+  if (!m.empty()) {
+    const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
+    auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    s.shape.back() = want;
+    return t.With(*i, s, "a recurrent layer wants " + std::to_string(want) + " features");
+  }
+  // "input must have 3 dimensions, got 4"
+  m = Match(e, R"(input must have (\d) dimensions, got (\d))");
+  if (m.empty()) return std::nullopt;
+  const size_t want = std::stoul(m[1]), got = std::stoul(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == got; });
+  if (!i || (want != 2 && want != 3)) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  const int64_t features = s.shape.empty() ? 16 : s.shape.back();
+  s.shape = want == 3 ? Shape{1, 8, features} : Shape{8, features};
+  return t.With(*i, s, "a recurrent layer wants a " + std::to_string(want) + "-D sequence");
+}
+
+// A recurrent layer's hidden state of the wrong size: "Expected hidden
+// size (1, 1, 7), got [1, 1, 16000]" (a GRU's, an RNN's), "Expected
+// hidden[0] size (1, 1, 10), got [...]" (an LSTM's h; [1] its c). The state
+// is an argument of its own or a tuple of them (spelled as a JSON list of
+// specs): every tensor of the size named takes the size wanted (an LSTM's
+// h and c share it unless projected).
+std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(Expected hidden(?:\[\d\])? size \(([0-9, ]+)\), got \[([0-9, ]*)\])");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> want = Dims(m[1]), got = Dims(m[2]);
+  if (!want || !got || *want == *got) return std::nullopt;
+  auto retarget = [&](const std::string& value) -> std::optional<std::string> {
+    try {
+      InputSpec s = ParseInputSpec(value);
+      if (s.shape != *got) return std::nullopt;
+      s.shape = *want;
+      return s.ToString();
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  const std::string why = "a recurrent layer wants a hidden state of " + ShapeText(*want);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (std::optional<std::string> v = retarget(args[i].value)) return Replaced(args, i, *v, why);
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (!j.is_array() || j.size() > 16) continue;
+    bool changed = false;
+    for (auto& x : j) {
+      if (!x.is_string()) continue;
+      if (std::optional<std::string> v = retarget(x.get<std::string>())) {
+        x = *v;
+        changed = true;
+      }
+    }
+    if (changed) return Replaced(args, i, j.dump(), why);
+  }
+  return std::nullopt;
+}
+
+// A column broadcast against a stored feature (PackedOpChecks): "aten::sub
+// broadcasts [16, 1] from the inputs against the stored [37, 8]". The
+// argument the column came from gets the feature as its last size: the
+// column itself (its last size), or the argument that was unsqueezed into
+// it (the feature appended).
+std::optional<Refinement> FeatureBroadcast(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(broadcasts \[([0-9, ]+)\] from the inputs against the stored \[([0-9, ]+)\])");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> column = Dims(m[1]), stored = Dims(m[2]);
+  if (!column || !stored || column->empty() || stored->empty()) return std::nullopt;
+  const int64_t feature = stored->back();
+  const Shape trimmed(column->begin(), column->end() - 1);
+  const std::string why = "rows of " + std::to_string(feature) + " features, as the stored " + ShapeText(*stored) + " has";
+  if (auto i = t.Find([&](const InputSpec& s) { return s.shape == *column; })) {
+    InputSpec s = *t.specs[*i];
+    s.shape.back() = feature;
+    return t.With(*i, s, why);
+  }
+  if (auto i = t.Find([&](const InputSpec& s) { return s.shape == trimmed; })) {
+    InputSpec s = *t.specs[*i];
+    s.shape.push_back(feature);
+    return t.With(*i, s, why);
+  }
+  return std::nullopt;
+}
+
+// A recurrent layer's state of the wrong rank: "For batched 3-D input, hx
+// should also be 3-D but got 2-D tensor" (an LSTM's: "hx and cx"). Every
+// tensor of the rank named, in an argument or a tuple argument, gets leading
+// 1s (layers, batch) or loses leading sizes.
+std::optional<Refinement> HiddenRank(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(For (?:un)?batched \d-D input, hx (?:and cx )?should also be (\d)-D but got (\d)-D tensor)");
+  if (m.empty()) return std::nullopt;
+  const size_t want = std::stoul(m[1]), got = std::stoul(m[2]);
+  if (want == got || want < 2 || want > 3) return std::nullopt;
+  auto rerank = [&](const std::string& value) -> std::optional<std::string> {
+    try {
+      InputSpec s = ParseInputSpec(value);
+      if (s.shape.size() != got || !IsFloatingDtype(s.dtype)) return std::nullopt;
+      if (want > got) s.shape.insert(s.shape.begin(), want - got, 1);
+      else s.shape.erase(s.shape.begin(), s.shape.begin() + static_cast<long>(got - want));
+      return s.ToString();
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  const std::string why = "a recurrent layer wants a " + std::to_string(want) + "-D state";
+  // The state comes after the input: the last argument that fits.
+  for (size_t i = args.size(); i-- > 0;) {
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (j.is_array() && j.size() <= 16) {
+      bool changed = false;
+      for (auto& x : j) {
+        if (!x.is_string()) continue;
+        if (std::optional<std::string> v = rerank(x.get<std::string>())) {
+          x = *v;
+          changed = true;
+        }
+      }
+      if (changed) return Replaced(args, i, j.dump(), why);
+    } else if (std::optional<std::string> v = rerank(args[i].value)) {
+      return Replaced(args, i, *v, why);
+    }
+  }
+  return std::nullopt;
+}
+
+// nn.MultiheadAttention's own check: "was expecting embedding dimension of
+// 16, but got 224": the argument whose last size is 224 gets 16.
+std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(was expecting embedding dimension of (\d+), but got (\d+))");
+  if (m.empty()) return std::nullopt;
+  const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (!i || want < 1) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  s.shape.back() = want;
+  return t.With(*i, s, "an attention layer wants an embedding of " + std::to_string(want));
+}
+
+}  // namespace tsctl::refine
