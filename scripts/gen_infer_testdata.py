@@ -14,7 +14,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 from torch import Tensor, nn
@@ -128,12 +128,12 @@ class RawSignal(nn.Module):
 
 class Spectrogram(nn.Module):
     """(batch, 40 mels, 100 frames), unsqueezed for a conv2d, pooled,
-    flattened into 8000 features."""
+    flattened into 2000 features."""
 
     def __init__(self):
         super().__init__()
-        self.c = nn.Conv2d(1, 8, 3, padding=1)
-        self.fc = nn.Linear(8 * 20 * 50, 3)
+        self.c = nn.Conv2d(1, 2, 3, padding=1)
+        self.fc = nn.Linear(2 * 20 * 50, 3)
 
     def forward(self, x: Tensor) -> Tensor:
         y = torch.max_pool2d(torch.relu(self.c(x.unsqueeze(1))), 2)
@@ -152,6 +152,59 @@ class SequenceFlat(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         y, _ = self.lstm(x)
         return self.fc(y.reshape(y.shape[0], -1))
+
+
+class ChannelsLast(nn.Module):
+    """A (batch, height, width, 3) image scaled, centred and permuted."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mean", torch.tensor([0.5, 0.5, 0.5]))
+        self.c = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x = (x.float() / 255.0 - self.mean).permute(0, 3, 1, 2)
+        return self.fc(torch.relu(self.c(x)).mean([2, 3]))
+
+
+class Resize(nn.Module):
+    """A convolution resized to a size given as a list of ints."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 2, 3, padding=1)
+
+    def forward(self, x: Tensor, size: List[int]) -> Tensor:
+        return nn.functional.interpolate(self.c(x), size=size, mode="bilinear", align_corners=False)
+
+
+class PackedSequence(nn.Module):
+    """Token ids and their lengths, packed (unsorted) for an LSTM."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 8)
+        self.lstm = nn.LSTM(8, 16, batch_first=True)
+        self.fc = nn.Linear(16, 2)
+
+    def forward(self, ids: Tensor, lengths: Tensor) -> Tensor:
+        p = nn.utils.rnn.pack_padded_sequence(self.emb(ids), lengths, batch_first=True, enforce_sorted=False)
+        _, (h, _) = self.lstm(p)
+        return self.fc(h[-1])
+
+
+class TextPositions(nn.Module):
+    """Token ids plus a stored table of 77 positions."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(100, 8)
+        self.pos = nn.Parameter(torch.randn(77, 8))
+        self.proj = nn.Linear(8, 4)
+
+    def forward(self, text: Tensor) -> Tensor:
+        return self.proj((self.tok(text) + self.pos).mean(1))
 
 
 class SensorConv(nn.Module):
@@ -247,6 +300,14 @@ def main():
                              "40x100 mel frames, unsqueezed for a conv2d"),
         "area_sequence": (SequenceFlat(), "trace", r"x=1x30x3:float32",
                           "30 steps of 3 features: the count grows with the steps"),
+        "layout_channels_last": (ChannelsLast(), "script", r"x=1x\d+x\d+x3:float32",
+                                 "an image (batch, height, width, 3) permuted before a conv2d"),
+        "list_output_size": (Resize(), "script", r"size=\[\d+,\d+\]",
+                             "an interpolation's output size, a list of two ints"),
+        "lengths_packed": (PackedSequence(), "script", r"lengths=1:int64",
+                           "one int64 length per sequence for pack_padded_sequence"),
+        "shared_positions": (TextPositions(), "script", r"text=1x77:int64",
+                             "token ids as many as a stored table of 77 positions"),
         "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
                           "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
         "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",

@@ -224,7 +224,7 @@ def corpus_report(tsctl, corpus, jobs):
     print(f"not run on inferred inputs, by what stops them: {sum(blocked.values())}"
           + "".join(f"\n  {name}: {blocked.get(name, 0)}" for name, _ in CLASSES + [("other", "")]))
     view_pins = [os.path.basename(p) for p in loadable if results[p][0] == "PASS" and
-                 re.search(r"a view wants (\d+x){4,}\d+;", results[p][2])]
+                 re.search(r"a view wants (\d+x){4,}\d+;|from (view|reshape) to \[(-?\d+, ){4,}-?\d+\];", results[p][2])]
     print(f"runs pinned to a view's sizes of rank 5 or more (an inner reshape, not the model's input; goal 0): "
           f"{len(view_pins)}" + (": " + ", ".join(view_pins) if view_pins else ""))
     guess_fails = [os.path.basename(p) for p, v in verdicts.items() if v[0]]

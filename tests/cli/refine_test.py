@@ -14,8 +14,8 @@ LibTorch (Debian's 1.13 or the pinned 2.x) in a temporary folder:
   (`stack expects each tensor to be equal size`);
 - a concatenation whose second tensor has the wrong size in a dimension
   (`Sizes of tensors must match except in dimension 1`);
-- a dictionary read at 9 keys, one more than the 8 refinement steps find:
-  the WARN quotes the error of the deepest candidate (`KeyError: i`, not
+- a dictionary read at 21 keys, one more than the 20 refinement steps find:
+  the WARN quotes the error of the deepest candidate (`KeyError: u`, not
   the last candidate's `KeyError: a`) and the --arg that asks for, and
   that --arg runs.
 
@@ -69,7 +69,8 @@ class Cat(nn.Module):
 
 class Keys(nn.Module):
     def forward(s, d: Dict[str, torch.Tensor]):
-        return d["a"] + d["b"] + d["c"] + d["d"] + d["e"] + d["f"] + d["g"] + d["h"] + d["i"]
+        return (d["a"] + d["b"] + d["c"] + d["d"] + d["e"] + d["f"] + d["g"] + d["h"] + d["i"] + d["j"] + d["k"] +
+                d["l"] + d["m"] + d["n"] + d["o"] + d["p"] + d["q"] + d["r"] + d["s"] + d["t"] + d["u"])
 
 for name, m in [("view", View()), ("embedding", Embedding()), ("index", Index()), ("stack", Stack()),
                 ("cat", Cat()), ("keys", Keys())]:
@@ -107,13 +108,13 @@ def main():
         c = run_check(tsctl, f"{d}/keys.pt")
         msg = c["message"]
         check(c["status"] == "WARN", f"keys: a WARN when no candidate ran: {c['status']}")
-        check("the error that explains the most" in msg and "KeyError: i" in msg and "KeyError: a" not in msg,
-              f"keys: the WARN quotes the deepest error (KeyError: i): {msg[:400]}")
+        check("the error that explains the most" in msg and "KeyError: u" in msg and "KeyError: a" not in msg,
+              f"keys: the WARN quotes the deepest error (KeyError: u): {msg[:400]}")
         suggested = msg.split("not tried (the steps from errors were all spent): ", 1)
         check(len(suggested) == 2, f"keys: the WARN suggests an --arg: {msg[-400:]}")
         if len(suggested) == 2:
             flags = shlex.split(suggested[1].split(");", 1)[0])
-            check(flags[:1] == ["--arg"] and '"i"' in flags[1], f"keys: the suggestion is an --arg with key i: {flags}")
+            check(flags[:1] == ["--arg"] and '"u"' in flags[1], f"keys: the suggestion is an --arg with key u: {flags}")
             c = run_check(tsctl, f"{d}/keys.pt", *flags)
             check(c["status"] == "PASS", f"keys: the suggested --arg runs: {c['message'][:300]}")
     return finish()

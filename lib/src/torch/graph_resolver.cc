@@ -117,6 +117,17 @@ std::optional<at::Tensor> Resolver::Tensor(Value* v, std::string& name) const {
 std::optional<PackedWeight> Resolver::Packed(Value* v, std::string& name) const { return UnpackWeight(Resolve(v, name)); }
 
 std::optional<std::vector<int64_t>> Resolver::IntList(Value* v) const {
+  // A list built of constants (what scripting emits for `x.permute(0, 3,
+  // 1, 2)`) is as constant as a constant list.
+  if (v->node()->kind() == c10::prim::ListConstruct) {
+    std::vector<int64_t> out;
+    for (Value* e : v->node()->inputs()) {
+      std::optional<int64_t> i = ConstantInt(e);
+      if (!i) return std::nullopt;
+      out.push_back(*i);
+    }
+    return out;
+  }
   auto c = torch::jit::toIValue(v);
   if (!c || !c->isIntList()) return std::nullopt;
   return c->toIntVector();

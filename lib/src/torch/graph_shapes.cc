@@ -2,6 +2,7 @@
 
 #include "graph_layout.h"
 #include "infer_guards.h"
+#include "refine_rules.h"
 
 #include <torch/csrc/jit/ir/constants.h>
 
@@ -291,6 +292,11 @@ class ShapeWalk {
     if (unknown > 1) return;
     std::ostringstream note;
     note << "from " << k.substr(6) << " to " << c10::IntArrayRef(*r_.IntList(n->input(1)));
+    // A view that splits the argument into more than an image's four
+    // sizes (patches): the image, its sizes grouped, first.
+    if (dims->size() > 4) {
+      if (std::optional<std::vector<int64_t>> image = refine::GroupedShape(*dims, 4)) Add(Spec(*image), note.str() + ", read as an image");
+    }
     Add(Spec(*dims), note.str());
   }
 

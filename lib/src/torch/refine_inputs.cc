@@ -360,7 +360,7 @@ std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std:
   // LibTorch's messages are short; a TorchScript traceback before them is not
   // read past 64 KiB.
   const std::string e = error.size() > (64u << 10) ? error.substr(error.size() - (64u << 10)) : error;
-  for (auto rule : {DictKey, Hidden, HiddenRank}) {
+  for (auto rule : {DictKey, Hidden, HiddenRank, OutputSize}) {
     try {
       if (std::optional<Refinement> r = rule(args, e)) return r;
     } catch (const std::exception&) {
@@ -369,7 +369,7 @@ std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std:
   const Tensors t(args);
   if (t.Count() == 0) return std::nullopt;
   for (auto rule : {ConvChannels, ConvRank, MatrixProduct, MatrixVector, Signal, ViewSize, FlattenedArea, IntegerIndices, IndexRange, Broadcast,
-                    Recurrent, Norms, FeatureBroadcast, EmbeddingDim, Concatenation, Stack, DimensionRange}) {
+                    Recurrent, Norms, FeatureBroadcast, EmbeddingDim, Lengths, Concatenation, Stack, DimensionRange}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {

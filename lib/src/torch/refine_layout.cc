@@ -297,7 +297,7 @@ std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::s
   if (key.size() >= 2 && (key[0] == '\'' || key[0] == '"') && key.back() == key[0]) key = key.substr(1, key.size() - 2);
   for (size_t i = 0; i < args.size(); ++i) {
     nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
-    if (!j.is_object() || j.empty() || j.contains(key) || j.size() >= 16) continue;
+    if (!j.is_object() || j.empty() || j.contains(key) || j.size() >= 32) continue;
     j[key] = j.begin().value();
     return Replaced(args, i, j.dump(), "the code reads key '" + key + "'");
   }

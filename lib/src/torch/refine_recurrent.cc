@@ -149,4 +149,68 @@ std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e) {
   return t.With(*i, s, "an attention layer wants an embedding of " + std::to_string(want));
 }
 
+// pack_padded_sequence's lengths (and an index_select's index that must be
+// a vector): "Expected `len(lengths)` to be equal to
+// batch_size, but got 16 (batch_size=1)"; "'lengths' argument should be a
+// 1D CPU int64 tensor, but got 1D cpu Float tensor"; "Length of all
+// samples has to be greater than 0". The argument of that
+// many values becomes one int64 length per item, each 1 (a length of at
+// least 1 and at most any sequence's).
+std::optional<Refinement> Lengths(const Tensors& t, const std::string& e) {
+  // An index_select's "Index is supposed to be a vector" (the order of a
+  // sort of the lengths, pack_padded_sequence's unsorted case): the float
+  // argument of a higher rank becomes a vector of its first size.
+  if (!Match(e, R"(index_select\(\): Index is supposed to be a vector)").empty()) {
+    auto i = t.Find([](const InputSpec& s) { return s.shape.size() > 1 && IsFloatingDtype(s.dtype); });
+    if (!i) return std::nullopt;
+    InputSpec s = *t.specs[*i];
+    s.shape = {std::max<int64_t>(1, s.shape[0])};
+    return t.With(*i, s, "an index_select wants a vector of indices");
+  }
+  std::smatch m = Match(e, R"(Expected `len\(lengths\)` to be equal to batch_size, but got (\d+) \(batch_size=(\d+)\))");
+  int64_t got = -1, batch = -1;
+  if (!m.empty()) {
+    got = std::stoll(m[1]);
+    batch = std::stoll(m[2]);
+  } else if (Match(e, R"('lengths' argument should be a 1D CPU int64 tensor, but got 1D \w+ (Float|Double|Half|BFloat16) tensor)").empty() &&
+             Match(e, R"(Length of all samples has to be greater than 0)").empty()) {
+    return std::nullopt;
+  }
+  auto i = t.Find([&](const InputSpec& s) {
+    return s.shape.size() == 1 && (got < 0 ? IsFloatingDtype(s.dtype) : s.shape[0] == got);
+  });
+  if (!i || batch == 0 || batch > 4096) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  if (batch > 0) s.shape = {batch};
+  s.dtype = "int64";
+  s.fill = InputSpec::Fill::kRandint;
+  s.low = 1;
+  s.high = 2;
+  return t.With(*i, s, "a packed sequence wants one int64 length per item");
+}
+
+}  // namespace tsctl::refine
+
+namespace tsctl::refine {
+
+// An interpolation's output size of the wrong length: "Input and output must
+// have the same number of spatial dimensions, but got input with spatial
+// dimensions of [224, 224] and output size of [1]": the int list argument
+// of that value takes the input's spatial sizes.
+std::optional<Refinement> OutputSize(const std::vector<ArgSpec>& args, const std::string& e) {
+  std::smatch m = Match(e, R"(spatial dimensions of \[([0-9, ]+)\] and output size of \[([0-9, ]*)\])");
+  if (m.empty()) return std::nullopt;
+  std::optional<Shape> spatial = Dims(m[1]), size = Dims(m[2]);
+  if (!spatial || !size || spatial->empty()) return std::nullopt;
+  for (size_t i = 0; i < args.size(); ++i) {
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (!j.is_array() || j.size() != size->size()) continue;
+    bool same = true;
+    for (size_t k = 0; k < j.size() && same; ++k) same = j[k].is_number_integer() && j[k].get<int64_t>() == (*size)[k];
+    if (!same) continue;
+    return Replaced(args, i, nlohmann::json(*spatial).dump(), "an interpolation wants " + std::to_string(spatial->size()) + " output sizes");
+  }
+  return std::nullopt;
+}
+
 }  // namespace tsctl::refine

@@ -88,5 +88,7 @@ std::optional<Refinement> DictKey(const std::vector<ArgSpec>& args, const std::s
 std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::string& e);
 std::optional<Refinement> HiddenRank(const std::vector<ArgSpec>& args, const std::string& e);
 std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e);
+std::optional<Refinement> Lengths(const Tensors& t, const std::string& e);
+std::optional<Refinement> OutputSize(const std::vector<ArgSpec>& args, const std::string& e);
 
 }  // namespace tsctl::refine
