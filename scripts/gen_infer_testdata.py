@@ -207,6 +207,30 @@ class TextPositions(nn.Module):
         return self.proj((self.tok(text) + self.pos).mean(1))
 
 
+class EdgeList(nn.Module):
+    """Node features and a (2, edges) int64 edge list, scattered along."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 4)
+
+    def forward(self, x: Tensor, edge_index: Tensor) -> Tensor:
+        h = self.lin(x)
+        return torch.zeros_like(h).index_add_(0, edge_index[1], h[edge_index[0]])
+
+
+class ImageDepth(nn.Module):
+    """An RGB image and a one-channel depth map concatenated for a conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(4, 8, 3)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, rgb: Tensor, depth: Tensor) -> Tensor:
+        return self.fc(self.c(torch.cat([rgb, depth], 1)).mean([2, 3]))
+
+
 class SensorConv(nn.Module):
     """(batch, 3 axes, time), unsqueezed to 4-D for a (1, 7) convolution."""
 
@@ -308,6 +332,10 @@ def main():
                            "one int64 length per sequence for pack_padded_sequence"),
         "shared_positions": (TextPositions(), "script", r"text=1x77:int64",
                              "token ids as many as a stored table of 77 positions"),
+        "index_edges": (EdgeList(), "script", r"edge_index=2x\d+:int64",
+                        "a (2, edges) int64 edge list selected and scattered along"),
+        "channels_concatenated": (ImageDepth(), "script", r"rgb=1x3x\d+x\d+:float32 .*depth=1x1x\d+x\d+:float32",
+                                  "3 + 1 channels concatenated for a 4-channel conv"),
         "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
                           "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
         "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",

@@ -8,8 +8,9 @@ LibTorch (Debian's 1.13 or the pinned 2.x) in a temporary folder:
   refinement 1x4x80x80, which runs);
 - an embedding whose weight the inference cannot see, on a float guess
   (`... but got CPUFloatType instead`: int64 ids);
-- an index_select on `x.long()` of a float guess (`index out of range in
-  self`: int64 ids in [0, 2));
+- an index_select on `x.long()`: the graph says x is an index operator's
+  indices (int64 in [0, 2)) before any guess (until the graph said so,
+  a float guess's `index out of range in self` was refined to the same);
 - a stack of a linear layer's output with the second argument
   (`stack expects each tensor to be equal size`);
 - a concatenation whose second tensor has the wrong size in a dimension
@@ -96,7 +97,7 @@ def main():
         expect = {
             "view": ("x=1x4x80x80:float32", "a view wants 784 features"),
             "embedding": ("int64", "an operator wants integer indices"),
-            "index": ("int64:randint:0:2", "an index is past its table"),
+            "index": ("int64:randint:0:2", "indices of an index operator"),
             "stack": ("y=1x11:float32", "a stack wants 1x11"),
             "cat": ("y=", "a concatenation wants size 11"),
         }

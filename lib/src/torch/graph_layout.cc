@@ -5,7 +5,10 @@
 #include <torch/csrc/jit/ir/constants.h>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
+#include <set>
+#include <string>
 
 namespace tsctl {
 
@@ -107,6 +110,37 @@ bool UndoOne(const Undo& u, std::vector<int64_t>& shape, std::vector<bool>& free
     }
   }
   return false;
+}
+
+std::optional<int> IndexDepth(Value* x) {
+  static const std::set<std::string> kIndexAt2 = {
+      "aten::index_select", "aten::index_add", "aten::index_add_", "aten::index_copy", "aten::index_copy_",
+      "aten::index_fill", "aten::index_fill_", "aten::gather", "aten::scatter", "aten::scatter_",
+      "aten::scatter_add", "aten::scatter_add_", "aten::scatter_reduce"};
+  static const std::set<std::string> kPass = {"aten::slice", "aten::narrow", "aten::contiguous", "aten::to",
+                                              "aten::long", "aten::flatten", "aten::view", "aten::reshape"};
+  std::deque<std::pair<Value*, int>> queue = {{x, 0}};
+  std::set<Value*> seen;
+  while (!queue.empty()) {
+    auto [v, selects] = queue.front();
+    queue.pop_front();
+    if (!seen.insert(v).second || seen.size() > 64) continue;
+    for (const torch::jit::Use& use : v->uses()) {
+      const std::string k = use.user->kind().toQualString();
+      if (use.offset == 2 && kIndexAt2.count(k)) return selects;
+      if (k == "prim::ListConstruct") {
+        for (const torch::jit::Use& u : use.user->output()->uses()) {
+          const std::string kk = u.user->kind().toQualString();
+          if (u.offset == 1 && (kk == "aten::index" || kk == "aten::index_put_" || kk == "aten::index_put")) return selects;
+        }
+        continue;
+      }
+      if (use.offset != 0 || use.user->outputs().size() != 1 || selects > 3) continue;
+      if (k == "aten::select") queue.push_back({use.user->output(), selects + 1});
+      else if (kPass.count(k)) queue.push_back({use.user->output(), selects});
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tsctl

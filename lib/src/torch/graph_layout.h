@@ -32,4 +32,11 @@ struct Undo {
 // (spatial sizes, a sequence length) rather than read from a weight.
 bool UndoOne(const Undo& u, std::vector<int64_t>& shape, std::vector<bool>& free);
 
+// How many selects lie between `x` and its use as the indices of an index
+// operator (index_select, index_add, index_copy, index_fill, gather,
+// scatter's index; aten::index's list of indices), through slices and
+// casts; nullopt if it is used so nowhere near. Such indices are int64, of
+// one more dimension than the selects take away.
+std::optional<int> IndexDepth(torch::jit::Value* x);
+
 }  // namespace tsctl

@@ -94,6 +94,7 @@ class ShapeWalk {
   ShapeWalk(Value* x, const Resolver& r) : r_(r), queue_{{x, 0, {}}} {}
 
   std::vector<Shape> Run() {
+    Indices();
     while (!queue_.empty() && out_.size() < 16) {
       Queued q = queue_.front();
       queue_.pop_front();
@@ -318,6 +319,21 @@ class ShapeWalk {
       // A loop-carried value: follow it into the loop body.
       queue_.push_back({n->blocks()[0]->inputs()[at - 1], depth + 1, undo_});
     }
+  }
+
+  // The argument as an index operator's indices (IndexDepth): int64 in
+  // [0, 2), 16 where no constant slice says more.
+  void Indices() {
+    Value* x = queue_.front().v;
+    std::optional<int> selects = IndexDepth(x);
+    if (!selects) return;
+    std::vector<int64_t> shape = SlicedShape(x).value_or(std::vector<int64_t>{});
+    while (shape.size() < static_cast<size_t>(*selects) + 1) shape.push_back(16);
+    InputSpec s = Spec(shape, "int64");
+    s.fill = InputSpec::Fill::kRandint;
+    s.low = 0;
+    s.high = 2;
+    Add(s, "indices of an index operator" + std::string(*selects > 0 ? ", after " + std::to_string(*selects) + " select" + (*selects > 1 ? "s" : "") : ""));
   }
 
   // A transpose, permute, unsqueeze or one-dimension squeeze of the value

@@ -73,6 +73,9 @@ struct Tensors {
 // Rules over layouts (refine_layout.cc): each reads one LibTorch message
 // and gives the next candidate, or nullopt.
 std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e);
+// refine_indices.cc: integer indices on a float guess, indices past a table.
+std::optional<Refinement> IntegerIndices(const Tensors& t, const std::string& e);
+std::optional<Refinement> IndexRange(const Tensors& t, const std::string& e);
 std::optional<Refinement> Norms(const Tensors& t, const std::string& e);
 std::optional<Refinement> FeatureBroadcast(const Tensors& t, const std::string& e);
 std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e);
