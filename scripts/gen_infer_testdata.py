@@ -231,6 +231,31 @@ class ImageDepth(nn.Module):
         return self.fc(self.c(torch.cat([rgb, depth], 1)).mean([2, 3]))
 
 
+class PairFeatures(nn.Module):
+    """Two rows of 12 features, concatenated with their product."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(36, 1)
+
+    def forward(self, a: Tensor, b: Tensor) -> Tensor:
+        return self.fc(torch.cat([a, b, a * b], dim=-1))
+
+
+class Frames(nn.Module):
+    """(batch, frames, 3, H, W) unpacked by name, frames through a conv2d."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x: Tensor) -> Tensor:
+        b, t, c, h, w = x.shape
+        y = self.c(x.reshape(b * t, c, h, w)).mean([2, 3])
+        return self.fc(y.reshape(b, t, -1).mean(1))
+
+
 class SensorConv(nn.Module):
     """(batch, 3 axes, time), unsqueezed to 4-D for a (1, 7) convolution."""
 
@@ -336,6 +361,10 @@ def main():
                         "a (2, edges) int64 edge list selected and scattered along"),
         "channels_concatenated": (ImageDepth(), "script", r"rgb=1x3x\d+x\d+:float32 .*depth=1x1x\d+x\d+:float32",
                                   "3 + 1 channels concatenated for a 4-channel conv"),
+        "rows_concatenated": (PairFeatures(), "script", r"a=[0-9x]*x12:float32 .*b=[0-9x]*x12:float32",
+                              "two rows of 12 features and their product concatenated"),
+        "rank_unpacked": (Frames(), "script", r"x=1x\d+x3x\d+x\d+:float32",
+                          "frames unpacked as b, t, c, h, w = x.shape"),
         "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
                           "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
         "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",

@@ -299,3 +299,18 @@ TEST_CASE("refine: the sizes a count grows with", "[refine]") {
   CHECK(refine::SpatialDims({1, 16000}, 31992, 392) == std::vector<size_t>{1});
   CHECK(Refined({{"x", "1x16x3:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x128 and 240x1)") == "1x30x3:float32");
 }
+
+TEST_CASE("refine: rows concatenated, channels concatenated, a shape unpacked", "[refine]") {
+  std::optional<Refinement> r =
+      RefineFromError({{"a", "1x16:float32"}, {"b", "1x16:float32"}}, "mat1 and mat2 shapes cannot be multiplied (1x48 and 36x1)");
+  REQUIRE(r);
+  CHECK(r->args[0].value == "1x12:float32");
+  CHECK(r->args[1].value == "1x12:float32");
+  r = RefineFromError({{"rgb", "1x3x64x64:float32"}, {"depth", "1x3x64x64:float32"}},
+                      "Given groups=1, weight of size [8, 4, 3, 3], expected input[1, 6, 64, 64] to have 4 channels, but got 6 channels instead");
+  REQUIRE(r);
+  CHECK(r->args[0].value == "1x3x64x64:float32");
+  CHECK(r->args[1].value == "1x1x64x64:float32");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "RuntimeError: Expected 5 elements in a list but found 4") == "1x1x3x224x224:float32");
+  CHECK(Refined({{"x", "1x3x224x224:float32"}}, "RuntimeError: Expected 3 elements in a list but found 4") == "1x224x224:float32");
+}

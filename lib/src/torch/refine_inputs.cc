@@ -157,6 +157,30 @@ std::optional<Refinement> ConvRank(const Tensors& t, const std::string& e) {
   return t.With(*i, s, "a convolution wants a " + std::to_string(rank) + "-D input");
 }
 
+// Float arguments whose last size L divides `got` (got = k x L: k, at most
+// 8, copies of rows of L features concatenated) take want / k, where k
+// divides want. (A flattened map's count is a multiple of its width too,
+// but of far more than 8 rows.)
+std::optional<Refinement> SharedRows(const Tensors& t, int64_t got, int64_t want) {
+  for (size_t i = 0; i < t.specs.size(); ++i) {
+    if (!t.specs[i] || t.specs[i]->shape.empty() || !IsFloatingDtype(t.specs[i]->dtype)) continue;
+    const int64_t l = t.specs[i]->shape.back();
+    if (l < 2 || got % l != 0 || got / l < 2 || got / l > 8 || want % (got / l) != 0) continue;
+    const int64_t next = want / (got / l);
+    Refinement r = t.With(i, *t.specs[i], "a matrix product wants " + std::to_string(want) + " features, " +
+                                              std::to_string(got / l) + " rows of " + std::to_string(next) + " concatenated");
+    for (size_t j = 0; j < t.specs.size(); ++j) {
+      if (!t.specs[j] || t.specs[j]->shape.empty() || t.specs[j]->shape.back() != l || !IsFloatingDtype(t.specs[j]->dtype)) continue;
+      InputSpec s = *t.specs[j];
+      s.shape.back() = next;
+      r.args[j].value = s.ToString();
+    }
+    r.note = ArgName(t.args, i) + " " + r.args[i].value;
+    return r;
+  }
+  return std::nullopt;
+}
+
 std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) {
   // "mat1 and mat2 shapes cannot be multiplied (1x16 and 128x10)"
   std::smatch m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))");
@@ -177,6 +201,10 @@ std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) 
     s.shape.insert(s.shape.end() - 1, 8);
     return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features after a reduction");
   }
+  // Several arguments' rows (or copies of them: `cat([a, b, a * b], -1)`)
+  // concatenated: the count is a whole multiple of a last size they share,
+  // and each takes its share of the features wanted.
+  if (std::optional<Refinement> r = SharedRows(t, got, want)) return r;
   // The argument concatenated with a few features of its own before the
   // product (`cat([x, ones], -1) @ w`): its last size moves by the same
   // step. (More features added, as two embeddings' before rows of
@@ -324,7 +352,7 @@ std::optional<Refinement> FirstRule(const std::vector<ArgSpec>& args, const std:
   const Tensors t(args);
   if (t.Count() == 0) return std::nullopt;
   for (auto rule : {ConvChannels, ConvRank, MatrixProduct, MatrixVector, Signal, ViewSize, FlattenedArea, IntegerIndices, IndexRange, Broadcast,
-                    Recurrent, Norms, FeatureBroadcast, EmbeddingDim, Lengths, Concatenation, Stack, DimensionRange}) {
+                    Recurrent, Norms, FeatureBroadcast, EmbeddingDim, Lengths, Concatenation, Stack, DimensionRange, UnpackRank}) {
     try {
       if (std::optional<Refinement> r = rule(t, e)) return r;
     } catch (const std::exception&) {

@@ -164,6 +164,21 @@ std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e) 
                            std::to_string(got) + ": a feature map that grows with the input's area");
 }
 
+// A shape unpacked into names (`b, t, c, h, w = x.shape`): "Expected 5
+// elements in a list but found 4". The argument of the rank found gets 1s
+// after its batch (or loses the sizes after it).
+std::optional<Refinement> UnpackRank(const Tensors& t, const std::string& e) {
+  std::smatch m = Match(e, R"(Expected (\d) elements in a list but found (\d)\b)");
+  if (m.empty()) return std::nullopt;
+  const size_t want = std::stoul(m[1]), found = std::stoul(m[2]);
+  auto i = t.Find([&](const InputSpec& s) { return s.shape.size() == found; });
+  if (!i || want == found || want < 1 || want > 6 || found < 1) return std::nullopt;
+  InputSpec s = *t.specs[*i];
+  if (want > found) s.shape.insert(s.shape.begin() + 1, want - found, 1);
+  else s.shape.erase(s.shape.begin() + 1, s.shape.begin() + 1 + static_cast<long>(found - want));
+  return t.With(*i, s, "the code unpacks " + std::to_string(want) + " sizes");
+}
+
 std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e) {
   // "Dimension out of range (expected to be in range of [-2, 1], but got 2)":
   // an operator indexes a dimension the argument lacks; one more leading 1.

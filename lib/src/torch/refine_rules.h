@@ -82,6 +82,7 @@ std::optional<Refinement> Concatenation(const Tensors& t, const std::string& e);
 std::optional<Refinement> Stack(const Tensors& t, const std::string& e);
 std::optional<Refinement> FlattenedArea(const Tensors& t, const std::string& e);
 std::optional<Refinement> DimensionRange(const Tensors& t, const std::string& e);
+std::optional<Refinement> UnpackRank(const Tensors& t, const std::string& e);
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e);
 // The sizes of `shape` a count (got, wanted) grows with (refine_layout.cc).
 std::vector<size_t> SpatialDims(const Shape& shape, int64_t got, int64_t want);
