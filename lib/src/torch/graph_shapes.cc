@@ -2,7 +2,7 @@
 
 #include "graph_layout.h"
 #include "infer_guards.h"
-#include "refine_rules.h"
+#include "refine_inputs.h"
 
 #include <torch/csrc/jit/ir/constants.h>
 

@@ -37,4 +37,15 @@ std::optional<Refinement> RefineFromError(const std::vector<ArgSpec>& args, cons
                                           const std::string& source = "LibTorch's error",
                                           const std::vector<Attempt>& earlier = {});
 
+namespace refine {
+
+// `target`'s sizes grouped in order into `rank` sizes, read as a batch
+// first and an image's height and width last (most nearly equal, within
+// 2:1), fewest channels: [1, 1, 4, 7, 4, 7] into rank 4 is [1, 1, 28, 28]
+// (refine_count.cc; also the graph walk's reading of a view to constant
+// sizes).
+std::optional<std::vector<int64_t>> GroupedShape(const std::vector<int64_t>& target, size_t rank);
+
+}  // namespace refine
+
 }  // namespace tsctl

@@ -32,10 +32,6 @@ std::smatch Match(const std::string& error, const char* pattern);
 // A batched input of rank `rank` with `channels` channels, at sizes the
 // usual models of that rank take.
 Shape BatchedShape(size_t rank, int64_t channels);
-// `target`'s sizes grouped in order into `rank` sizes, read as a batch
-// first and an image's height and width last (most nearly equal), fewest
-// channels: [1, 1, 4, 7, 4, 7] into rank 4 is [1, 1, 28, 28].
-std::optional<Shape> GroupedShape(const Shape& target, size_t rank);
 
 // The tensor arguments of a candidate, parsed.
 struct Tensors {
