@@ -256,6 +256,29 @@ class Frames(nn.Module):
         return self.fc(y.reshape(b, t, -1).mean(1))
 
 
+class SensorList(nn.Module):
+    """A list of per-sensor rows of 6, stacked and averaged."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 2)
+
+    def forward(self, xs: List[Tensor]) -> Tensor:
+        return self.fc(torch.stack(xs, 1).mean(1))
+
+
+class Generator(nn.Module):
+    """A latent (batch, 100, 1, 1) grown by transposed convolutions."""
+
+    def __init__(self):
+        super().__init__()
+        self.d1 = nn.ConvTranspose2d(100, 8, 4)
+        self.d2 = nn.ConvTranspose2d(8, 3, 4, 2, 1)
+
+    def forward(self, z: Tensor) -> Tensor:
+        return torch.tanh(self.d2(torch.relu(self.d1(z))))
+
+
 class SensorConv(nn.Module):
     """(batch, 3 axes, time), unsqueezed to 4-D for a (1, 7) convolution."""
 
@@ -365,6 +388,10 @@ def main():
                               "two rows of 12 features and their product concatenated"),
         "rank_unpacked": (Frames(), "script", r"x=1x\d+x3x\d+x\d+:float32",
                           "frames unpacked as b, t, c, h, w = x.shape"),
+        "list_rows": (SensorList(), "script", r"xs=\[.*x6:float32",
+                      "a list of rows of 6 features, stacked"),
+        "transposed_latent": (Generator(), "script", r"z=1x100x1x1:float32",
+                              "a generator's 1x1 latent of 100 channels"),
         "packed_sensor": (SensorConv(), "mobile", r"x=1x3x\d+:float32",
                           "3 sensor axes unsqueezed into a packed (1, 7) convolution"),
         "area_strip": (StripImage(), "trace", r"x=1x1x\d+x\d+:float32",

@@ -314,3 +314,10 @@ TEST_CASE("refine: rows concatenated, channels concatenated, a shape unpacked", 
   CHECK(Refined({{"x", "1x3x224x224:float32"}}, "RuntimeError: Expected 5 elements in a list but found 4") == "1x1x3x224x224:float32");
   CHECK(Refined({{"x", "1x3x224x224:float32"}}, "RuntimeError: Expected 3 elements in a list but found 4") == "1x224x224:float32");
 }
+
+TEST_CASE("refine: a list of tensors of one spec changes as one tensor", "[refine]") {
+  CHECK(Refined({{"xs", R"(["3x224x224:float32","3x224x224:float32"])"}}, "mat1 and mat2 shapes cannot be multiplied (672x224 and 6x2)") ==
+        R"(["3x224x6:float32","3x224x6:float32"])");
+  // Elements that differ are not one tensor.
+  CHECK(Refined({{"xs", R"(["3x224x224:float32","1x4:float32"])"}}, "mat1 and mat2 shapes cannot be multiplied (672x224 and 6x2)") == "");
+}

@@ -40,7 +40,9 @@ std::vector<Shape> ConvShapes(const at::Tensor& w, int64_t groups, bool transpos
   if (w.dim() == 3) {
     for (int64_t l : {16000, 1024, 128, 32}) out.push_back({Spec({1, c, l}, dt), note});
   } else if (w.dim() == 4) {
-    for (int64_t hw : {224, 64, 32, 28, 128, 256}) out.push_back({Spec({1, c, hw, hw}, dt), note});
+    // A transposed convolution grows a small map (a generator's 1x1 latent).
+    const std::vector<int64_t> sides = transposed ? std::vector<int64_t>{1, 4, 7, 16, 32, 224} : std::vector<int64_t>{224, 64, 32, 28, 128, 256};
+    for (int64_t hw : sides) out.push_back({Spec({1, c, hw, hw}, dt), note});
   } else if (w.dim() == 5) {
     for (auto d : std::vector<std::vector<int64_t>>{{8, 32, 32}, {16, 64, 64}, {4, 16, 16}}) {
       out.push_back({Spec({1, c, d[0], d[1], d[2]}, dt), note});

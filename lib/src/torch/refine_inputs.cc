@@ -6,6 +6,8 @@
 // 1.13 and 2.x word it, and changes the argument it is about. No rule knows any model: only operators.
 #include "refine_rules.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 namespace tsctl::refine {
@@ -62,6 +64,31 @@ std::smatch Match(const std::string& error, const char* pattern) {
   std::smatch m;
   std::regex_search(error, m, std::regex(pattern));
   return m;
+}
+
+Tensors::Tensors(const std::vector<ArgSpec>& a) : args(a), list(a.size(), 0) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    try {
+      specs.push_back(ParseInputSpec(args[i].value));
+      continue;
+    } catch (const Error&) {
+    }
+    specs.push_back(std::nullopt);
+    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
+    if (!j.is_array() || j.empty() || j.size() > 16 || !j[0].is_string()) continue;
+    const std::string first = j[0].get<std::string>();
+    if (!std::all_of(j.begin(), j.end(), [&](const nlohmann::json& x) { return x.is_string() && x.get<std::string>() == first; })) continue;
+    try {
+      specs.back() = ParseInputSpec(first);
+      list[i] = j.size();
+    } catch (const Error&) {
+    }
+  }
+}
+
+std::string Tensors::Value(size_t i, const InputSpec& spec) const {
+  if (list[i] == 0) return spec.ToString();
+  return nlohmann::json(std::vector<std::string>(list[i], spec.ToString())).dump();
 }
 
 // A batched input of rank `rank` with `channels` channels, at sizes the
@@ -173,7 +200,7 @@ std::optional<Refinement> SharedRows(const Tensors& t, int64_t got, int64_t want
       if (!t.specs[j] || t.specs[j]->shape.empty() || t.specs[j]->shape.back() != l || !IsFloatingDtype(t.specs[j]->dtype)) continue;
       InputSpec s = *t.specs[j];
       s.shape.back() = next;
-      r.args[j].value = s.ToString();
+      r.args[j].value = t.Value(j, s);
     }
     r.note = ArgName(t.args, i) + " " + r.args[i].value;
     return r;
@@ -319,7 +346,7 @@ std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
       if (!t.specs[j] || t.specs[j]->shape.size() != t.specs[*i]->shape.size() || t.specs[j]->shape[dim] != from) continue;
       InputSpec s = *t.specs[j];
       s.shape[dim] = to;
-      r.args[j].value = s.ToString();
+      r.args[j].value = t.Value(j, s);
       ++changed;
     }
     r.note = ArgName(t.args, *i) + " " + r.args[*i].value + (changed > 1 ? " (and " + std::to_string(changed - 1) + " more sharing it)" : "");

@@ -34,19 +34,17 @@ std::smatch Match(const std::string& error, const char* pattern);
 Shape BatchedShape(size_t rank, int64_t channels);
 
 // The tensor arguments of a candidate, parsed.
+// A list of tensors of one spec (`["3x224x224:float32"]`, a List[Tensor]
+// argument) counts as that tensor: a rule that changes it changes every
+// element.
 struct Tensors {
   std::vector<ArgSpec> args;
   std::vector<std::optional<InputSpec>> specs;  // nullopt: not a tensor spec
+  std::vector<size_t> list;                     // > 0: a list of that many tensors, each specs[i]
 
-  explicit Tensors(const std::vector<ArgSpec>& a) : args(a) {
-    for (const ArgSpec& x : args) {
-      try {
-        specs.push_back(ParseInputSpec(x.value));
-      } catch (const Error&) {
-        specs.push_back(std::nullopt);
-      }
-    }
-  }
+  explicit Tensors(const std::vector<ArgSpec>& a);
+  // Argument i's value with `spec` (every element of a list).
+  std::string Value(size_t i, const InputSpec& spec) const;
   size_t Count() const { return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), [](const auto& s) { return s.has_value(); })); }
   // The first tensor argument `pick` accepts.
   template <typename F>
@@ -62,7 +60,7 @@ struct Tensors {
   }
   std::string Name(size_t i) const { return ArgName(args, i); }
   Refinement With(size_t i, const InputSpec& spec, const std::string& why) const {
-    return Replaced(args, i, spec.ToString(), why);
+    return Replaced(args, i, Value(i, spec), why);
   }
 };
 
