@@ -323,8 +323,7 @@ class ShapeWalk {
     }
   }
 
-  // The argument as an index operator's indices (IndexDepth): int64 in
-  // [0, 2), 16 where no constant slice says more.
+  // An index operator's indices (IndexDepth): int64 in [0, 2).
   void Indices() {
     Value* x = queue_.front().v;
     std::optional<int> selects = IndexDepth(x);
@@ -361,11 +360,10 @@ class ShapeWalk {
     return std::nullopt;
   }
 
-  // An elementwise operator between the value and a stored table (rows of
-  // features: two or more sizes, none of them 1): the value's
-  // trailing size must equal it (broadcasting a 1 against it would run and
-  // mean nothing). Proposes the value with that last size, of rank 2 and 3
-  // (an unsqueeze on the way keeps the one it needs); the walk goes on.
+  // An elementwise operator against a stored table (2 to 4 sizes, none 1):
+  // the value's last size must equal the table's (a 1 broadcast against it
+  // means nothing): rows of rank 2 and 3 (an unsqueeze keeps the one it
+  // needs); the walk goes on.
   bool Stored(const Use& use, const std::string& k) {
     static const std::set<std::string> kElementwise = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
                                                        "aten::sub_", "aten::add_", "aten::mul_", "aten::div_"};

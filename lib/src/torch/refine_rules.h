@@ -1,7 +1,8 @@
-// What the refinement rules share: shapes as vectors, a candidate's tensor
-// arguments parsed, LibTorch's message matched, and the rules of
-// refine_layout.cc that RefineFromError (refine_inputs.cc) tries in turn.
-// Private to refine_inputs.cc and refine_layout.cc.
+// What the refinement rules share (refine_rules.cc): shapes as vectors, a
+// candidate's tensor arguments parsed, LibTorch's message matched, and the
+// rules of refine_layout.cc, refine_recurrent.cc, refine_indices.cc and
+// refine_count.cc that RefineFromError (refine_inputs.cc) tries in turn.
+// Private to those files.
 #pragma once
 
 #include <algorithm>
