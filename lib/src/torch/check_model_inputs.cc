@@ -7,11 +7,8 @@
 #include <csignal>
 #include <deque>
 #include <regex>
-#include <functional>
 #include <set>
 #include <unordered_set>
-
-#include <torch/csrc/jit/passes/inliner.h>
 
 #include "compare_values.h"
 #include "py_values.h"
@@ -41,40 +38,6 @@ uint64_t CandidateBytes(const std::vector<ArgSpec>& args) {
 const char* SourceOf(const std::string& error, bool contradicted) {
   if (!contradicted) return "LibTorch's error";
   return error.rfind("prepacked::", 0) == 0 ? "a prepacked operator's weights" : "a stored tensor's feature";
-}
-
-// Whether `method` (inlined) applies add, sub, mul or div to a tensor
-// attribute of the module (false where the graph cannot be read).
-bool ElementwiseOnStored(const torch::jit::Method& method) try {
-  static const std::set<std::string> kOps = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
-                                             "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"};
-  std::shared_ptr<torch::jit::Graph> g = method.graph()->copy();
-  torch::jit::Inline(*g);
-  std::function<bool(torch::jit::Block*)> walk = [&](torch::jit::Block* b) {
-    for (torch::jit::Node* n : b->nodes()) {
-      for (torch::jit::Block* inner : n->blocks()) {
-        if (walk(inner)) return true;
-      }
-      if (!kOps.count(n->kind().toQualString())) continue;
-      for (torch::jit::Value* v : n->inputs()) {
-        if (v->node()->kind() == c10::prim::GetAttr && v->type()->kind() == c10::TypeKind::TensorType) return true;
-      }
-    }
-    return false;
-  };
-  return walk(g->block());
-} catch (const std::exception&) {
-  return false;
-}
-
-// The data of every tensor a module holds (parameters, buffers, tensor
-// attributes), its submodules' too.
-std::unordered_set<const void*> StoredData(const torch::jit::Module& module) {
-  std::unordered_set<const void*> out;
-  for (const auto& a : module.named_attributes(/*recurse=*/true)) {
-    if (a.value.isTensor() && a.value.toTensor().defined()) out.insert(a.value.toTensor().data_ptr());
-  }
-  return out;
 }
 
 }  // namespace

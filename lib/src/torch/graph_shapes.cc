@@ -3,6 +3,7 @@
 #include "graph_layout.h"
 #include "infer_guards.h"
 #include "refine_inputs.h"
+#include "weight_checks.h"
 
 #include <torch/csrc/jit/ir/constants.h>
 
@@ -365,18 +366,13 @@ class ShapeWalk {
   // means nothing): rows of rank 2 and 3 (an unsqueeze keeps the one it
   // needs); the walk goes on.
   bool Stored(const Use& use, const std::string& k) {
-    static const std::set<std::string> kElementwise = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
-                                                       "aten::sub_", "aten::add_", "aten::mul_", "aten::div_"};
     Node* n = use.user;
-    if (!kElementwise.count(k) || use.offset > 1 || n->inputs().size() < 2) return false;
+    if (!IsElementwise(k) || use.offset > 1 || n->inputs().size() < 2) return false;
     std::string wname;
     auto t = r_.Tensor(n->input(1 - use.offset), wname);
-    // A table of rows (two to four sizes, none of them 1): a bias, a row or
-    // a vector made to broadcast says nothing of the value's shape.
-    if (!t || t->dim() < 2 || t->dim() > 4 || !t->is_floating_point() ||
-        std::any_of(t->sizes().begin(), t->sizes().end(), [](int64_t d) { return d < 2; })) {
-      return false;
-    }
+    // A bias, a row or a vector made to broadcast says nothing of the
+    // value's shape.
+    if (!t || !IsTable(t->sizes()) || t->dim() > 4 || !t->is_floating_point()) return false;
     std::ostringstream note;
     note << "its last size from " << wname << " " << t->sizes() << " (an elementwise " << k.substr(6) << ")";
     const int64_t f = t->size(-1);

@@ -23,17 +23,6 @@
 namespace tsctl::refine {
 namespace {
 
-// (got, want) of a count LibTorch says does not match.
-std::optional<std::pair<int64_t, int64_t>> CountMismatch(const std::string& e) {
-  std::smatch m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))");
-  if (!m.empty()) return std::pair{std::stoll(m[2]), std::stoll(m[3])};
-  m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
-  if (!m.empty()) return std::pair{std::stoll(m[1]), std::stoll(m[2])};
-  m = Match(e, R"(expected input\[[0-9, ]+\] to have (\d+) channels, but got (\d+) channels)");
-  if (!m.empty()) return std::pair{std::stoll(m[2]), std::stoll(m[1])};
-  return std::nullopt;
-}
-
 struct Point {
   int64_t h = 1, w = 0;  // the sizes varied (h = 1 for a signal)
   int64_t got = 0;
@@ -194,7 +183,7 @@ std::optional<Refinement> CountSolve(const Tensors& t, const std::string& e, con
     }
     if (solved) {
       next = Solutions(f, want, static_cast<double>(first.w) / static_cast<double>(first.h), tried);
-      how = "bilinear in height and width, fitted to " + std::to_string(4) + " candidates";
+      how = "bilinear in height and width, fitted to 4 candidates";
       if (!next) return std::nullopt;
     } else {
       // A probe: one size changed by a step past the strides' floors.

@@ -100,16 +100,13 @@ std::optional<Refinement> SharedRows(const Tensors& t, int64_t got, int64_t want
     const int64_t l = t.specs[i]->shape.back();
     if (l < 2 || got % l != 0 || got / l < 2 || got / l > 8 || want % (got / l) != 0) continue;
     const int64_t next = want / (got / l);
-    Refinement r = t.With(i, *t.specs[i], "a matrix product wants " + std::to_string(want) + " features, " +
-                                              std::to_string(got / l) + " rows of " + std::to_string(next) + " concatenated");
-    for (size_t j = 0; j < t.specs.size(); ++j) {
-      if (!t.specs[j] || t.specs[j]->shape.empty() || t.specs[j]->shape.back() != l || !IsFloatingDtype(t.specs[j]->dtype)) continue;
-      InputSpec s = *t.specs[j];
-      s.shape.back() = next;
-      r.args[j].value = t.Value(j, s);
-    }
-    r.note = ArgName(t.args, i) + " " + r.args[i].value;
-    return r;
+    size_t changed = 0;
+    return t.WithEach(
+        i, [&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == l && IsFloatingDtype(s.dtype); },
+        [&](InputSpec& s) { s.shape.back() = next; },
+        "a matrix product wants " + std::to_string(want) + " features, " + std::to_string(got / l) + " rows of " +
+            std::to_string(next) + " concatenated",
+        changed);
   }
   return std::nullopt;
 }
@@ -119,16 +116,11 @@ std::optional<Refinement> MatrixProduct(const Tensors& t, const std::string& e) 
   std::smatch m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))");
   if (m.empty()) return std::nullopt;
   const int64_t got = std::stoll(m[2]), want = std::stoll(m[3]);
-  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
-  if (i) {
-    InputSpec s = *t.specs[*i];
-    s.shape.back() = want;
-    return t.With(*i, s, "a matrix product wants " + std::to_string(want) + " features");
-  }
+  if (std::optional<Refinement> r = t.LastSize(got, want, "a matrix product wants " + std::to_string(want) + " features")) return r;
   // One size where the product wants the features (1x1 and 16x2): a
   // reduction (a mean over time) took a dimension the argument, rows of
   // those features, lacks: it gets one (a sequence of 8).
-  i = t.Find([&](const InputSpec& s) { return got == 1 && want > 1 && s.shape.size() <= 2 && !s.shape.empty() && s.shape.back() == want; });
+  auto i = t.Find([&](const InputSpec& s) { return got == 1 && want > 1 && s.shape.size() <= 2 && !s.shape.empty() && s.shape.back() == want; });
   if (i) {
     InputSpec s = *t.specs[*i];
     s.shape.insert(s.shape.end() - 1, 8);
@@ -199,12 +191,7 @@ std::optional<Refinement> Signal(const Tensors& t, const std::string& e) {
   std::optional<Shape> input = Dims(m[4]);
   const size_t dim = std::stoul(m[3]);
   if (!input || dim >= input->size() || pad > 100000) return std::nullopt;
-  const int64_t got = (*input)[dim];
-  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
-  if (!i) return std::nullopt;
-  InputSpec s = *t.specs[*i];
-  s.shape.back() = std::max<int64_t>(16000, 4 * pad);
-  return t.With(*i, s, "a padding of " + std::to_string(pad) + " wants a longer input");
+  return t.LastSize((*input)[dim], std::max<int64_t>(16000, 4 * pad), "a padding of " + std::to_string(pad) + " wants a longer input");
 }
 
 std::optional<Refinement> ViewSize(const Tensors& t, const std::string& e) {
@@ -246,16 +233,12 @@ std::optional<Refinement> Broadcast(const Tensors& t, const std::string& e) {
     if (!i) continue;
     // A length the arguments share (a forecaster's values and marks): every
     // argument of that rank with the size there takes the one wanted.
-    Refinement r = t.With(*i, *t.specs[*i], "dimension " + std::to_string(dim) + " must be " + std::to_string(to));
+    const size_t rank = t.specs[*i]->shape.size();
     size_t changed = 0;
-    for (size_t j = 0; j < t.specs.size(); ++j) {
-      if (!t.specs[j] || t.specs[j]->shape.size() != t.specs[*i]->shape.size() || t.specs[j]->shape[dim] != from) continue;
-      InputSpec s = *t.specs[j];
-      s.shape[dim] = to;
-      r.args[j].value = t.Value(j, s);
-      ++changed;
-    }
-    r.note = ArgName(t.args, *i) + " " + r.args[*i].value + (changed > 1 ? " (and " + std::to_string(changed - 1) + " more sharing it)" : "");
+    Refinement r = t.WithEach(
+        *i, [&](const InputSpec& s) { return s.shape.size() == rank && s.shape[dim] == from; },
+        [&](InputSpec& s) { s.shape[dim] = to; }, "dimension " + std::to_string(dim) + " must be " + std::to_string(to), changed);
+    if (changed > 1) r.note += " (and " + std::to_string(changed - 1) + " more sharing it)";
     return r;
   }
   // Rows of features that grew leading dimensions on the way (an

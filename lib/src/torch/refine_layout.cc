@@ -228,20 +228,9 @@ std::vector<size_t> SpatialDims(const Shape& shape, int64_t got, int64_t want) {
 // factor pair (a 4000-input linear after a map giving 2 values per pixel:
 // 20x100); never the size that gave the error.
 std::optional<Refinement> AreaScale(const Tensors& t, const std::string& e) {
-  int64_t got = 0, want = 0;
-  std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
-  if (!m.empty()) {
-    got = std::stoll(m[1]);
-    want = std::stoll(m[2]);
-  } else if (!(m = Match(e, R"(expected input\[[0-9, ]+\] to have (\d+) channels, but got (\d+) channels)")).empty()) {
-    want = std::stoll(m[1]);
-    got = std::stoll(m[2]);
-  } else if (!(m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))")).empty()) {
-    got = std::stoll(m[2]);
-    want = std::stoll(m[3]);
-  } else {
-    return std::nullopt;
-  }
+  const auto count = CountMismatch(e);
+  if (!count) return std::nullopt;
+  const auto [got, want] = *count;
   if (got < 2 || want < 2 || got == want || want > 256 * got || got > 256 * want) return std::nullopt;
   // Only a size the arguments do not have: else another rule's case.
   if (t.Find([&](const InputSpec& s) { return std::count(s.shape.begin(), s.shape.end(), got) > 0; })) return std::nullopt;

@@ -7,16 +7,45 @@
 
 namespace tsctl::refine {
 
+namespace {
+
+// `value` with `change` applied: to it, a tensor spec, or to each spec of
+// it, a JSON list of at most 16 (a tuple of states); nullopt where
+// `change` (false: leave that spec) changed none.
+template <typename F>
+std::optional<std::string> EachSpec(const std::string& value, F change) {
+  auto one = [&](const std::string& v) -> std::optional<std::string> {
+    try {
+      InputSpec s = ParseInputSpec(v);
+      if (!change(s)) return std::nullopt;
+      return s.ToString();
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  };
+  if (std::optional<std::string> v = one(value)) return v;
+  nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+  if (!j.is_array() || j.size() > 16) return std::nullopt;
+  bool changed = false;
+  for (auto& x : j) {
+    if (!x.is_string()) continue;
+    if (std::optional<std::string> v = one(x.get<std::string>())) {
+      x = *v;
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return j.dump();
+}
+
+}  // namespace
+
 std::optional<Refinement> Recurrent(const Tensors& t, const std::string& e) {
   // "input.size(-1) must be equal to input_size. Expected 40, got 224"
   std::smatch m = Match(e, R"(input\.size\(-1\) must be equal to input_size\. Expected (\d+), got (\d+))");
   if (!m.empty()) {
     const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
-    auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
-    if (!i) return std::nullopt;
-    InputSpec s = *t.specs[*i];
-    s.shape.back() = want;
-    return t.With(*i, s, "a recurrent layer wants " + std::to_string(want) + " features");
+    return t.LastSize(got, want, "a recurrent layer wants " + std::to_string(want) + " features");
   }
   // "input must have 3 dimensions, got 4"
   m = Match(e, R"(input must have (\d) dimensions, got (\d))");
@@ -41,30 +70,15 @@ std::optional<Refinement> Hidden(const std::vector<ArgSpec>& args, const std::st
   if (m.empty()) return std::nullopt;
   std::optional<Shape> want = Dims(m[1]), got = Dims(m[2]);
   if (!want || !got || *want == *got) return std::nullopt;
-  auto retarget = [&](const std::string& value) -> std::optional<std::string> {
-    try {
-      InputSpec s = ParseInputSpec(value);
-      if (s.shape != *got) return std::nullopt;
-      s.shape = *want;
-      return s.ToString();
-    } catch (const Error&) {
-      return std::nullopt;
-    }
+  auto retarget = [&](InputSpec& s) {
+    if (s.shape != *got) return false;
+    s.shape = *want;
+    return true;
   };
-  const std::string why = "a recurrent layer wants a hidden state of " + ShapeText(*want);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (std::optional<std::string> v = retarget(args[i].value)) return Replaced(args, i, *v, why);
-    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
-    if (!j.is_array() || j.size() > 16) continue;
-    bool changed = false;
-    for (auto& x : j) {
-      if (!x.is_string()) continue;
-      if (std::optional<std::string> v = retarget(x.get<std::string>())) {
-        x = *v;
-        changed = true;
-      }
+    if (std::optional<std::string> v = EachSpec(args[i].value, retarget)) {
+      return Replaced(args, i, *v, "a recurrent layer wants a hidden state of " + ShapeText(*want));
     }
-    if (changed) return Replaced(args, i, j.dump(), why);
   }
   return std::nullopt;
 }
@@ -104,33 +118,16 @@ std::optional<Refinement> HiddenRank(const std::vector<ArgSpec>& args, const std
   if (m.empty()) return std::nullopt;
   const size_t want = std::stoul(m[1]), got = std::stoul(m[2]);
   if (want == got || want < 2 || want > 3) return std::nullopt;
-  auto rerank = [&](const std::string& value) -> std::optional<std::string> {
-    try {
-      InputSpec s = ParseInputSpec(value);
-      if (s.shape.size() != got || !IsFloatingDtype(s.dtype)) return std::nullopt;
-      if (want > got) s.shape.insert(s.shape.begin(), want - got, 1);
-      else s.shape.erase(s.shape.begin(), s.shape.begin() + static_cast<long>(got - want));
-      return s.ToString();
-    } catch (const Error&) {
-      return std::nullopt;
-    }
+  auto rerank = [&](InputSpec& s) {
+    if (s.shape.size() != got || !IsFloatingDtype(s.dtype)) return false;
+    if (want > got) s.shape.insert(s.shape.begin(), want - got, 1);
+    else s.shape.erase(s.shape.begin(), s.shape.begin() + static_cast<long>(got - want));
+    return true;
   };
-  const std::string why = "a recurrent layer wants a " + std::to_string(want) + "-D state";
   // The state comes after the input: the last argument that fits.
   for (size_t i = args.size(); i-- > 0;) {
-    nlohmann::json j = nlohmann::json::parse(args[i].value, nullptr, false);
-    if (j.is_array() && j.size() <= 16) {
-      bool changed = false;
-      for (auto& x : j) {
-        if (!x.is_string()) continue;
-        if (std::optional<std::string> v = rerank(x.get<std::string>())) {
-          x = *v;
-          changed = true;
-        }
-      }
-      if (changed) return Replaced(args, i, j.dump(), why);
-    } else if (std::optional<std::string> v = rerank(args[i].value)) {
-      return Replaced(args, i, *v, why);
+    if (std::optional<std::string> v = EachSpec(args[i].value, rerank)) {
+      return Replaced(args, i, *v, "a recurrent layer wants a " + std::to_string(want) + "-D state");
     }
   }
   return std::nullopt;
@@ -142,20 +139,16 @@ std::optional<Refinement> EmbeddingDim(const Tensors& t, const std::string& e) {
   std::smatch m = Match(e, R"(was expecting embedding dimension of (\d+), but got (\d+))");
   if (m.empty()) return std::nullopt;
   const int64_t want = std::stoll(m[1]), got = std::stoll(m[2]);
-  auto i = t.Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
-  if (!i || want < 1) return std::nullopt;
-  InputSpec s = *t.specs[*i];
-  s.shape.back() = want;
-  return t.With(*i, s, "an attention layer wants an embedding of " + std::to_string(want));
+  if (want < 1) return std::nullopt;
+  return t.LastSize(got, want, "an attention layer wants an embedding of " + std::to_string(want));
 }
 
 // pack_padded_sequence's lengths (and an index_select's index that must be
-// a vector): "Expected `len(lengths)` to be equal to
-// batch_size, but got 16 (batch_size=1)"; "'lengths' argument should be a
-// 1D CPU int64 tensor, but got 1D cpu Float tensor"; "Length of all
-// samples has to be greater than 0". The argument of that
-// many values becomes one int64 length per item, each 1 (a length of at
-// least 1 and at most any sequence's).
+// a vector): "Expected `len(lengths)` to be equal to batch_size, but got
+// 16 (batch_size=1)"; "'lengths' argument should be a 1D CPU int64 tensor,
+// but got 1D cpu Float tensor"; "Length of all samples has to be greater
+// than 0". The argument of that many values (or the 1-D float one) becomes
+// one int64 length per item, each 1 (at least 1, at most any sequence's).
 std::optional<Refinement> Lengths(const Tensors& t, const std::string& e) {
   // An index_select's "Index is supposed to be a vector" (the order of a
   // sort of the lengths, pack_padded_sequence's unsorted case): the float
@@ -188,10 +181,6 @@ std::optional<Refinement> Lengths(const Tensors& t, const std::string& e) {
   s.high = 2;
   return t.With(*i, s, "a packed sequence wants one int64 length per item");
 }
-
-}  // namespace tsctl::refine
-
-namespace tsctl::refine {
 
 // An interpolation's output size of the wrong length: "Input and output must
 // have the same number of spatial dimensions, but got input with spatial

@@ -86,6 +86,24 @@ std::string Tensors::Value(size_t i, const InputSpec& spec) const {
   return nlohmann::json(std::vector<std::string>(list[i], spec.ToString())).dump();
 }
 
+std::optional<Refinement> Tensors::LastSize(int64_t got, int64_t want, const std::string& why) const {
+  auto i = Find([&](const InputSpec& s) { return !s.shape.empty() && s.shape.back() == got; });
+  if (!i) return std::nullopt;
+  InputSpec s = *specs[*i];
+  s.shape.back() = want;
+  return With(*i, s, why);
+}
+
+std::optional<std::pair<int64_t, int64_t>> CountMismatch(const std::string& e) {
+  std::smatch m = Match(e, R"(The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension)");
+  if (!m.empty()) return std::pair{std::stoll(m[1]), std::stoll(m[2])};
+  m = Match(e, R"(expected input\[[0-9, ]+\] to have (\d+) channels, but got (\d+) channels)");
+  if (!m.empty()) return std::pair{std::stoll(m[2]), std::stoll(m[1])};
+  m = Match(e, R"(mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\))");
+  if (!m.empty()) return std::pair{std::stoll(m[2]), std::stoll(m[3])};
+  return std::nullopt;
+}
+
 // A batched input of rank `rank` with `channels` channels, at sizes the
 // usual models of that rank take.
 Shape BatchedShape(size_t rank, int64_t channels) {

@@ -33,6 +33,9 @@ std::smatch Match(const std::string& error, const char* pattern);
 // A batched input of rank `rank` with `channels` channels, at sizes the
 // usual models of that rank take.
 Shape BatchedShape(size_t rank, int64_t channels);
+// (got, wanted) of a count LibTorch says does not match: a broadcast's two
+// sizes, a convolution's channels, a matrix product's inner size.
+std::optional<std::pair<int64_t, int64_t>> CountMismatch(const std::string& e);
 
 // The tensor arguments of a candidate, parsed.
 // A list of tensors of one spec (`["3x224x224:float32"]`, a List[Tensor]
@@ -62,6 +65,27 @@ struct Tensors {
   std::string Name(size_t i) const { return ArgName(args, i); }
   Refinement With(size_t i, const InputSpec& spec, const std::string& why) const {
     return Replaced(args, i, Value(i, spec), why);
+  }
+  // The first tensor argument whose last size is `got`, that size made
+  // `want`; nullopt if none.
+  std::optional<Refinement> LastSize(int64_t got, int64_t want, const std::string& why) const;
+  // Argument `first` changed by `change`, and so every other tensor
+  // argument `pick` accepts (as `first` was); `changed` counts them all.
+  // The note names `first`.
+  template <typename P, typename C>
+  Refinement WithEach(size_t first, P pick, C change, const std::string& why, size_t& changed) const {
+    InputSpec s = *specs[first];
+    change(s);
+    Refinement r = With(first, s, why);
+    changed = 1;
+    for (size_t j = 0; j < specs.size(); ++j) {
+      if (j == first || !specs[j] || !pick(*specs[j])) continue;
+      InputSpec o = *specs[j];
+      change(o);
+      r.args[j].value = Value(j, o);
+      ++changed;
+    }
+    return r;
   }
 };
 

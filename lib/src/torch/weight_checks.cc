@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -9,6 +10,8 @@
 #include <unordered_set>
 
 #include "graph_shapes.h"
+
+#include <torch/csrc/jit/passes/inliner.h>
 
 namespace tsctl {
 namespace {
@@ -100,25 +103,19 @@ std::string BroadcastAgainstStored(const std::string& op, const c10::IValue& x, 
   const bool sa = g.stored.count(a.data_ptr()) > 0, sb = g.stored.count(b.data_ptr()) > 0;
   if (sa == sb) return "";
   const at::Tensor &stored = sa ? a : b, &other = sa ? b : a;
-  // A table of rows (two or more sizes, none 1): a stored row or vector
-  // made to broadcast ([1, 8], [8]: a timestep's frequencies) is not one.
-  if (stored.dim() < 2 || std::any_of(stored.sizes().begin(), stored.sizes().end(), [](int64_t d) { return d < 2; })) return "";
+  // A stored row or vector made to broadcast ([1, 8], [8]: a timestep's
+  // frequencies) is no table of rows.
+  if (!IsTable(stored.sizes())) return "";
   if (other.dim() < 2 || other.size(-1) != 1 || other.numel() < 2) return "";
   return op + " broadcasts " + Sizes(other.sizes()) + " from the inputs against the stored " + Sizes(stored.sizes()) +
          ": its last size, " + std::to_string(stored.size(-1)) + ", is a feature the input's rows must have";
-}
-
-const std::unordered_set<std::string>& Elementwise() {
-  static const std::unordered_set<std::string> k = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
-                                                    "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"};
-  return k;
 }
 
 std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   if (in_check) return nullptr;
   const char* name = fn.name();
   if (!name) return nullptr;
-  if (std::strncmp(name, "aten::", 6) == 0 && !G().stored.empty() && Elementwise().count(name)) {
+  if (std::strncmp(name, "aten::", 6) == 0 && !G().stored.empty() && IsElementwise(name)) {
     const auto inputs = fn.inputs();
     const std::string why = inputs.size() >= 2 ? BroadcastAgainstStored(name, inputs[0], inputs[1]) : std::string();
     if (!why.empty()) {
@@ -153,6 +150,44 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
 }
 
 }  // namespace
+
+bool IsElementwise(const std::string& op) {
+  static const std::unordered_set<std::string> k = {"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::rsub",
+                                                    "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"};
+  return k.count(op) > 0;
+}
+
+bool IsTable(at::IntArrayRef sizes) {
+  return sizes.size() >= 2 && std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d >= 2; });
+}
+
+bool ElementwiseOnStored(const torch::jit::Method& method) try {
+  std::shared_ptr<torch::jit::Graph> g = method.graph()->copy();
+  torch::jit::Inline(*g);
+  std::function<bool(torch::jit::Block*)> walk = [&](torch::jit::Block* b) {
+    for (torch::jit::Node* n : b->nodes()) {
+      for (torch::jit::Block* inner : n->blocks()) {
+        if (walk(inner)) return true;
+      }
+      if (!IsElementwise(n->kind().toQualString())) continue;
+      for (torch::jit::Value* v : n->inputs()) {
+        if (v->node()->kind() == c10::prim::GetAttr && v->type()->kind() == c10::TypeKind::TensorType) return true;
+      }
+    }
+    return false;
+  };
+  return walk(g->block());
+} catch (const std::exception&) {
+  return false;
+}
+
+std::unordered_set<const void*> StoredData(const torch::jit::Module& module) {
+  std::unordered_set<const void*> out;
+  for (const auto& a : module.named_attributes(/*recurse=*/true)) {
+    if (a.value.isTensor() && a.value.toTensor().defined()) out.insert(a.value.toTensor().data_ptr());
+  }
+  return out;
+}
 
 PackedOpChecks::PackedOpChecks(std::unordered_set<const void*> stored) {
   {

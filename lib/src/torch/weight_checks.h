@@ -12,6 +12,7 @@
 #pragma once
 
 #include <ATen/record_function.h>
+#include <torch/script.h>
 
 #include <string>
 #include <unordered_set>
@@ -26,6 +27,20 @@ namespace tsctl {
 // broadcasting that 1 against the table's feature runs and means nothing
 // (rows of 8 values against a table of 8 columns, fed a column of 16). A
 // stored row or vector ([1, 8], [8]) is made to broadcast: not checked.
+// The elementwise operators checked against stored tables: add, sub, mul,
+// div, rsub, and their in-place forms.
+bool IsElementwise(const std::string& op);
+// A stored table: two or more sizes, none of them 1 (a row or vector made
+// to broadcast, [1, 8] or [8], is none).
+bool IsTable(at::IntArrayRef sizes);
+// Whether `method` (inlined) applies an elementwise operator to a tensor
+// attribute of its module: then its runs are worth watching for a column
+// broadcast against a stored table (false where the graph cannot be read).
+bool ElementwiseOnStored(const torch::jit::Method& method);
+// The data of every tensor a module holds (parameters, buffers, tensor
+// attributes), its submodules' too: what PackedOpChecks counts as stored.
+std::unordered_set<const void*> StoredData(const torch::jit::Module& module);
+
 class PackedOpChecks {
  public:
   // Starts checking (a global RecordFunction callback that reads the inputs
