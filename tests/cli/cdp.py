@@ -41,6 +41,7 @@ _DOM_CHECKS = """(() => {
     missing: ids.filter(i => !document.getElementById(i)),
     svg_nodes: document.querySelectorAll("svg rect, svg text, svg path, svg circle, svg line, svg polyline").length,
     script_ran: !!tools && !tools.hidden,
+    too_wide: document.documentElement.scrollWidth > document.documentElement.clientWidth,
     title: document.title});
 })()"""
 
@@ -174,12 +175,14 @@ class Chromium:
 class PageCheck:
     """What one page load showed: seconds until the load event, the URLs it
     requested (not its own file: URL, not data:), its console messages and
-    exceptions, and the DOM checks (missing ids, SVG nodes, script ran)."""
+    exceptions, and the DOM checks (missing ids, SVG nodes, script ran, and
+    with script whether the page is wider than the window)."""
 
     def __init__(self, url, seconds, requests, console, dom):
         self.url, self.seconds, self.requests, self.console = url, seconds, requests, console
         self.missing, self.svg_nodes = dom["missing"], dom["svg_nodes"]
         self.script_ran, self.title = dom["script_ran"], dom["title"]
+        self.too_wide = dom.get("too_wide", False)  # measured with script on only
 
     def problems(self, script=True):
         """Every fault, one line each: with script, the script must have run;
@@ -191,6 +194,8 @@ class PageCheck:
             out.append("the inline script did not run (the tools are still hidden)")
         if not script and self.script_ran:
             out.append("script disabled, yet the tools are shown")
+        if self.too_wide:
+            out.append("the page is wider than the window: something long is not wrapped")
         return out + ["console: " + c[:200] for c in self.console] + ["request: " + u for u in self.requests]
 
 

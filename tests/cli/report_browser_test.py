@@ -37,7 +37,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
-SECTIONS = ["summary", "signature", "modules", "operators", "graph", "sizes", "code", "extra"]
+SECTIONS = ["overview", "summary", "signature", "modules", "operators", "graph", "sizes", "code", "extra"]
 # The page of `report A B`.
 DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
                  "extra"]

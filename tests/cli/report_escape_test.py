@@ -43,7 +43,7 @@ import tempfile
 import zipfile
 from html.parser import HTMLParser
 
-SECTIONS = ["summary", "signature", "modules", "operators", "graph", "sizes", "code", "extra"]
+SECTIONS = ["overview", "summary", "signature", "modules", "operators", "graph", "sizes", "code", "extra"]
 # The page of `report A B`.
 DIFF_SECTIONS = ["summary", "format", "records", "sizes", "modules", "parameters", "constants", "code", "operators",
                  "extra"]
@@ -65,7 +65,7 @@ ATTRS = {"lang", "charset", "http-equiv", "content", "name", "id", "class", "hre
          "aria-label", "open", "role", "viewbox", "width", "height", "x", "y", "text-anchor", "colspan", "points", "d", "rx"}
 CLASSES = {"f", "kv", "n", "muted", "note", "warn", "mono", "t", "c", "tree", "chart", "bar", "leaf", "frame", "k", "s",
            "cm", "nu", "add", "del", "e", "d", "sbs", "ln", "hunk", "cols", "pass", "fail", "l0", "l1", "axis",
-           "gw", "graph", "gn", "gi", "gd", "gf", "ge", "ga", "gc"} | {"g%d" % i for i in range(8)}
+           "gw", "graph", "gn", "gi", "gd", "gf", "ge", "ga", "gc", "plain", "sw", "ov"} | {"g%d" % i for i in range(8)}
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
 

@@ -17,7 +17,7 @@ using tsctl::test::Count;
 namespace {
 
 void RequireSections(const std::string& page) {
-  for (const char* id : {"summary", "signature", "modules", "operators", "sizes", "code", "extra"}) {
+  for (const char* id : {"overview", "summary", "signature", "modules", "operators", "sizes", "code", "extra"}) {
     CHECK(Count(page, std::string("<section id=\"") + id + "\"") == 1);
   }
   test::RequireOfflineFrame(page);

@@ -12,21 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "code_records.h"
 #include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
-
-std::string ModuleOfRecord(const std::string& record) {
-  // "code/__torch__/torch/nn/modules/linear.py" -> "__torch__.torch.nn.modules.linear"
-  std::string m = record;
-  if (m.rfind("code/", 0) == 0) m = m.substr(5);
-  if (m.size() > 3 && m.compare(m.size() - 3, 3, ".py") == 0) m.resize(m.size() - 3);
-  for (char& c : m) {
-    if (c == '/') c = '.';
-  }
-  return m;
-}
 
 std::vector<std::string> QuotedList(const std::string& text) {
   std::vector<std::string> out;

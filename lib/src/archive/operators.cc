@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "code_records.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
 
@@ -15,14 +16,6 @@ namespace tsctl {
 namespace {
 
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string ModuleOfRecord(const std::string& record) {
-  std::string m = record;
-  if (m.rfind("code/", 0) == 0) m = m.substr(5);
-  if (m.size() > 3 && m.compare(m.size() - 3, 3, ".py") == 0) m.resize(m.size() - 3);
-  std::replace(m.begin(), m.end(), '/', '.');
-  return m;
-}
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
@@ -98,7 +91,7 @@ const std::vector<PyRef>& Items(const PyRef& v) {
 }
 
 // The value of ("key", value) in a table of pairs; null if absent.
-PyRef Field(const PyRef& table, const std::string& key) {
+PyRef TableField(const PyRef& table, const std::string& key) {
   for (const PyRef& pair : Items(table)) {
     const auto& kv = Items(pair);
     if (kv.size() == 2 && kv[0]->kind == PyKind::kString && kv[0]->str == key) return kv[1];
@@ -241,7 +234,7 @@ std::vector<MethodOperators> OperatorsInBytecode(std::string_view bytecode_pkl) 
       throw Error(ErrorKind::kFormat, "bytecode.pkl: method " + std::to_string(m) + " is not a (name, table) tuple");
     }
     std::vector<std::string> table;
-    for (const PyRef& op : Items(Field(method[1], "operators"))) {
+    for (const PyRef& op : Items(TableField(method[1], "operators"))) {
       const auto& parts = Items(op);
       if (parts.empty() || parts[0]->kind != PyKind::kString) throw Error(ErrorKind::kFormat, "bytecode.pkl: malformed operator entry");
       std::string name = parts[0]->str;
@@ -249,7 +242,7 @@ std::vector<MethodOperators> OperatorsInBytecode(std::string_view bytecode_pkl) 
       table.push_back(name);
     }
     std::map<std::string, uint64_t> counts;
-    for (const PyRef& ins : Items(Field(method[1], "instructions"))) {
+    for (const PyRef& ins : Items(TableField(method[1], "instructions"))) {
       const auto& parts = Items(ins);
       if (parts.size() < 2 || parts[0]->kind != PyKind::kString || parts[1]->kind != PyKind::kInt) continue;
       if (parts[0]->str != "OP" && parts[0]->str != "OPN") continue;

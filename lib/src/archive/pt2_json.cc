@@ -14,8 +14,8 @@ json ReadJson(const Archive& a, const std::string& record, uint64_t max_bytes) {
   } catch (const Error& e) {
     throw Error(ErrorKind::kFormat, record + ": " + e.what());
   }
-  if (JsonTextDepth(text, kMaxJsonDepth) > kMaxJsonDepth) {
-    throw Error(ErrorKind::kFormat, record + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (JsonTextDepth(text, kMaxProgramJsonDepth) > kMaxProgramJsonDepth) {
+    throw Error(ErrorKind::kFormat, record + ": JSON nested deeper than " + std::to_string(kMaxProgramJsonDepth) + " levels");
   }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw Error(ErrorKind::kFormat, record + ": not valid JSON");

@@ -20,10 +20,10 @@ using nlohmann::json;
 // Program JSON is read up to this size (a 24-layer transformer's is ~10 MB)
 // and nesting depth (nested graphs of control flow add a few levels each).
 inline constexpr uint64_t kMaxJsonBytes = uint64_t{256} << 20;
-inline constexpr int kMaxJsonDepth = 200;
+inline constexpr int kMaxProgramJsonDepth = 200;
 
 // Parses a JSON record. Throws tsctl::Error (kFormat) naming the record if it
-// is missing, too big, nested deeper than kMaxJsonDepth or not JSON.
+// is missing, too big, nested deeper than kMaxProgramJsonDepth or not JSON.
 json ReadJson(const Archive& a, const std::string& record, uint64_t max_bytes = kMaxJsonBytes);
 
 // obj[key] when `obj` is an object holding a non-null `key`; else null.

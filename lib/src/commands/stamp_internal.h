@@ -19,6 +19,9 @@
 
 namespace tsctl::stamp {
 
+// The signature of ZIP's end of central directory record ("PK\5\6").
+inline constexpr char kEocdSignature[4] = {'P', 'K', 5, 6};
+
 // ---- Planner (stamp_plan.cc) ----
 
 struct Plan {

@@ -14,7 +14,6 @@ namespace tsctl::stamp {
 namespace {
 
 constexpr char kJournalMagic[8] = {'T', 'S', 'C', 'T', 'L', 'J', '0', '1'};
-constexpr char kEocdSignature[4] = {'P', 'K', 5, 6};
 constexpr uint64_t kEocdSize = 22;
 constexpr uint64_t kTornScanBytes = 256ull << 20;
 

@@ -56,8 +56,6 @@
 namespace tsctl::stamp {
 namespace {
 
-constexpr char kEocdSignature[4] = {'P', 'K', 5, 6};
-
 // Where the old view of `size` bytes goes: at `end` when it fits in the page
 // there, else on the next page boundary.
 uint64_t ViewOffset(uint64_t end, uint64_t size) {

@@ -103,7 +103,7 @@ void Skip(std::vector<CheckResult>& out, const std::string& why) {
   out.push_back({check::kPteLoad, CheckStatus::kSkip, "not run: " + why});
 }
 
-void MethodChecks(const json& m, const std::string& log, const std::string& from, std::vector<CheckResult>& out,
+void MethodRunChecks(const json& m, const std::string& log, const std::string& from, std::vector<CheckResult>& out,
                   bool& loaded_all) {
   const std::string name = m.value("name", "?");
   const RuntimeSaid said = ReadRuntimeLog(LogOf(log, name));
@@ -307,7 +307,7 @@ void CheckPteRun(const std::string& path, const ValidateOptions& options, Archiv
                            : std::string(options.inputs.empty() ? "" : "--input and ") + (options.args.empty() ? "" : "--arg and ") +
                                  "its metadata";
   for (const json& m : methods) {
-    MethodChecks(m, log, from, out, loaded_all);
+    MethodRunChecks(m, log, from, out, loaded_all);
     if (m.contains("cases")) BundledCaseChecks(m, ReadRuntimeLog(LogOf(log, m.value("name", ""))).last_error, out);
   }
   if (!loaded_all) {

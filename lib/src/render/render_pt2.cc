@@ -73,7 +73,8 @@ std::string ValueText(const Pt2Value& v) {
   return v.kind + (v.value.empty() ? "" : " = " + v.value);
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
+// "[1, ?, 8]": a dynamic size (negative in the program) as "?".
+std::string SymbolicShapeText(const std::vector<int64_t>& shape) {
   std::string s;
   for (int64_t d : shape) s += (s.empty() ? "" : ", ") + (d < 0 ? std::string("?") : std::to_string(d));
   return "[" + s + "]";
@@ -97,7 +98,7 @@ void PrintTensors(const Pt2Model& m, std::ostream& out) {
     if (!x.shared_with.empty()) file += " (shared with " + E(x.shared_with) + ")";
     if (x.use_pickle) file += " (pickled)";
     if (!x.in_signature) file += " (not in the signature: unused)";
-    t.Add({E(x.name), E(x.role), E(x.dtype), ShapeText(x.shape), HumanBytes(x.bytes), file});
+    t.Add({E(x.name), E(x.role), E(x.dtype), SymbolicShapeText(x.shape), HumanBytes(x.bytes), file});
   }
   t.Print(out, "    ", {4});
 }
@@ -125,7 +126,7 @@ void PrintModel(const Pt2Model& m, std::ostream& out) {
     out << "  sample inputs  " << E(m.sample_inputs) << " (" << HumanBytes(m.sample_inputs_size) << ")";
     if (!m.sample_inputs_error.empty()) out << ": " << E(m.sample_inputs_error);
     out << '\n';
-    for (const Pt2SampleTensor& t : m.sample_tensors) out << "    " << E(t.path) << "  " << E(t.dtype) << ShapeText(t.shape) << '\n';
+    for (const Pt2SampleTensor& t : m.sample_tensors) out << "    " << E(t.path) << "  " << E(t.dtype) << SymbolicShapeText(t.shape) << '\n';
   }
 }
 

@@ -1,6 +1,7 @@
 // The report page's frame: head (CSP, inline CSS), header with the section
 // links, the summary and signature sections, warnings, and the few lines of
 // inline script for search and folding.
+#include <cstdio>
 #include <string>
 
 #include "report_html.h"
@@ -26,7 +27,12 @@ section{margin-top:18px}
 h2{font-size:16px;border-bottom:1px solid var(--line);padding-bottom:3px;margin:0 0 8px}
 h3{font-size:14px;margin:10px 0 4px}
 table{border-collapse:collapse;margin:4px 0}
-td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
+td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+summary,h3,p,li{overflow-wrap:anywhere}
+ul.plain{list-style:none;margin:0;padding:0}
+.sw{display:inline-block;width:10px;height:10px;margin-right:4px}
+.sw.g0{background:#4e79a7}.sw.g1{background:#f28e2b}.sw.g2{background:#59a14f}.sw.g3{background:#e15759}
+.sw.g4{background:#76b7b2}.sw.g5{background:#edc948}.sw.g6{background:#b07aa1}.sw.g7{background:#9c755f}
 th{color:var(--muted);font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.kv th{width:190px}
@@ -84,8 +90,8 @@ if(e&&e.tagName==='DETAILS'){e.open=true;e.scrollIntoView();}};window.addEventLi
 // 3,000 methods; `tsctl inspect --json` has them all.
 constexpr size_t kMaxWarnings = 200;
 constexpr size_t kMaxMethods = 200;
+constexpr size_t kOpenValues = 16;  // a method's inputs or outputs shown unfolded
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
 
 std::string Summary(const Page& page) {
   std::string out = "<section id=\"summary\"><h2>Summary</h2>" + KeyValues(page.summary);
@@ -93,15 +99,19 @@ std::string Summary(const Page& page) {
   return out + Warnings(page.warnings) + "</section>";
 }
 
+// A method's inputs or outputs; a list longer than kOpenValues folded (the
+// overview counts them by kind).
 std::string Values(const char* what, const std::vector<Value>& values) {
   if (values.empty()) return "<p class=\"muted\">No " + std::string(what) + " recorded.</p>";
-  std::string out = "<table><thead><tr><th>" + std::string(what) +
+  const bool fold = values.size() > kOpenValues;
+  std::string out = fold ? "<details><summary>" + Grouped(values.size()) + " " + what + "</summary>" : "";
+  out += "<table><thead><tr><th>" + std::string(what) +
                     "</th><th>type</th><th>dtype</th><th>shape</th></tr></thead><tbody>";
   for (const Value& v : values) {
     out += "<tr class=\"f\"><td class=\"mono\">" + E(v.name) + "</td><td>" + E(v.type) + "</td><td>" + E(v.dtype) +
            "</td><td class=\"mono\">" + E(v.shape) + "</td></tr>";
   }
-  return out + "</tbody></table>";
+  return out + (fold ? "</tbody></table></details>" : "</tbody></table>");
 }
 
 std::string Signature(const Page& page) {
@@ -139,6 +149,25 @@ std::string Header(const std::string& title, const std::vector<NavLink>& nav) {
 
 }  // namespace
 
+std::string OneDecimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s < 0 ? 0.0 : s);
+  return buf;
+}
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return buf;
+}
+
 std::string More(size_t n, const char* what, const char* tool) {
   return "<p class=\"note\">" + Grouped(n) + " more " + what + " not listed (" + tool + " lists them all).</p>";
 }
@@ -171,14 +200,15 @@ std::string PageEnd() {
 }
 
 std::string RenderPage(Page page) {
-  static const std::vector<NavLink> kNav = {{"summary", "Summary"}, {"signature", "Signature"},
+  static const std::vector<NavLink> kNav = {{"overview", "Overview"}, {"summary", "Summary"},
+                                            {"signature", "Signature"},
                                             {"modules", "Modules"}, {"operators", "Operators"},
                                             {"graph", "Graph"},     {"sizes", "Sizes"},
                                             {"code", "Code"},       {"extra", "Extra files"}};
   CapDepth(page.modules, kMaxTreeDepth);
   SumModules(page.modules);
   std::string out = PageStart(page.path, kNav);
-  out += Summary(page) + "\n" + Signature(page) + "\n" + ModulesSection(page) + "\n" + OperatorsSection(page) + "\n" +
+  out += OverviewSection(page) + "\n" + Summary(page) + "\n" + Signature(page) + "\n" + ModulesSection(page) + "\n" + OperatorsSection(page) + "\n" +
          GraphSection(page.graph) + "\n" + SizesSection(page) + "\n";
   out += TextSection("code", "Code", page.code, page.code_note, true) + "\n";
   out += TextSection("extra", "Extra files", page.extra, page.extra_note, false) + "\n";

@@ -13,11 +13,21 @@
 #include <vector>
 
 #include "../text/units.h"  // ShapeText, Grouped
+#include "tsctl/escape.h"
 #include "tsctl/inspect.h"
 #include "tsctl/report.h"
 #include "tsctl/report_graph.h"
 
 namespace tsctl::report {
+
+// Text from the file, escaped for the page: the writers' one escaper.
+inline std::string E(std::string_view s) { return HtmlEscape(s); }
+// A number with one decimal ("12.5"): SVG coordinates, bench figures.
+std::string OneDecimal(double v);
+// Seconds with two decimals ("1.25 s"); a negative time reads 0.
+std::string Seconds(double s);
+// "12.5%" of `whole` ("" when it is 0).
+std::string Percent(uint64_t part, uint64_t whole);
 
 // An input or output of a method.
 struct Value {
@@ -80,6 +90,9 @@ struct Page {
   std::string path;
   std::vector<std::pair<std::string, std::string>> summary;   // label, value
   std::vector<std::pair<std::string, std::string>> producer;  // key, value
+  // What the format calls out in the overview, below the bytes' bar (an
+  // ExecuTorch program's delegates); label, value.
+  std::vector<std::pair<std::string, std::string>> overview;
   std::vector<Method> methods;
   std::string signature_note;
   std::vector<Module> modules;  // roots
@@ -117,6 +130,11 @@ std::string More(size_t n, const char* what, const char* tool = "tsctl inspect -
 // The warnings, folded open, the first 200 listed ("" when none).
 std::string Warnings(const std::vector<std::string>& warnings, const char* tool = "tsctl inspect --json");
 
+// The overview the page opens with (report_html_overview.cc): the bytes
+// by part (GroupSums, as the sizes section sums them), page.overview, each
+// method's values in a line, the most called operators.
+std::string OverviewSection(const Page& page);
+std::map<std::string, uint64_t> GroupSums(const std::vector<Block>& blocks);
 // The sections (report_html_sections.cc), each a <section> with its id.
 std::string ModulesSection(const Page& page);
 std::string OperatorsSection(const Page& page);

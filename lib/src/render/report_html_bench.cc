@@ -17,22 +17,18 @@
 namespace tsctl {
 namespace {
 
+using report::E;
 using report::KeyValues;
+using report::OneDecimal;
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
-constexpr const char* kTool = "tsctl bench --json";
+constexpr const char* kBenchTool = "tsctl bench --json";
 constexpr size_t kMaxOpBars = 40;     // operators drawn as bars
 constexpr size_t kMaxOpRows = 200;    // operators listed in the table
 constexpr size_t kMaxPoints = 1000;   // points of the per-call line (calls averaged in buckets beyond)
 constexpr int kBins = 30;             // bars of the latency histogram
 constexpr double kW = 1000, kH = 220, kLeft = 70, kBottom = 24;
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
-std::string N(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 // "12,345" as Grouped writes it, without std::string::insert, in which
 // GCC 12 warns a false -Wrestrict when it is inlined here (GCC bug 105329).
 std::string Thousands(uint64_t n) {
@@ -47,11 +43,11 @@ std::string Thousands(uint64_t n) {
 std::string NsText(uint64_t ns) { return Ms(static_cast<double>(ns)); }
 
 std::string SvgStart(const char* aria) {
-  return std::string("<svg class=\"chart\" role=\"img\" aria-label=\"") + aria + "\" viewBox=\"0 0 " + N(kW) + " " +
-         N(kH) + "\" width=\"" + N(kW) + "\" height=\"" + N(kH) + "\">";
+  return std::string("<svg class=\"chart\" role=\"img\" aria-label=\"") + aria + "\" viewBox=\"0 0 " + OneDecimal(kW) + " " +
+         OneDecimal(kH) + "\" width=\"" + OneDecimal(kW) + "\" height=\"" + OneDecimal(kH) + "\">";
 }
 std::string Text(double x, double y, const std::string& text, const char* anchor = "start") {
-  return "<text x=\"" + N(x) + "\" y=\"" + N(y) + "\" text-anchor=\"" + anchor + "\">" + text + "</text>";
+  return "<text x=\"" + OneDecimal(x) + "\" y=\"" + OneDecimal(y) + "\" text-anchor=\"" + anchor + "\">" + text + "</text>";
 }
 
 // The timed calls in kBins bins from the fastest to the 99th percentile;
@@ -70,8 +66,8 @@ std::string HistogramOfCalls(std::vector<uint64_t> ns) {
     const double h = plot_h * static_cast<double>(bins[i]) / static_cast<double>(top), x = kLeft + bar_w * i;
     const std::string to = i + 1 < kBins ? Ms(lo + span * (i + 1) / kBins) : NsText(ns.back());
     out += "<g><title>" + Ms(lo + span * i / kBins) + " to " + to + ": " +
-           Thousands(bins[i]) + " calls</title><rect class=\"bar\" x=\"" + N(x + 1) + "\" y=\"" + N(14 + plot_h - h) +
-           "\" width=\"" + N(bar_w - 2) + "\" height=\"" + N(h) + "\"></rect></g>";
+           Thousands(bins[i]) + " calls</title><rect class=\"bar\" x=\"" + OneDecimal(x + 1) + "\" y=\"" + OneDecimal(14 + plot_h - h) +
+           "\" width=\"" + OneDecimal(bar_w - 2) + "\" height=\"" + OneDecimal(h) + "\"></rect></g>";
   }
   out += Text(kLeft - 6, 24, Thousands(top) + " calls", "end") + Text(kLeft, kH - 6, Ms(lo)) +
          Text(kW - 4, kH - 6, Ms(lo + span) + (ns.back() > lo + span ? " (slower calls, up to " + NsText(ns.back()) + ", in the last bar)" : ""), "end");
@@ -99,11 +95,11 @@ std::string CallsLine(const std::vector<uint64_t>& warmup, const std::vector<uin
   const size_t split = warmup.size() / per;  // the first point of the timed calls
   auto line = [&](size_t from, size_t to, const char* cls) {
     std::string pts;
-    for (size_t p = from; p < to; ++p) pts += (pts.empty() ? "" : " ") + N(kLeft + step * p) + "," + N(14 + plot_h - plot_h * std::min(y[p], top) / top);
+    for (size_t p = from; p < to; ++p) pts += (pts.empty() ? "" : " ") + OneDecimal(kLeft + step * p) + "," + OneDecimal(14 + plot_h - plot_h * std::min(y[p], top) / top);
     return pts.empty() ? "" : std::string("<polyline class=\"") + cls + "\" points=\"" + pts + "\"></polyline>";
   };
   std::string out = SvgStart("Latency of every call, warm-up first");
-  out += "<rect class=\"axis\" x=\"" + N(kLeft) + "\" y=\"" + N(14 + plot_h) + "\" width=\"" + N(kW - kLeft) +
+  out += "<rect class=\"axis\" x=\"" + OneDecimal(kLeft) + "\" y=\"" + OneDecimal(14 + plot_h) + "\" width=\"" + OneDecimal(kW - kLeft) +
          "\" height=\"1\"></rect>";
   if (!warmup.empty()) out += line(0, std::min(points, split + 1), "l1");
   out += line(std::min(split, points), points, "l0");
@@ -167,7 +163,7 @@ std::string OperatorsSection(const BenchResult& r) {
            "</td><td class=\"n\">" + NsText(ops[i].self_ns) + "</td></tr>";
   }
   out += "</tbody></table>";
-  if (ops.size() > kMaxOpRows) out += report::More(ops.size() - kMaxOpRows, "operators", kTool);
+  if (ops.size() > kMaxOpRows) out += report::More(ops.size() - kMaxOpRows, "operators", kBenchTool);
   return out + "</section>";
 }
 
@@ -219,7 +215,7 @@ const std::vector<report::NavLink> kNav = {{"summary", "Summary"}, {"latency", "
 std::string RenderHtml(const BenchResult& r, const std::vector<double>& percentiles) {
   std::string out = report::PageStart("tsctl bench: " + r.path, kNav);
   out += "<section id=\"summary\"><h2>Summary</h2>" + KeyValues(RunRows(r)) +
-         report::Warnings(BenchWarnings(r, ComputeStats(r, percentiles)), kTool) + "</section>\n";
+         report::Warnings(BenchWarnings(r, ComputeStats(r, percentiles)), kBenchTool) + "</section>\n";
   out += LatencySection(r, percentiles) + "\n" + OperatorsSection(r) + "\n";
   return out + report::PageEnd();
 }

@@ -17,7 +17,6 @@ using Rows = std::vector<std::pair<std::string, std::string>>;
 
 constexpr size_t kMaxSizeRows = 200;  // parts per size group whose bytes changed
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
 
 // "+1.20 KiB", "-300 B", "0 B".
 std::string Delta(uint64_t a, uint64_t b) {

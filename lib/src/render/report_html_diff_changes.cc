@@ -14,7 +14,6 @@ namespace {
 constexpr size_t kMaxValue = 500;        // bytes of a field's value shown
 constexpr size_t kOpenHunkLines = 2000;  // hunks are shown open until the page holds this many lines
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
 
 std::string ValueCell(const std::string& v) { return "<td class=\"mono\">" + E(Ellipsis(v, kMaxValue)) + "</td>"; }
 

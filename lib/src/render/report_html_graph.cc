@@ -17,13 +17,6 @@ namespace {
 constexpr size_t kLabelChars = 28;     // as report_graph.cc sizes the boxes
 constexpr size_t kMaxTextNodes = 5000;  // listed per graph without a layout
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
 
 std::string ViewId(size_t v) { return "gv" + std::to_string(v); }
 
@@ -38,10 +31,10 @@ std::string KindClass(const std::string& kind) {
 // direction of its last segment.
 std::string Edge(const std::vector<double>& p) {
   if (p.size() < 4) return "";
-  std::string d = "M" + Num(p[0]) + " " + Num(p[1]);
+  std::string d = "M" + OneDecimal(p[0]) + " " + OneDecimal(p[1]);
   for (size_t i = 2; i + 6 <= p.size(); i += 6) {
-    d += " C" + Num(p[i]) + " " + Num(p[i + 1]) + " " + Num(p[i + 2]) + " " + Num(p[i + 3]) + " " + Num(p[i + 4]) +
-         " " + Num(p[i + 5]);
+    d += " C" + OneDecimal(p[i]) + " " + OneDecimal(p[i + 1]) + " " + OneDecimal(p[i + 2]) + " " + OneDecimal(p[i + 3]) + " " + OneDecimal(p[i + 4]) +
+         " " + OneDecimal(p[i + 5]);
   }
   const double x = p[p.size() - 2], y = p[p.size() - 1];
   double dx = x - p[p.size() - 4], dy = y - p[p.size() - 3];
@@ -50,8 +43,8 @@ std::string Edge(const std::vector<double>& p) {
   dx /= len;
   dy /= len;
   const double tx = x + dx * 7, ty = y + dy * 7;  // the tip, at the box
-  const std::string head = Num(tx) + "," + Num(ty) + " " + Num(x - dy * 3.5) + "," + Num(y + dx * 3.5) + " " +
-                           Num(x + dy * 3.5) + "," + Num(y - dx * 3.5);
+  const std::string head = OneDecimal(tx) + "," + OneDecimal(ty) + " " + OneDecimal(x - dy * 3.5) + "," + OneDecimal(y + dx * 3.5) + " " +
+                           OneDecimal(x + dy * 3.5) + "," + OneDecimal(y - dx * 3.5);
   return "<path class=\"ge\" d=\"" + d + "\"></path><polygon class=\"ga\" points=\"" + head + "\"></polygon>";
 }
 
@@ -59,15 +52,15 @@ std::string Box(const GraphBox& b) {
   const double x = b.x - b.w / 2, y = b.y - b.h / 2;
   std::string g = "<g class=\"" + KindClass(b.kind) + "\"><title>" + E(b.label) +
                   (b.kind == "fold" ? " (" + Grouped(b.count) + " nodes)" : "") +
-                  (b.module.empty() ? "" : " in " + E(b.module)) + "</title><rect x=\"" + Num(x) +
-                  "\" y=\"" + Num(y) + "\" width=\"" + Num(b.w) + "\" height=\"" + Num(b.h) + "\" rx=\"3\"></rect>";
+                  (b.module.empty() ? "" : " in " + E(b.module)) + "</title><rect x=\"" + OneDecimal(x) +
+                  "\" y=\"" + OneDecimal(y) + "\" width=\"" + OneDecimal(b.w) + "\" height=\"" + OneDecimal(b.h) + "\" rx=\"3\"></rect>";
   if (b.kind == "fold") {
-    g += "<text x=\"" + Num(b.x) + "\" y=\"" + Num(b.y - 2) + "\" text-anchor=\"middle\">" +
-         E(Ellipsis(b.label, kLabelChars)) + "</text><text class=\"gc\" x=\"" + Num(b.x) + "\" y=\"" +
-         Num(b.y + 11) + "\" text-anchor=\"middle\">" + Grouped(b.count) + " nodes</text></g>";
+    g += "<text x=\"" + OneDecimal(b.x) + "\" y=\"" + OneDecimal(b.y - 2) + "\" text-anchor=\"middle\">" +
+         E(Ellipsis(b.label, kLabelChars)) + "</text><text class=\"gc\" x=\"" + OneDecimal(b.x) + "\" y=\"" +
+         OneDecimal(b.y + 11) + "\" text-anchor=\"middle\">" + Grouped(b.count) + " nodes</text></g>";
     return b.unfold >= 0 ? "<a href=\"#" + ViewId(static_cast<size_t>(b.unfold)) + "\">" + g + "</a>" : g;
   }
-  return g + "<text x=\"" + Num(b.x) + "\" y=\"" + Num(b.y + 4) + "\" text-anchor=\"middle\">" +
+  return g + "<text x=\"" + OneDecimal(b.x) + "\" y=\"" + OneDecimal(b.y + 4) + "\" text-anchor=\"middle\">" +
          E(Ellipsis(b.label, kLabelChars)) + "</text></g>";
 }
 
@@ -78,8 +71,8 @@ std::string View(const GraphView& view, size_t id, const std::string& graph) {
   if (view.parent >= 0) {
     out += "<p class=\"note\">Inside a box of <a href=\"#" + ViewId(static_cast<size_t>(view.parent)) + "\">the view above</a>.</p>";
   }
-  out += "<div class=\"gw\"><svg class=\"graph\" viewBox=\"0 0 " + Num(view.width) + " " + Num(view.height) +
-         "\" width=\"" + Num(view.width) + "\" height=\"" + Num(view.height) + "\" role=\"img\" aria-label=\"" +
+  out += "<div class=\"gw\"><svg class=\"graph\" viewBox=\"0 0 " + OneDecimal(view.width) + " " + OneDecimal(view.height) +
+         "\" width=\"" + OneDecimal(view.width) + "\" height=\"" + OneDecimal(view.height) + "\" role=\"img\" aria-label=\"" +
          E("Graph of " + graph + ": " + view.title) + "\">";
   for (const std::vector<double>& line : view.lines) out += Edge(line);
   for (const GraphBox& b : view.boxes) out += Box(b);

@@ -15,19 +15,14 @@
 namespace tsctl {
 namespace {
 
+using report::E;
 using report::KeyValues;
+using report::Seconds;
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
-constexpr const char* kTool = "tsctl migrate --format json";
-constexpr size_t kMaxListed = 200;  // blockers, checks and outputs listed per model
+constexpr const char* kMigrateTool = "tsctl migrate --format json";
+constexpr size_t kMaxListedPerModel = 200;  // blockers, checks and outputs listed per model
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
-
-std::string Seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s < 0 ? 0.0 : s);
-  return buf;
-}
 
 // An error figure as the text report writes it; "" where not compared (-1).
 std::string Figure(double v) {
@@ -126,13 +121,13 @@ std::string BlockersTable(const MigrateResult& r) {
   if (r.blockers.empty()) return "";
   std::string out = "<h3>Blockers</h3><table><thead><tr><th>kind</th><th>node</th><th>source line</th><th>advice</th>"
                     "</tr></thead><tbody>";
-  for (size_t i = 0; i < r.blockers.size() && i < kMaxListed; ++i) {
+  for (size_t i = 0; i < r.blockers.size() && i < kMaxListedPerModel; ++i) {
     const MigrateBlocker& b = r.blockers[i];
     out += "<tr class=\"f\"><td class=\"mono\">" + E(b.kind) + "</td><td class=\"mono\">" + E(b.node) +
            "</td><td class=\"mono\">" + E(b.where) + "</td><td>" + E(b.advice) + "</td></tr>";
   }
   out += "</tbody></table>";
-  if (r.blockers.size() > kMaxListed) out += report::More(r.blockers.size() - kMaxListed, "blockers", kTool);
+  if (r.blockers.size() > kMaxListedPerModel) out += report::More(r.blockers.size() - kMaxListedPerModel, "blockers", kMigrateTool);
   return out;
 }
 
@@ -151,13 +146,13 @@ std::string Check(const MigrateCheck& c) {
     out += std::string("<tr class=\"f\"><td class=\"muted\">") + (compared ? "all outputs" : "not compared") +
            "</td><td class=\"n\">" + Figure(c.max_abs) + "</td><td class=\"n\">" + Figure(c.max_rel) + "</td></tr>";
   }
-  for (size_t i = 0; i < c.outputs.size() && i < kMaxListed; ++i) {
+  for (size_t i = 0; i < c.outputs.size() && i < kMaxListedPerModel; ++i) {
     const MigrateOutputError& o = c.outputs[i];
     out += "<tr class=\"f\"><td class=\"mono\">" + E(o.name) + "</td><td class=\"n\">" + Figure(o.max_abs) +
            "</td><td class=\"n\">" + Figure(o.max_rel) + "</td></tr>";
   }
   out += "</tbody></table>";
-  if (c.outputs.size() > kMaxListed) out += report::More(c.outputs.size() - kMaxListed, "outputs", kTool);
+  if (c.outputs.size() > kMaxListedPerModel) out += report::More(c.outputs.size() - kMaxListedPerModel, "outputs", kMigrateTool);
   return out;
 }
 
@@ -204,9 +199,9 @@ std::string ModelSection(const MigrateResult& r, size_t index) {
   }
   if (!r.dynamic.empty()) rows.emplace_back("dynamic", Joined(r.dynamic));
   out += KeyValues(rows) + TimingsTable(r) + BlockersTable(r);
-  for (size_t i = 0; i < r.checks.size() && i < kMaxListed; ++i) out += Check(r.checks[i]);
-  if (r.checks.size() > kMaxListed) out += report::More(r.checks.size() - kMaxListed, "checks", kTool);
-  return out + BenchTable(r) + Written(r) + report::Warnings(r.warnings, kTool) + "</section>\n";
+  for (size_t i = 0; i < r.checks.size() && i < kMaxListedPerModel; ++i) out += Check(r.checks[i]);
+  if (r.checks.size() > kMaxListedPerModel) out += report::More(r.checks.size() - kMaxListedPerModel, "checks", kMigrateTool);
+  return out + BenchTable(r) + Written(r) + report::Warnings(r.warnings, kMigrateTool) + "</section>\n";
 }
 
 }  // namespace

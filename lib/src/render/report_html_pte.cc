@@ -2,6 +2,8 @@
 // .bpte bundled program), from ReadPte's result.
 #include <cstdint>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "report_html.h"
 #include "tsctl/pte.h"
@@ -36,6 +38,30 @@ Value FromPteValue(size_t index, const PteValue& v) {
   return out;
 }
 
+// "QnnBackend: 1 blob, 1.62 MiB, 2 calls": each backend's blobs (one blob
+// shared by several methods counted once) and delegate calls.
+std::string DelegatesText(const PteProgram& program) {
+  struct Backend {
+    std::set<std::pair<bool, uint32_t>> blobs;
+    uint64_t bytes = 0, calls = 0;
+  };
+  std::map<std::string, Backend> backends;
+  for (const PteMethod& m : program.methods) {
+    for (const PteDelegate& d : m.delegates) {
+      Backend& b = backends[d.backend_id];
+      if (b.blobs.insert({d.inline_data, d.index}).second) b.bytes += d.bytes;
+      b.calls += d.calls;
+    }
+  }
+  if (backends.empty()) return "none: every call is a kernel call";
+  std::string out;
+  for (const auto& [id, b] : backends) {
+    out += (out.empty() ? "" : "; ") + id + ": " + Grouped(b.blobs.size()) + (b.blobs.size() == 1 ? " blob, " : " blobs, ") +
+           HumanBytes(b.bytes) + ", " + Grouped(b.calls) + (b.calls == 1 ? " call" : " calls");
+  }
+  return out;
+}
+
 void Methods(const PteProgram& program, Page& page) {
   std::map<std::string, uint64_t> calls;
   std::map<std::string, uint64_t> delegates;
@@ -55,6 +81,7 @@ void Methods(const PteProgram& program, Page& page) {
   for (const auto& [backend, n] : delegates) {
     page.operators_note += " Delegated: " + Grouped(n) + " call(s) to " + backend + ".";
   }
+  page.overview.emplace_back("delegates", DelegatesText(program));
   page.signature_note = "Each method's inputs and outputs as the program's values declare them.";
 }
 

@@ -18,14 +18,6 @@ constexpr size_t kMaxTableRows = 5000;
 constexpr size_t kMaxLeafRows = 200;       // per size group
 constexpr uint64_t kOpenTextBytes = 16384; // the first code record is shown open up to this size
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
-
-std::string Percent(uint64_t part, uint64_t whole) {
-  if (whole == 0) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-  return buf;
-}
 
 std::string TensorTable(const std::vector<Tensor>& tensors) {
   std::string out =
@@ -125,19 +117,17 @@ std::string SizesSection(const Page& page) {
   std::string out = "<section id=\"sizes\"><h2>Sizes</h2>";
   if (!page.sizes_note.empty()) out += "<p class=\"note\">" + E(page.sizes_note) + "</p>";
   std::map<std::string, std::vector<const Block*>> groups;
+  for (const Block& b : page.sizes) groups[b.group].push_back(&b);
+  const std::map<std::string, uint64_t> sums = GroupSums(page.sizes);
   uint64_t total = 0;
-  for (const Block& b : page.sizes) {
-    groups[b.group].push_back(&b);
-    total += b.bytes;
-  }
+  for (const auto& [group, sum] : sums) total += sum;
   if (total == 0) return out + "<p class=\"muted\">No sizes.</p></section>";
   out += TreemapSvg(page.sizes);
   out += "<table><thead><tr><th>part</th><th class=\"n\">size</th><th class=\"n\">bytes</th><th class=\"n\">share</th>"
          "</tr></thead><tbody>";
   std::string details;
   for (auto& [group, blocks] : groups) {
-    uint64_t sum = 0;
-    for (const Block* b : blocks) sum += b->bytes;
+    const uint64_t sum = sums.at(group);
     out += "<tr class=\"f\"><td>" + E(group) + "</td><td class=\"n\">" + HumanBytes(sum) + "</td><td class=\"n\">" +
            Grouped(sum) + "</td><td class=\"n\">" + Percent(sum, total) + "</td></tr>";
     if (blocks.size() < 2) continue;

@@ -23,13 +23,6 @@ struct Rect {
   double x = 0, y = 0, w = 0, h = 0;
 };
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string E(std::string_view s) { return HtmlEscape(s); }
 
 // A label that fits `width` pixels of 11px text, or "" if none does; a path
 // too long for it is shown by its last part ("conv.py").
@@ -115,15 +108,15 @@ void Leaf(const Group& g, const Block& b, const Rect& r, int colour, uint64_t to
   char share[32];
   std::snprintf(share, sizeof share, "%.1f%%", 100.0 * static_cast<double>(b.bytes) / static_cast<double>(total));
   out += "<g><title>" + E(g.name) + ": " + E(b.label) + " " + HumanBytes(b.bytes) + " (" + share + ")</title>";
-  out += "<rect class=\"leaf g" + std::to_string(colour) + "\" x=\"" + Num(r.x) + "\" y=\"" + Num(r.y) +
-         "\" width=\"" + Num(r.w) + "\" height=\"" + Num(r.h) + "\"></rect>";
+  out += "<rect class=\"leaf g" + std::to_string(colour) + "\" x=\"" + OneDecimal(r.x) + "\" y=\"" + OneDecimal(r.y) +
+         "\" width=\"" + OneDecimal(r.w) + "\" height=\"" + OneDecimal(r.h) + "\"></rect>";
   const std::string label = r.h >= 14 ? Fit(b.label, r.w - 6) : "";
   if (!label.empty()) {
-    out += "<text x=\"" + Num(r.x + 3) + "\" y=\"" + Num(r.y + 12) + "\">" + E(label) + "</text>";
+    out += "<text x=\"" + OneDecimal(r.x + 3) + "\" y=\"" + OneDecimal(r.y + 12) + "\">" + E(label) + "</text>";
   }
   if (!label.empty() && r.h >= 28) {
     const std::string size = Fit(HumanBytes(b.bytes), r.w - 6);
-    if (!size.empty()) out += "<text x=\"" + Num(r.x + 3) + "\" y=\"" + Num(r.y + 25) + "\">" + size + "</text>";
+    if (!size.empty()) out += "<text x=\"" + OneDecimal(r.x + 3) + "\" y=\"" + OneDecimal(r.y + 25) + "\">" + size + "</text>";
   }
   out += "</g>";
 }
@@ -137,17 +130,17 @@ std::string HistogramSvg(const std::vector<Bar>& bars, const char* aria, std::st
   uint64_t max = 1;
   for (const Bar& b : bars) max = std::max(max, b.value);
   std::string out = std::string("<svg class=\"chart\" role=\"img\" aria-label=\"") + aria + "\" " +
-                    "viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) + "\" width=\"" + Num(kWidth) +
-                    "\" height=\"" + Num(height) + "\">";
+                    "viewBox=\"0 0 " + OneDecimal(kWidth) + " " + OneDecimal(height) + "\" width=\"" + OneDecimal(kWidth) +
+                    "\" height=\"" + OneDecimal(height) + "\">";
   for (size_t i = 0; i < bars.size(); ++i) {
     const double y = kRow * static_cast<double>(i) + 3;
     const double w = std::max(1.0, kBarMax * static_cast<double>(bars[i].value) / static_cast<double>(max));
     out += "<g><title>" + E(bars[i].label) + ": " + value_text(bars[i].value) + "</title>";
-    out += "<text x=\"" + Num(kLabel - 6) + "\" y=\"" + Num(y + 12) + "\" text-anchor=\"end\">" +
+    out += "<text x=\"" + OneDecimal(kLabel - 6) + "\" y=\"" + OneDecimal(y + 12) + "\" text-anchor=\"end\">" +
            E(Fit(bars[i].label, kLabel - 10)) + "</text>";
-    out += "<rect class=\"bar\" x=\"" + Num(kLabel) + "\" y=\"" + Num(y + 2) + "\" width=\"" + Num(w) +
-           "\" height=\"" + Num(kRow - 5) + "\"></rect>";
-    out += "<text x=\"" + Num(kLabel + w + 5) + "\" y=\"" + Num(y + 12) + "\">" + value_text(bars[i].value) +
+    out += "<rect class=\"bar\" x=\"" + OneDecimal(kLabel) + "\" y=\"" + OneDecimal(y + 2) + "\" width=\"" + OneDecimal(w) +
+           "\" height=\"" + OneDecimal(kRow - 5) + "\"></rect>";
+    out += "<text x=\"" + OneDecimal(kLabel + w + 5) + "\" y=\"" + OneDecimal(y + 12) + "\">" + value_text(bars[i].value) +
            "</text></g>";
   }
   return out + "</svg>";
@@ -162,8 +155,8 @@ std::string TreemapSvg(const std::vector<Block>& blocks) {
     weights.push_back(static_cast<double>(g.bytes));
   }
   std::string out = "<svg class=\"chart\" role=\"img\" aria-label=\"Size treemap\" "
-                    "viewBox=\"0 0 " + Num(kWidth) + " " + Num(kTreemapHeight) + "\" width=\"" + Num(kWidth) +
-                    "\" height=\"" + Num(kTreemapHeight) + "\">";
+                    "viewBox=\"0 0 " + OneDecimal(kWidth) + " " + OneDecimal(kTreemapHeight) + "\" width=\"" + OneDecimal(kWidth) +
+                    "\" height=\"" + OneDecimal(kTreemapHeight) + "\">";
   if (total == 0) return out + "</svg>";
   const std::vector<Rect> areas = Squarify(weights, {0, 0, kWidth, kTreemapHeight});
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -177,10 +170,10 @@ std::string TreemapSvg(const std::vector<Block>& blocks) {
     const std::vector<Rect> leaves = Squarify(leaf_weights, inner);
     out += "<g>";
     for (size_t k = 0; k < leaves.size(); ++k) Leaf(g, g.leaves[k], leaves[k], static_cast<int>(i % kColours), total, out);
-    out += "<rect class=\"frame\" x=\"" + Num(a.x) + "\" y=\"" + Num(a.y) + "\" width=\"" + Num(a.w) + "\" height=\"" +
-           Num(a.h) + "\"></rect>";
+    out += "<rect class=\"frame\" x=\"" + OneDecimal(a.x) + "\" y=\"" + OneDecimal(a.y) + "\" width=\"" + OneDecimal(a.w) + "\" height=\"" +
+           OneDecimal(a.h) + "\"></rect>";
     const std::string title = titled ? Fit(g.name + " " + HumanBytes(g.bytes), a.w - 6) : "";
-    if (!title.empty()) out += "<text x=\"" + Num(a.x + 3) + "\" y=\"" + Num(a.y + 12) + "\">" + E(title) + "</text>";
+    if (!title.empty()) out += "<text x=\"" + OneDecimal(a.x + 3) + "\" y=\"" + OneDecimal(a.y + 12) + "\">" + E(title) + "</text>";
     out += "</g>";
   }
   return out + "</svg>";

@@ -19,14 +19,15 @@
 namespace tsctl {
 namespace {
 
+using report::E;
 using report::KeyValues;
+using report::Seconds;
 using Rows = std::vector<std::pair<std::string, std::string>>;
 using nlohmann::json;
 
 constexpr CheckStatus kStatuses[] = {CheckStatus::kPass, CheckStatus::kWarn, CheckStatus::kFail, CheckStatus::kSkip};
-constexpr size_t kMaxListed = 200;  // values, reference rows and operators listed per method
+constexpr size_t kMaxListedPerMethod = 200;  // values, reference rows and operators listed per method
 
-std::string E(std::string_view s) { return HtmlEscape(s); }
 
 // The CSS class of a verdict's cell.
 const char* StatusClass(CheckStatus s) {
@@ -66,19 +67,19 @@ Rows Present(const json& j, std::initializer_list<std::pair<const char*, const c
   return rows;
 }
 
-// A table of `items` (objects) with one column per key; cut at kMaxListed.
+// A table of `items` (objects) with one column per key; cut at kMaxListedPerMethod.
 std::string ItemTable(const json& items, std::initializer_list<std::pair<const char*, const char*>> columns) {
   if (!items.is_array() || items.empty()) return "";
   std::string out = "<table><thead><tr>";
   for (const auto& c : columns) out += std::string("<th>") + c.first + "</th>";
   out += "</tr></thead><tbody>";
-  for (size_t i = 0; i < items.size() && i < kMaxListed; ++i) {
+  for (size_t i = 0; i < items.size() && i < kMaxListedPerMethod; ++i) {
     out += "<tr class=\"f\">";
     for (const auto& c : columns) out += "<td class=\"mono\">" + E(Field(items[i], c.second)) + "</td>";
     out += "</tr>";
   }
   out += "</tbody></table>";
-  if (items.size() > kMaxListed) out += report::More(items.size() - kMaxListed, "rows", "tsctl validate --format json");
+  if (items.size() > kMaxListedPerMethod) out += report::More(items.size() - kMaxListedPerMethod, "rows", "tsctl validate --format json");
   return out;
 }
 
@@ -93,7 +94,7 @@ std::string Reference(const json& model) {
                     "<table><thead><tr><th>output</th><th>verdict</th><th class=\"n\">max abs</th><th class=\"n\">max "
                     "rel</th><th class=\"n\">mean abs</th><th class=\"n\">mean rel</th><th class=\"n\">rtol</th><th "
                     "class=\"n\">atol</th><th class=\"n\">would pass at rtol / atol</th><th>error</th></tr></thead><tbody>";
-  for (size_t i = 0; i < ref.size() && i < kMaxListed; ++i) {
+  for (size_t i = 0; i < ref.size() && i < kMaxListedPerMethod; ++i) {
     const json& r = ref[i];
     const bool compared = r.value("compared", false), pass = r.value("pass", false);
     const std::string min = r.value("has_min_tolerance", false) ? Field(r, "min_rtol") + " / " + Field(r, "min_atol") : "";
@@ -106,7 +107,7 @@ std::string Reference(const json& model) {
     out += "<td class=\"n\">" + E(min) + "</td><td>" + E(Field(r, "error")) + "</td></tr>";
   }
   out += "</tbody></table>";
-  if (ref.size() > kMaxListed) out += report::More(ref.size() - kMaxListed, "outputs", "tsctl validate --format json");
+  if (ref.size() > kMaxListedPerMethod) out += report::More(ref.size() - kMaxListedPerMethod, "outputs", "tsctl validate --format json");
   return out;
 }
 
@@ -145,9 +146,9 @@ std::string Model(const json& m, const std::string& method) {
 std::string Operators(const std::vector<std::string>& ops) {
   if (ops.empty()) return "";
   std::string out = "<details><summary>" + std::to_string(ops.size()) + " operator(s) called</summary><ul>";
-  for (size_t i = 0; i < ops.size() && i < kMaxListed; ++i) out += "<li class=\"mono f\">" + E(ops[i]) + "</li>";
+  for (size_t i = 0; i < ops.size() && i < kMaxListedPerMethod; ++i) out += "<li class=\"mono f\">" + E(ops[i]) + "</li>";
   out += "</ul>";
-  if (ops.size() > kMaxListed) out += report::More(ops.size() - kMaxListed, "operators", "tsctl validate --list-ops");
+  if (ops.size() > kMaxListedPerMethod) out += report::More(ops.size() - kMaxListedPerMethod, "operators", "tsctl validate --list-ops");
   return out + "</details>";
 }
 
@@ -160,12 +161,6 @@ std::string Verdict(const ArchiveReport& a, bool strict) {
   std::string out = "<span class=\"" + ResultClass(r) + "\">" + ArchiveResultName(r) + "</span>";
   if (r == ArchiveResult::kNotRun) out += " <span class=\"muted\">" + E(a.not_run) + "</span>";
   return out;
-}
-
-std::string Seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s < 0 ? 0.0 : s);
-  return buf;
 }
 
 std::string ArchiveSection(const ArchiveReport& a, size_t index, bool strict) {

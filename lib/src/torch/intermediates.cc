@@ -15,7 +15,7 @@ namespace {
 
 std::string Label(const Intermediate& v) { return "%" + v.name + " = " + v.kind; }
 
-std::string Shape(const at::Tensor& t) {
+std::string ShapeOf(const at::Tensor& t) {
   std::ostringstream s;
   s << t.sizes();
   return s.str();
@@ -163,7 +163,7 @@ IntermediatesResult CompareIntermediates(const std::vector<Intermediate>& a, con
       d << "max abs difference " << leaf.max_abs << ", max rel " << leaf.max_rel << " (rtol " << leaf.rtol << ", atol "
         << leaf.atol << ")";
     }
-    d << "; shape " << Shape(a[i].value);
+    d << "; shape " << ShapeOf(a[i].value);
     r.detail = d.str();
     break;
   }

@@ -26,6 +26,16 @@ Error FromLoadFailure(const std::exception& e, const std::string& path);
 // methods there are if it does not exist.
 torch::jit::Method FindMethod(const torch::jit::Module& module, const std::string& name);
 
+// Calls visit(node) for every node below `block`, subgraphs included.
+template <typename Visit>
+void EachNode(const torch::jit::Block* block, const Visit& visit) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    for (const torch::jit::Block* inner : node->blocks()) EachNode(inner, visit);
+    if (node->hasAttribute(c10::attr::Subgraph)) EachNode(node->g(c10::attr::Subgraph)->block(), visit);
+    visit(node);
+  }
+}
+
 // Makes `name` (qnnpack, fbgemm, onednn, x86; any case) LibTorch's quantized
 // engine, as Python's torch.backends.quantized.engine = name; "" keeps the
 // default. Throws tsctl::Error (kUsage) naming this LibTorch's engines if it

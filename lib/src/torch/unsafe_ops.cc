@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "torch_util.h"
 #include "tsctl/operators.h"
 
 namespace tsctl {
@@ -16,16 +17,6 @@ bool ConstantFalse(const torch::jit::Node* node, const char* name) {
   if (!index || *index >= node->inputs().size()) return false;
   const auto value = torch::jit::toIValue(node->input(*index));
   return value && value->isBool() && !value->toBool();
-}
-
-// Calls visit(node) for every node below `block`, subgraphs included.
-template <typename Visit>
-void EachNode(const torch::jit::Block* block, const Visit& visit) {
-  for (const torch::jit::Node* node : block->nodes()) {
-    for (const torch::jit::Block* inner : node->blocks()) EachNode(inner, visit);
-    if (node->hasAttribute(c10::attr::Subgraph)) EachNode(node->g(c10::attr::Subgraph)->block(), visit);
-    visit(node);
-  }
 }
 
 template <typename Visit>

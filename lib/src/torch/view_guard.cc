@@ -11,6 +11,7 @@
 #include <set>
 
 #include "sandbox.h"
+#include "torch_util.h"
 
 namespace tsctl {
 namespace {
@@ -175,15 +176,6 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   in_guard = false;
   if (!why.empty()) StopChild(why);  // never returns
   return nullptr;
-}
-
-template <typename Visit>
-void EachNode(const torch::jit::Block* block, const Visit& visit) {
-  for (const torch::jit::Node* node : block->nodes()) {
-    for (const torch::jit::Block* inner : node->blocks()) EachNode(inner, visit);
-    if (node->hasAttribute(c10::attr::Subgraph)) EachNode(node->g(c10::attr::Subgraph)->block(), visit);
-    visit(node);
-  }
 }
 
 template <typename Visit>

@@ -10,7 +10,7 @@
 namespace tsctl {
 namespace {
 
-Error Bad(const std::string& message) { return Error(ErrorKind::kFormat, message); }
+Error Malformed(const std::string& message) { return Error(ErrorKind::kFormat, message); }
 
 }  // namespace
 
@@ -23,11 +23,11 @@ struct RecordReader::Inflater {
 };
 
 RecordReader::RecordReader(const ByteSource& src, const ZipEntry& entry) : src_(src), entry_(entry) {
-  if (!entry.local_header_error.empty()) throw Bad(entry.name + ": " + entry.local_header_error);
-  if (entry.encrypted()) throw Bad(entry.name + ": record is encrypted");
+  if (!entry.local_header_error.empty()) throw Malformed(entry.name + ": " + entry.local_header_error);
+  if (entry.encrypted()) throw Malformed(entry.name + ": record is encrypted");
   if (entry.method == kZipStored) return;
   if (entry.method != kZipDeflated) {
-    throw Bad(entry.name + ": unsupported compression method " + std::to_string(entry.method));
+    throw Malformed(entry.name + ": unsupported compression method " + std::to_string(entry.method));
   }
   inflater_ = std::make_unique<Inflater>();
   if (inflateInit2(&inflater_->zs, -MAX_WBITS) != Z_OK) {
@@ -67,15 +67,15 @@ size_t RecordReader::Read(char* buf, size_t n) {
       f.done = true;
     } else if (rc != Z_OK) {
       if (rc == Z_BUF_ERROR && f.zs.avail_in == 0 && f.consumed >= entry_.compressed_size) {
-        throw Bad(entry_.name + ": compressed data ends early");
+        throw Malformed(entry_.name + ": compressed data ends early");
       }
-      throw Bad(entry_.name + ": deflate data is corrupt" + (f.zs.msg ? std::string(" (") + f.zs.msg + ")" : ""));
+      throw Malformed(entry_.name + ": deflate data is corrupt" + (f.zs.msg ? std::string(" (") + f.zs.msg + ")" : ""));
     }
   }
   size_t have = static_cast<size_t>(reinterpret_cast<char*>(f.zs.next_out) - buf);
   produced_ += have;
   if (produced_ > entry_.uncompressed_size) {
-    throw Bad(entry_.name + ": record inflates past its declared size of " +
+    throw Malformed(entry_.name + ": record inflates past its declared size of " +
               std::to_string(entry_.uncompressed_size) + " bytes");
   }
   return have;
@@ -85,7 +85,7 @@ void RecordReader::ReadExactly(char* buf, size_t n) {
   size_t done = 0;
   while (done < n) {
     size_t got = Read(buf + done, n - done);
-    if (got == 0) throw Bad(entry_.name + ": record ends after " + std::to_string(produced_) + " bytes");
+    if (got == 0) throw Malformed(entry_.name + ": record ends after " + std::to_string(produced_) + " bytes");
     done += got;
   }
 }
@@ -93,7 +93,7 @@ void RecordReader::ReadExactly(char* buf, size_t n) {
 void RecordReader::Skip(uint64_t n) {
   if (!inflater_) {
     if (n > entry_.compressed_size - produced_) {
-      throw Bad(entry_.name + ": record ends after " + std::to_string(entry_.compressed_size) + " bytes");
+      throw Malformed(entry_.name + ": record ends after " + std::to_string(entry_.compressed_size) + " bytes");
     }
     produced_ += n;
     return;

@@ -24,14 +24,14 @@ std::string InspectFile(const OpenedFile& file, const InspectRequest& request) {
 }
 
 // A program's instruction chains, as ExecuTorch's print_program prints them.
-std::string PrintGraph(const OpenedFile& file, const GraphOptions& o, OutputFormat) {
+std::string PteGraph(const OpenedFile& file, const GraphOptions& o, OutputFormat) {
   if (o.inlined || o.frozen) {
     throw Error(ErrorKind::kUsage, "--inlined and --frozen apply to TorchScript archives, not to an ExecuTorch program");
   }
   return RenderPteGraph(ReadPte(file.path, {.chains = true}), o.method, o.format == GraphOptions::Format::kDot);
 }
 
-std::string Code(const OpenedFile& file, const CodeQuery&) {
+std::string PteCode(const OpenedFile& file, const CodeQuery&) {
   ReadPte(file.path);  // a file that only has the name: the reader's line
   throw Error(ErrorKind::kFormat,
               "an ExecuTorch file (.pte, .ptd or .bpte) holds no TorchScript code: `tsctl graph` prints a program's "
@@ -46,7 +46,7 @@ std::string Page(const OpenedFile& file, const PageRequest&) {
 }
 
 // The static checks, then (unless --no-load) a run on ExecuTorch's runtime.
-void Validate(const ValidateRequest& request, ArchiveReport& report) {
+void PteValidate(const ValidateRequest& request, ArchiveReport& report) {
   TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report, request.src); });
   TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report, request.src); });
 }
@@ -98,8 +98,8 @@ const Format kExecuTorchFormat = {
     .claims_head = LooksLikePte,
     .extensions = {".pte", ".ptd", ".bpte"},
     .inspect = InspectFile,
-    .graph = PrintGraph,
-    .stored_code = Code,
+    .graph = PteGraph,
+    .stored_code = PteCode,
     .report_page = Page,
     .checks = {{check::kPteFormat},
                {check::kPteData},
@@ -112,7 +112,7 @@ const Format kExecuTorchFormat = {
                {check::kPteDeterministic},
                {check::kPteCase},
                {check::kPteReference}},
-    .validate = Validate,
+    .validate = PteValidate,
     .reads_pairs = true,
     .diff_pair = DiffPair,
     .report_pair = ReportPair,

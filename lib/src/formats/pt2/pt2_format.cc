@@ -13,10 +13,10 @@
 namespace tsctl {
 namespace {
 
-bool ClaimsArchive(const Archive& archive) { return IsPt2(archive.kind()); }
+bool Pt2ClaimsArchive(const Archive& archive) { return IsPt2(archive.kind()); }
 
 // A program's graph, printed from its JSON as Python's print(ep.graph).
-std::string PrintGraph(const OpenedFile& file, const GraphOptions& options, OutputFormat) {
+std::string Pt2Graph(const OpenedFile& file, const GraphOptions& options, OutputFormat) {
   const Archive& archive = SoundArchive(file);
   if (options.inlined || options.frozen || options.format == GraphOptions::Format::kDot) {
     throw Error(ErrorKind::kUsage, "--inlined, --frozen and --format dot apply to TorchScript archives, not to a .pt2");
@@ -24,14 +24,14 @@ std::string PrintGraph(const OpenedFile& file, const GraphOptions& options, Outp
   return Pt2GraphText(archive, options.method == "forward" ? "" : options.method);
 }
 
-std::string Code(const OpenedFile& file, const CodeQuery&) {
+std::string Pt2Code(const OpenedFile& file, const CodeQuery&) {
   const Archive& archive = SoundArchive(file);
   throw Error(ErrorKind::kFormat, std::string("a .pt2 archive (") + ArchiveKindName(archive.kind()) +
                                       ") holds no TorchScript code: `tsctl graph` prints its program, "
                                       "`tsctl inspect` describes it");
 }
 
-void Validate(const ValidateRequest& request, ArchiveReport& report) {
+void Pt2Validate(const ValidateRequest& request, ArchiveReport& report) {
   TimedStep(report.checks, [&] { CheckPt2(*request.archive, request.options, report); });
 }
 
@@ -41,10 +41,10 @@ extern const Format kPt2Format;
 const Format kPt2Format = {
     .name = "pt2",
     .extensions = {},
-    .claims_archive = ClaimsArchive,
+    .claims_archive = Pt2ClaimsArchive,
     .inspect = InspectZipArchive,
-    .graph = PrintGraph,
-    .stored_code = Code,
+    .graph = Pt2Graph,
+    .stored_code = Pt2Code,
     .report_page = ZipArchivePage,
     .checks = {{check::kPt2Kind},
                {check::kPt2Version},
@@ -52,7 +52,7 @@ const Format kPt2Format = {
                {check::kPt2Weights},
                {check::kPt2Aoti},
                {check::kPt2Ops}},
-    .validate = Validate,
+    .validate = Pt2Validate,
     .compat = Pt2Needs,
 };
 

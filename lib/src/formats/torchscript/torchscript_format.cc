@@ -25,11 +25,11 @@ namespace {
 
 using nlohmann::json;
 
-bool ClaimsArchive(const Archive& archive) { return !IsPt2(archive.kind()); }
+bool TorchScriptClaimsArchive(const Archive& archive) { return !IsPt2(archive.kind()); }
 
-std::string PrintGraph(const OpenedFile&, const GraphOptions& options, OutputFormat) { return Graph(options); }
+std::string TorchScriptGraph(const OpenedFile&, const GraphOptions& options, OutputFormat) { return Graph(options); }
 
-std::string Code(const OpenedFile& file, const CodeQuery& query) { return StoredCode(SoundArchive(file), query); }
+std::string TorchScriptCode(const OpenedFile& file, const CodeQuery& query) { return StoredCode(SoundArchive(file), query); }
 
 void CheckMeta(const Archive& a, const std::vector<std::string>& keys, std::vector<CheckResult>& out) {
   if (keys.empty()) return;
@@ -122,7 +122,7 @@ ModelCheckOptions ModelCheckOf(const Archive& archive, const std::string& path, 
 }
 
 // validate: the TorchScript checks after the ZIP's, then LibTorch's (a child).
-void Validate(const ValidateRequest& request, ArchiveReport& report) {
+void TorchScriptValidate(const ValidateRequest& request, ArchiveReport& report) {
   Archive& archive = *request.archive;
   const ValidateOptions& options = request.options;
   const std::string& path = request.path;
@@ -169,10 +169,10 @@ extern const Format kTorchScriptFormat;
 const Format kTorchScriptFormat = {
     .name = "torchscript",
     .extensions = {},
-    .claims_archive = ClaimsArchive,
+    .claims_archive = TorchScriptClaimsArchive,
     .inspect = InspectZipArchive,
-    .graph = PrintGraph,
-    .stored_code = Code,
+    .graph = TorchScriptGraph,
+    .stored_code = TorchScriptCode,
     .report_page = ZipArchivePage,
     .checks = {{check::kTsKind},
                {check::kTsLayout},
@@ -187,7 +187,7 @@ const Format kTorchScriptFormat = {
                {check::kTsMobile},
                {check::kMetaProducer},
                {check::kCodeOps}},
-    .validate = Validate,
+    .validate = TorchScriptValidate,
     .compat = TorchScriptNeeds,
 };
 
