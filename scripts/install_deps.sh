@@ -13,6 +13,7 @@ minimal=(
   libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
   libflatbuffers-dev flatbuffers-compiler  # ExecuTorch .pte/.ptd/.bpte: FlatBuffers headers and flatc (schemas compiled at build time)
   ccache                              # caches compilations between builds (CMakeLists.txt)
+  ninja-build                         # scripts/demo.sh builds with Ninja (progress over all the steps)
 )
 case ${1:-} in
   --minimal) packages=("${minimal[@]}") ;;
@@ -31,6 +32,7 @@ esac
   libseccomp-dev                      # the LibTorch children's sandbox (seccomp-bpf)
   libflatbuffers-dev flatbuffers-compiler  # ExecuTorch .pte/.ptd/.bpte: FlatBuffers headers and flatc (schemas compiled at build time)
   ccache                              # caches compilations between builds (CMakeLists.txt)
+  ninja-build                         # scripts/demo.sh builds with Ninja (progress over all the steps)
   dpkg-dev                            # dpkg-shlibdeps: the .deb's dependencies (cpack -G DEB)
 )
 missing=()
