@@ -39,7 +39,8 @@ build() {
   phase "building $what ($*; log: $log)"
   if ! cmake --build "$build_dir" -j"$(nproc)" --target "$@" 2>&1 | tee -a "$log" | {
     while IFS= read -r line; do
-      if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      # CMake's own step first ("Re-checking globbed directories") is not the build's.
+      if [[ $line =~ ^\[([0-9]+)/([0-9]+)\]\ (.*) ]] && [[ ${BASH_REMATCH[3]} != Re-checking* ]]; then
         local pct=$((BASH_REMATCH[1] * 100 / BASH_REMATCH[2]))
         if ((pct / 10 > last)); then
           last=$((pct / 10))
@@ -53,8 +54,8 @@ build() {
 }
 
 if [ $# -eq 0 ]; then set -- testdata/traced_cnn.pt; fi
-# tsctl_app is the CLI and the library (it brings tsctl-torch-server, which
-# LibTorch children are forked from, a small program).
+# tsctl_app is the CLI and the library; tsctl_torch the LibTorch plugin (it
+# brings tsctl-torch-server, which LibTorch children are forked from).
 build "the CLI without LibTorch" tsctl_app
 phase "first result: tsctl inspect $*"
 "$build_dir"/bin/tsctl inspect "$@"

@@ -17,7 +17,6 @@ namespace {
 
 using report::E;
 using report::KeyValues;
-using report::Seconds;
 using Rows = std::vector<std::pair<std::string, std::string>>;
 
 constexpr const char* kMigrateTool = "tsctl migrate --format json";
@@ -71,12 +70,12 @@ std::string SummarySection(const std::vector<MigrateResult>& results) {
     seconds += r.seconds;
     rows += "<tr class=\"f\"><td><a href=\"#" + Id(i) + "\">" + E(r.path) + "</a></td><td>" + StageCell(r) +
             "</td><td class=\"mono\">" + (r.blockers.empty() ? "" : E(r.blockers.front().kind)) + "</td><td class=\"n\">" +
-            Seconds(r.seconds) + "</td></tr>";
+            report::Seconds(r.seconds) + "</td></tr>";
   }
   const bool passed = !results.empty() && migrated == static_cast<int>(results.size());
   const Rows kv = {{"result", std::to_string(migrated) + " of " + std::to_string(results.size()) +
                                   " migrated (verified and written)"},
-                   {"time (models added up)", Seconds(seconds)}};
+                   {"time (models added up)", report::Seconds(seconds)}};
   std::string out = "<section id=\"summary\"><h2>Summary</h2><p class=\"" + std::string(passed ? "pass" : "fail") +
                     "\">" + (passed ? "ALL MIGRATED" : "NOT ALL MIGRATED") + "</p>" + KeyValues(kv);
   out += "<h3>Stages reached</h3>" + StagesTable(results);
@@ -112,9 +111,9 @@ std::string BlockersSection(const std::vector<MigrateResult>& results) {
 std::string TimingsTable(const MigrateResult& r) {
   std::string out = "<h3>Timings</h3><table><thead><tr><th>step</th><th class=\"n\">time</th></tr></thead><tbody>";
   for (const MigrateTiming& t : r.timings) {
-    out += "<tr class=\"f\"><td>" + E(t.step) + "</td><td class=\"n\">" + Seconds(t.seconds) + "</td></tr>";
+    out += "<tr class=\"f\"><td>" + E(t.step) + "</td><td class=\"n\">" + report::Seconds(t.seconds) + "</td></tr>";
   }
-  return out + "<tr class=\"f\"><th>in all</th><td class=\"n\">" + Seconds(r.seconds) + "</td></tr></tbody></table>";
+  return out + "<tr class=\"f\"><th>in all</th><td class=\"n\">" + report::Seconds(r.seconds) + "</td></tr></tbody></table>";
 }
 
 std::string BlockersTable(const MigrateResult& r) {
@@ -190,7 +189,7 @@ std::string Written(const MigrateResult& r) {
 
 std::string ModelSection(const MigrateResult& r, size_t index) {
   std::string out = "<section id=\"" + Id(index) + "\"><h2>" + E(r.path) + "</h2><p>" + StageCell(r) + " in " +
-                    Seconds(r.seconds) + "</p>";
+                    report::Seconds(r.seconds) + "</p>";
   Rows rows = {{"stage reached", MigrateStageName(r.stage)}};
   if (!r.error.empty()) rows.emplace_back("error", r.error);
   const std::string specs = Joined(r.inputs);

@@ -21,7 +21,6 @@ namespace {
 
 using report::E;
 using report::KeyValues;
-using report::Seconds;
 using Rows = std::vector<std::pair<std::string, std::string>>;
 using nlohmann::json;
 
@@ -165,7 +164,7 @@ std::string Verdict(const ArchiveReport& a, bool strict) {
 
 std::string ArchiveSection(const ArchiveReport& a, size_t index, bool strict) {
   std::string out = "<section id=\"a" + std::to_string(index + 1) + "\"><h2>" + E(a.path) + "</h2><p>" +
-                    Verdict(a, strict) + " in " + Seconds(a.seconds) + "</p>";
+                    Verdict(a, strict) + " in " + report::Seconds(a.seconds) + "</p>";
   out += "<table><thead><tr><th>verdict</th><th>check</th><th>message</th></tr></thead><tbody>";
   for (const CheckResult& c : a.checks) {
     out += std::string("<tr class=\"f\"><td class=\"") + StatusClass(c.status) + "\">" + CheckStatusName(c.status) +
@@ -221,7 +220,7 @@ std::string ValidateSummary(const ValidationReport& report) {
       counts[s] += c;
       rows += "<td class=\"n\">" + std::to_string(c) + "</td>";
     }
-    rows += "<td>" + Verdict(a, report.strict) + "</td><td class=\"n\">" + Seconds(a.seconds) + "</td></tr>";
+    rows += "<td>" + Verdict(a, report.strict) + "</td><td class=\"n\">" + report::Seconds(a.seconds) + "</td></tr>";
     seconds += a.seconds;
   }
   for (const std::string& p : report.not_checked) {
@@ -238,7 +237,7 @@ std::string ValidateSummary(const ValidationReport& report) {
              {"checks", std::to_string(total) + ": " + std::to_string(counts[0]) + " PASS, " + std::to_string(counts[1]) +
                             " WARN, " + std::to_string(counts[2]) + " FAIL, " + std::to_string(counts[3]) + " SKIP"},
              {"strict (warnings fail)", report.strict ? "yes" : "no"},
-             {"time (archives added up)", Seconds(seconds)},
+             {"time (archives added up)", report::Seconds(seconds)},
              {"sandbox of LibTorch's children", SandboxDescription()}};
   return "<section id=\"summary\"><h2>Summary</h2><p class=\"" + ResultClass(result) + "\">" + E(verdict) + "</p>" + KeyValues(kv) + CountsSvg(counts, total) +
          "<table><thead><tr><th>archive</th><th class=\"n\">PASS</th><th class=\"n\">WARN</th><th "
