@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -106,6 +107,42 @@ pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body) {
   ::close(fds[1]);
   *read_fd = fds[0];
   return pid;
+}
+
+pid_t SpawnProgram(const std::string& path, std::vector<std::string> argv, std::vector<std::string> env, int out_fd,
+                   const std::vector<ChildFd>& fds, const std::function<void(int err)>& exec_failed) {
+  std::vector<char*> args, envp;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int highest = STDERR_FILENO;
+  for (const ChildFd& f : fds) highest = std::max(highest, f.to);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: nothing that allocates from here on (the parent may have threads).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(125);
+  ::setpgid(0, 0);  // a terminal's Ctrl-C reaches tsctl, which ends its children
+  // Each source above every target first, so that no dup2 below overwrites
+  // a source still to be moved (a source may be 3 and another's target 3).
+  int moved[16];
+  const size_t n = std::min(fds.size(), sizeof moved / sizeof moved[0]);
+  for (size_t i = 0; i < n; ++i) moved[i] = ::fcntl(fds[i].from, F_DUPFD, highest + 1);
+  const int null = ::open("/dev/null", O_RDWR);
+  ::dup2(null, STDIN_FILENO);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(out_fd, STDERR_FILENO);
+  for (size_t i = 0; i < n; ++i) ::dup2(moved[i], fds[i].to);
+  ::close_range(static_cast<unsigned>(highest) + 1, ~0U, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+  ::execve(path.c_str(), args.data(), envp.data());
+  if (exec_failed) exec_failed(errno);
+  ::_exit(127);
 }
 
 bool SendMessage(int sock, const std::string& data, const std::vector<int>& fds) {

@@ -43,6 +43,22 @@ void TakeFrames(std::string& buffer, const std::function<void(char type, std::st
 // tsctl::Error (kIo) if no pipe or process can be made.
 pid_t ForkChild(int* read_fd, const std::function<void(int write_fd)>& body);
 
+// Starts the program `path` as a child the way every program tsctl runs
+// is started (tsctl-torch-server, tsctl-pte-runner): it dies with this
+// process (PR_SET_PDEATHSIG), leads a process group of its own, reads
+// /dev/null, writes its stdout and stderr to `out_fd`, gets each
+// `fds[i].from` as descriptor `fds[i].to` (without close-on-exec; every
+// descriptor above the highest `to` closed), an empty signal mask and the
+// default dispositions, and runs with `argv` and `env` (SandboxEnvironment's
+// for both). Nothing allocates in the child after fork. If the exec fails,
+// the child calls exec_failed(errno) (async-signal-safe code only; may be
+// null) and exits 127. Returns the pid, or -1 if fork failed (errno).
+struct ChildFd {
+  int from, to;
+};
+pid_t SpawnProgram(const std::string& path, std::vector<std::string> argv, std::vector<std::string> env, int out_fd,
+                   const std::vector<ChildFd>& fds, const std::function<void(int err)>& exec_failed);
+
 // One message on a SOCK_SEQPACKET socket (at most 8 KiB), with up to
 // kMaxMessageFds descriptors (SCM_RIGHTS); MSG_NOSIGNAL. False if it could
 // not be sent.

@@ -93,40 +93,12 @@ std::vector<std::string> RunnerArgs(const PteRunRequest& request) {
 // frames on `frames`' (as descriptor 3); the parent's ends stay open.
 pid_t StartRunner(const std::string& path, std::vector<std::string> args, const int frames[2], const int out[2],
                   int program_fd) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env = SandboxEnvironment();
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // Nothing that allocates from here on.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(125);
-    // The program's descriptor, out of the way of the ones set below (it may
-    // be 3 or 4 itself); dup2 then gives descriptor 4 without close-on-exec.
-    const int program = program_fd >= 0 ? ::fcntl(program_fd, F_DUPFD, 10) : -1;
-    ::setpgid(0, 0);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(out[1], STDERR_FILENO);
-    ::dup2(frames[1], kResultFd);
-    if (program >= 0) ::dup2(program, kProgramFd);
-    ::close_range(program_fd >= 0 ? kProgramFd + 1 : kResultFd + 1, ~0U, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
-    ::execve(path.c_str(), argv.data(), envp.data());
-    const char* why = std::strerror(errno);
+  std::vector<ChildFd> fds = {{frames[1], kResultFd}};
+  if (program_fd >= 0) fds.push_back({program_fd, kProgramFd});
+  return SpawnProgram(path, std::move(args), SandboxEnvironment(), out[1], fds, [](int err) {
+    const char* why = std::strerror(err);
     (void)!::write(STDERR_FILENO, why, std::strlen(why));
-    ::_exit(127);
-  }
-  return pid;
+  });
 }
 
 // Reads the runner's frames and output until both pipes end, the time is

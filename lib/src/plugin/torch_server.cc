@@ -112,40 +112,17 @@ void Launch(const std::string& path) {
     ::close(sv[1]);
     throw Error(ErrorKind::kIo, std::string("pipe: ") + std::strerror(errno));
   }
-  std::vector<std::string> env = SandboxEnvironment();
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  char name[] = "tsctl-torch-server";
-  char* argv[] = {name, nullptr};
   char failed[512];
   std::snprintf(failed, sizeof failed, "%ccannot start the LibTorch server %s: ", kFailed, path.c_str());
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // Nothing that allocates from here on (this process may have threads).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(125);
-    ::setpgid(0, 0);  // a terminal's Ctrl-C reaches tsctl, which ends its children
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(out[1], STDERR_FILENO);
-    ::dup2(sv[1], kServerControlFd);  // and no longer close-on-exec
-    ::close_range(kServerControlFd + 1, ~0U, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
-    ::execve(path.c_str(), argv, envp.data());
-    const char* why = std::strerror(errno);
-    char line[1024];
-    const size_t n = std::strlen(failed), m = std::min(std::strlen(why), sizeof line - n - 1);
-    std::memcpy(line, failed, n);
-    std::memcpy(line + n, why, m);
-    ::send(kServerControlFd, line, n + m, MSG_NOSIGNAL);
-    ::_exit(127);
-  }
+  const pid_t pid = SpawnProgram(path, {"tsctl-torch-server"}, SandboxEnvironment(), out[1], {{sv[1], kServerControlFd}},
+                                 [&failed](int err) {
+                                   const char* why = std::strerror(err);
+                                   char line[1024];
+                                   const size_t n = std::strlen(failed), m = std::min(std::strlen(why), sizeof line - n - 1);
+                                   std::memcpy(line, failed, n);
+                                   std::memcpy(line + n, why, m);
+                                   ::send(kServerControlFd, line, n + m, MSG_NOSIGNAL);
+                                 });
   ::close(sv[1]);
   ::close(out[1]);
   if (pid < 0) {
