@@ -14,6 +14,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
 rounds=${ROUNDS:-3}
 configs=(
   "unity -O2|-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG"
