@@ -48,7 +48,7 @@ std::string RuntimeName(const CompatRuntime& r) {
 }
 
 
-std::string Listed(const std::vector<std::string>& items, size_t most = 8) {
+std::string ListedItems(const std::vector<std::string>& items, size_t most = 8) {
   std::string out;
   for (size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
   if (items.size() > most) out += " and " + std::to_string(items.size() - most) + " more";
@@ -58,7 +58,7 @@ std::string Listed(const std::vector<std::string>& items, size_t most = 8) {
 std::string List(const std::vector<std::string>& items, size_t most = 8) {
   std::vector<std::string> escaped;
   for (const std::string& item : items) escaped.push_back(EscapeText(item));
-  return Listed(escaped, most);
+  return ListedItems(escaped, most);
 }
 
 // An operator's upgrader that applies to an archive of `version`, or "".
@@ -106,11 +106,11 @@ void JudgeOperators(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
   const std::string who = RuntimeName(r);
   if (!missing.empty()) {
     v.incompatible.push_back(std::to_string(missing.size()) + " operator(s) not registered in " + who + ": " +
-                             Listed(missing) + (r.kind == "executorch" ? " (ExecuTorch: \"Missing operator\")" : ""));
+                             ListedItems(missing) + (r.kind == "executorch" ? " (ExecuTorch: \"Missing operator\")" : ""));
   }
   if (!custom.empty()) {
-    v.incompatible.push_back("custom operator(s) " + Listed(custom) + ": namespace " +
-                             Listed({spaces.begin(), spaces.end()}) + " is no release's; its library must be loaded "
+    v.incompatible.push_back("custom operator(s) " + ListedItems(custom) + ": namespace " +
+                             ListedItems({spaces.begin(), spaces.end()}) + " is no release's; its library must be loaded "
                              "(tsctl --load-library, torch.ops.load_library)");
   }
   for (const std::string& u : upgraded) v.checked.push_back("operator " + EscapeText(u));

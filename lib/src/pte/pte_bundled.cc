@@ -10,10 +10,10 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-using Values = flatbuffers::Vector<flatbuffers::Offset<bpte_fb::Value>>;
+using BundledValues = flatbuffers::Vector<flatbuffers::Offset<bpte_fb::Value>>;
 
 // Tensor bytes among `values`.
-uint64_t DataBytes(const Values* values) {
+uint64_t DataBytes(const BundledValues* values) {
   uint64_t bytes = 0;
   if (!values) return bytes;
   for (const bpte_fb::Value* v : *values) {
@@ -25,7 +25,7 @@ uint64_t DataBytes(const Values* values) {
 
 // A test case's values, each tensor's bytes by their place in the file (the
 // flatbuffer starts it: `base`).
-std::vector<PteBundledValue> ReadValues(const Values* values, const uint8_t* base, Budget& budget) {
+std::vector<PteBundledValue> ReadValues(const BundledValues* values, const uint8_t* base, Budget& budget) {
   std::vector<PteBundledValue> out;
   if (!values) return out;
   budget.Spend(values->size());

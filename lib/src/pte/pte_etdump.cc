@@ -9,8 +9,6 @@
 
 namespace tsctl {
 
-using pte_internal::AlignedBytes;
-using pte_internal::Fail;
 
 namespace {
 
@@ -58,13 +56,13 @@ PteETDump ReadETDump(std::string_view bytes, const std::string& name) {
     prefixed = n <= bytes.size() - 4;
   }
   if (!prefixed && !(bytes.size() >= 8 && bytes.compare(4, 4, "ED00") == 0)) {
-    Fail(name, "not an ETDump (no ED00 at bytes 4-8, or 8-12 after a size prefix)");
+    pte_internal::Fail(name, "not an ETDump (no ED00 at bytes 4-8, or 8-12 after a size prefix)");
   }
-  AlignedBytes copy(bytes.size());
+  pte_internal::AlignedBytes copy(bytes.size());
   if (!bytes.empty()) std::memcpy(copy.data(), bytes.data(), bytes.size());
   flatbuffers::Verifier v(copy.data(), bytes.size(), pte_internal::VerifierOptions(bytes.size()));
   const bool ok = prefixed ? etdump_fb::VerifySizePrefixedETDumpBuffer(v) : etdump_fb::VerifyETDumpBuffer(v);
-  if (!ok) Fail(name, "the ETDump fails the FlatBuffers verifier: an offset, size, alignment or nesting runs out of bounds");
+  if (!ok) pte_internal::Fail(name, "the ETDump fails the FlatBuffers verifier: an offset, size, alignment or nesting runs out of bounds");
   const etdump_fb::ETDump* root = prefixed ? etdump_fb::GetSizePrefixedETDump(copy.data()) : etdump_fb::GetETDump(copy.data());
   pte_internal::Budget budget(bytes.size(), name);
   PteETDump out;

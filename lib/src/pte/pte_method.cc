@@ -132,9 +132,9 @@ PteValue DescribeValue(const pte_fb::EValue* v, const std::string& where, const 
   return out;
 }
 
-using Values = flatbuffers::Vector<flatbuffers::Offset<pte_fb::EValue>>;
+using EValues = flatbuffers::Vector<flatbuffers::Offset<pte_fb::EValue>>;
 
-std::vector<PteValue> ReadSignature(const flatbuffers::Vector<int32_t>* indices, const Values* values,
+std::vector<PteValue> ReadSignature(const flatbuffers::Vector<int32_t>* indices, const EValues* values,
                                     const std::string& where, const ProgramContext& ctx) {
   std::vector<PteValue> out;
   if (!indices) return out;
@@ -253,7 +253,7 @@ int64_t Named(int64_t v, uint64_t n, bool none, const std::string& what, const P
 }
 
 // The method's value table; the items of its index lists are checked.
-void ReadValueTable(const Values* values, const std::string& where, const ProgramContext& ctx, PteMethod& m) {
+void ReadValueTable(const EValues* values, const std::string& where, const ProgramContext& ctx, PteMethod& m) {
   if (!values) return;
   m.value_table.reserve(values->size());
   for (uoffset_t i = 0; i < values->size(); ++i) {
@@ -349,7 +349,7 @@ void ReadChains(const pte_fb::ExecutionPlan& plan, const std::string& where, con
 }
 
 // The method's tensors whose bytes are in the file or in a .ptd.
-void CollectStored(const Values* values, const std::string& method, const std::string& where,
+void CollectStored(const EValues* values, const std::string& method, const std::string& where,
                    const ProgramContext& ctx, std::vector<PteStoredTensor>& stored) {
   if (!values) return;
   for (uoffset_t i = 0; i < values->size(); ++i) {
@@ -371,7 +371,7 @@ PteMethod ReadMethod(const pte_fb::ExecutionPlan& plan, size_t index, const Prog
   PteMethod m;
   m.name = Str(plan.name(), ctx.budget);
   const std::string where = "method " + N(index) + " (" + Quote(m.name) + ")";
-  const Values* values = plan.values();
+  const EValues* values = plan.values();
   m.values = values ? values->size() : 0;
   m.chains = plan.chains() ? plan.chains()->size() : 0;
   m.inputs = ReadSignature(plan.inputs(), values, where + ", input", ctx);
