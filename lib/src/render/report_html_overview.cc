@@ -24,13 +24,16 @@ constexpr double kBarWidth = 1000, kBarHeight = 18;
 // of one type, dtype and shape counted together, in the order first seen.
 std::string ValueKinds(const char* what, const std::vector<Value>& values) {
   if (values.empty()) return std::string("no ") + what + "s";
+  // Looked up by map: a hostile program may declare 60,000 values of as
+  // many shapes, and a scan per value would be quadratic.
   using Kind = std::tuple<std::string, std::string, std::string>;
   std::vector<std::pair<Kind, size_t>> kinds;
+  std::map<Kind, size_t> index;
   for (const Value& v : values) {
-    const Kind k{v.type, v.dtype, v.shape};
-    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& e) { return e.first == k; });
-    if (it == kinds.end()) kinds.push_back({k, 1});
-    else ++it->second;
+    Kind k{v.type, v.dtype, v.shape};
+    auto [it, added] = index.emplace(k, kinds.size());
+    if (added) kinds.push_back({std::move(k), 1});
+    else ++kinds[it->second].second;
   }
   std::string out = Grouped(values.size()) + " " + what + (values.size() == 1 ? ":" : "s:");
   for (size_t i = 0; i < kinds.size() && i < kShownKinds; ++i) {
