@@ -12,6 +12,7 @@
 #include "tsctl/error.h"
 #include "tsctl/format.h"
 #include "tsctl/validate.h"
+#include "../../lib/src/commands/zip_model.h"
 
 using namespace tsctl;
 using tsctl::test::TestData;
@@ -104,4 +105,26 @@ TEST_CASE("format: validate's table is the ZIP container's rows, each format's o
       }
     }
   }
+}
+
+TEST_CASE("format: a ZIP is its format's by the ZIP row that claims it, and every ZIP format row names one") {
+  for (const char* name : {"traced_cnn.pt", "mobile.ptl", "scripted_multi.pt", "pt2/cnn.pt2", "pt2/cnn_aoti_stub.pt2",
+                           "pt2/transformer.pt2"}) {
+    INFO(name);
+    const OpenedFile file = Open(TestData(name));
+    REQUIRE(file.archive);
+    REQUIRE(file.format->zip);
+    CHECK(&ZipModelOf(*file.archive) == file.format->zip);
+    CHECK(std::string(file.format->zip->name) == file.format->name);
+  }
+  // Every ZIP row is some format's, and the last claims what no other does.
+  for (const ZipModel* m : ZipModels()) {
+    bool named = false;
+    for (const Format* f : Formats()) named |= f->zip == m;
+    CHECK(named);
+  }
+  CHECK(ZipModels().back()->claims(*Open(TestData("traced_cnn.pt")).archive));
+  // What differs between them is the row's: migrate refuses a .pt2 only.
+  CHECK(std::string(ZipModelOf(*Open(TestData("pt2/cnn.pt2")).archive).migrate_refusal) != "");
+  CHECK(std::string(ZipModelOf(*Open(TestData("traced_cnn.pt")).archive).migrate_refusal) == "");
 }

@@ -29,6 +29,7 @@
 namespace tsctl {
 
 struct Format;
+struct ZipModel;  // the ZIP formats' part, private (lib/src/commands/zip_model.h)
 
 // A file opened as its format: the row, and what recognising it opened.
 struct OpenedFile {
@@ -77,11 +78,13 @@ struct Format {
   // `head_bytes` bytes say it is one (a format whose files are no ZIP);
   // `extensions`: its files' names, the tiebreak for a file too short or
   // odd to say (never for a ZIP: a renamed archive stays what it is).
-  // `claims_archive`: a ZIP archive whose records make it one.
+  // `zip`: a ZIP format's row of what the commands that take an Archive do
+  // with one (lib/src/commands/zip_model.h), whose claims recognise its
+  // archives by their records.
   size_t head_bytes = 0;
   bool (*claims_head)(std::string_view first_bytes) = nullptr;
   std::vector<const char*> extensions;
-  bool (*claims_archive)(const Archive& archive) = nullptr;
+  const ZipModel* zip = nullptr;
 
   // The commands. Each throws tsctl::Error (one line) where the format has
   // no such thing to give (a .pt2's stored TorchScript code).

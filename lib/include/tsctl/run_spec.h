@@ -46,6 +46,18 @@ struct RunSpec {
   uint64_t max_output_bytes = 0;
 };
 
+// What every make (trace, script, export: tsctl/torch_backend.h's
+// MakeRequest and what it becomes, TraceOptions, ScriptOptions and the
+// Python child's request) shares, copied as one: the run, the check inputs,
+// --freeze, the tolerances and the output.
+struct MakeSpec : RunSpec {
+  std::vector<std::vector<InputSpec>> check_inputs;  // --check-input: each one input set
+  bool freeze = false;
+  double rtol = 1e-5;
+  double atol = 1e-6;
+  std::string output;
+};
+
 // Where a run's arguments come from, first that applies:
 enum class InputOrigin {
   kGiven,       // --input / --arg

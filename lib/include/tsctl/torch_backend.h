@@ -75,29 +75,25 @@ struct GraphOptions {
   bool allow_load_hooks = false;
 };
 
-// tsctl trace / tsctl script: the run (RunSpec: the method traced, its
-// example inputs or --load-inputs, libraries) and what is made of it.
-struct TraceOptions : RunSpec {
+// tsctl trace / tsctl script: the run (MakeSpec's RunSpec: the method
+// traced, its example inputs or --load-inputs, libraries) and what is made
+// of it (MakeSpec).
+struct TraceOptions : MakeSpec {
   std::string path;  // the archive whose method is traced
   // What LibTorch loads: the archive tsctl checked, as its open descriptor
   // (/proc/self/fd/N, inherited by the child); set by tsctl. Empty: `path`.
   std::string load_path;
-  std::vector<std::vector<InputSpec>> check_inputs;  // each: one input set
-  bool freeze = false;
   bool allow_load_hooks = false;  // --allow-load-hooks (Trace checks the archive first; not sent to the child)
-  double rtol = 1e-5;
-  double atol = 1e-6;
-  std::string output;
   std::string save_outputs_path;  // the trace's outputs on the example inputs (torch.save format)
 };
 
 // RunSpec's inputs (optional): run once and recorded as extra/tsctl_inputs.json.
-struct ScriptOptions : RunSpec {
+// MakeSpec's check inputs and tolerances are not used (a source has no
+// eager model to compare with).
+struct ScriptOptions : MakeSpec {
   std::string source;       // TorchScript source: methods using torch.*
   std::string source_name;  // for messages
   std::string class_name = "Net";
-  bool freeze = false;
-  std::string output;
 };
 
 struct CheckReport {
@@ -175,16 +171,11 @@ MakeResult Script(const ScriptOptions& options);
 // TorchScript source file (script), or a Python model (--python FILE.py:NAME).
 // The run (RunSpec): the method (trace of an archive), example inputs,
 // --load-inputs and --no-infer (trace of an archive), libraries.
-struct MakeRequest : RunSpec {
+struct MakeRequest : MakeSpec {
   std::string mode;    // "trace", "script" or "export"
   std::string path;    // trace: the archive; script: the source file
   std::string python;  // FILE.py:NAME instead of `path`
   std::string class_name = "Net";  // script of a source file
-  std::vector<std::vector<InputSpec>> check_inputs;
-  bool freeze = false;
-  double rtol = 1e-5;
-  double atol = 1e-6;
-  std::string output;
   std::string save_outputs_path;  // trace of an archive: the trace's outputs (--save-outputs)
   bool allow_load_hooks = false;  // trace of an archive: --allow-load-hooks (CheckBeforeLoad)
   bool aoti = false;              // export: an AOTInductor package for the CPU (--aoti)

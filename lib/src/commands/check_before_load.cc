@@ -3,7 +3,11 @@
 #include "check_before_load.h"
 
 #include "tsctl/error.h"
+#include "plugin_abi.h"
+#include "torch_child.h"
+#include "tsctl/zip_structure.h"
 #include "validate_internal.h"
+#include "zip_model.h"
 
 namespace tsctl {
 
@@ -21,13 +25,7 @@ std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::st
   report.path = path;
   std::vector<CheckResult>& out = report.checks;
   CheckZip(archive, options, out);
-  if (IsPt2(archive.kind())) {
-    CheckPt2(archive, options, report);
-  } else {
-    CheckStructure(archive, out);
-    CheckLoadHooks(archive, options, out);
-    if (LooksMobile(archive, path)) CheckMobile(archive, path, out);
-  }
+  ZipModelOf(archive).check_before_load(archive, path, options, report);
   LoadRefusal refusal;
   for (const CheckResult& c : out) {
     if (RefusesLoad(c)) refusal.failed.push_back(c);
@@ -45,6 +43,17 @@ std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::st
 std::string CheckedLoadPath(const Archive& archive) {
   const int fd = archive.source().Descriptor();
   return fd >= 0 ? "/proc/self/fd/" + std::to_string(fd) : "";
+}
+
+std::string CheckForLibTorch(const Archive& archive, const std::string& path, bool allow_load_hooks) {
+  RequireSoundStructure(archive.layout());
+  try {
+    // ts.version reads the range of the LibTorch in use, as validate's does.
+    WarmUpTorch();
+  } catch (const Error&) {
+  }
+  RequireLoadable(archive, path, allow_load_hooks);
+  return CheckedLoadPath(archive);
 }
 
 void RequireLoadable(const Archive& archive, const std::string& path, bool allow_load_hooks) {

@@ -25,8 +25,8 @@ struct LoadRefusal {
 bool RefusesLoad(const CheckResult& check);
 
 // Runs validate's own static checks on `archive` (named `path` in what they
-// say): zip.*, then ts.* with ts.hooks (and ts.mobile where it applies) for
-// TorchScript, pt2.* for a .pt2. Any FAIL refuses it. `allow_load_hooks`
+// say): zip.*, then its format's (ZipModel::check_before_load: ts.* with
+// ts.hooks, and ts.mobile where it applies, for TorchScript; pt2.* for a .pt2). Any FAIL refuses it. `allow_load_hooks`
 // (--allow-load-hooks) makes ts.hooks a WARN that lets it through; nothing
 // else can be let through. Nothing when the archive may be loaded.
 std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::string& path, bool allow_load_hooks);
@@ -34,6 +34,12 @@ std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::st
 // Throws tsctl::Error (kRefused: exit 1, one line naming the checks) when
 // CheckBeforeLoad refuses the archive.
 void RequireLoadable(const Archive& archive, const std::string& path, bool allow_load_hooks);
+
+// What every command does before it hands `archive` (read from `path`) to
+// LibTorch: its ZIP structure sound (RequireSoundStructure: kFormat), the
+// LibTorch server started (ts.version reads its range), validate's static
+// checks passed (RequireLoadable: kRefused); returns CheckedLoadPath.
+std::string CheckForLibTorch(const Archive& archive, const std::string& path, bool allow_load_hooks);
 
 // What LibTorch opens so that it loads the file tsctl checked, not whatever
 // the path names by the time the child starts: "/proc/self/fd/N" for the

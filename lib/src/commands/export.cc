@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "made_of.h"
 #include "temp_dir.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
@@ -104,7 +103,8 @@ MakeResult Export(const MakeRequest& r) {
   // folder's name is not part of the format).
   std::string base = std::filesystem::path(r.output).filename().string();
   if (!IsValidUtf8(base)) base = "model.pt2";
-  PythonRequest p = MadeOf<PythonRequest>(r);
+  PythonRequest p;
+  static_cast<MakeSpec&>(p) = r;
   p.file = file;
   p.name = name;
   p.mode = "export";

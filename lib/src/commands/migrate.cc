@@ -19,6 +19,7 @@
 #include "tsctl/stamp.h"
 #include "tsctl/text_util.h"
 #include "tsctl/torch_backend.h"
+#include "zip_model.h"
 
 namespace tsctl {
 namespace {
@@ -54,7 +55,7 @@ std::string AdviceFor(const std::string& kind, bool intermediates = false) {
 Archive CheckedSource(const MigrateOptions& o) {
   RequireRegularFile(o.path, "migrate converts");
   Archive archive = Archive::OpenSoundModel(o.path);
-  if (IsPt2(archive.kind())) throw Error(ErrorKind::kUsage, "already a .pt2 (migrate converts TorchScript archives)");
+  if (const char* refusal = ZipModelOf(archive).migrate_refusal; *refusal) throw Error(ErrorKind::kUsage, refusal);
   if (o.output.empty()) throw Error(ErrorKind::kUsage, "give -o OUT.pt2 (or --out-dir DIR for many archives)");
   std::error_code ec;
   if (std::filesystem::equivalent(o.path, o.output, ec)) {

@@ -8,10 +8,10 @@
 
 #include "../archive/json_input.h"
 #include "../archive/producer.h"
-#include "../text/units.h"
 #include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/text_util.h"
+#include "zip_model.h"
 
 namespace tsctl {
 namespace {
@@ -75,46 +75,6 @@ void ReadCodeText(const Archive& a, const ReportOptions& options, ReportContents
   }
 }
 
-// The graph of a TorchScript archive, from the LibTorch child (ReportOptions).
-void TorchScriptGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
-  using Mode = ReportOptions::TorchScriptGraph;
-  const char* how = "tsctl report --graph always draws it, tsctl graph --inlined prints it.";
-  if (options.torchscript_graph == Mode::kNever || options.path.empty() || options.path == "-") {
-    report.graphs.note = std::string("A TorchScript method's graph is LibTorch's to make; not asked for: ") + how;
-    return;
-  }
-  if (options.torchscript_graph == Mode::kAuto && archive.source().Size() > options.auto_graph_bytes) {
-    report.graphs.note = "Not drawn: the archive is larger than " + Grouped(options.auto_graph_bytes >> 20) +
-                         " MiB, and loading it in LibTorch takes time; " + how;
-    return;
-  }
-  try {
-    report.graphs = TorchScriptReportGraphs(options.path, "forward", 120, options.allow_load_hooks);
-  } catch (const Error& e) {
-    if (options.torchscript_graph == Mode::kAlways) throw;
-    report.graphs = {};
-    // An archive that fails validate's static checks (kRefused) is not
-    // loaded: the page is drawn without it, the note names the checks.
-    report.graphs.note = std::string("No graph: ") + e.what();
-  }
-}
-
-// The graphs a page draws: a .pt2's programs, read from their JSON; a
-// TorchScript archive's forward, from LibTorch.
-void ReadGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
-  if (!IsPt2(archive.kind())) {
-    TorchScriptGraphs(archive, options, report);
-  } else {
-    try {
-      report.graphs = Pt2ReportGraphs(archive);
-    } catch (const Error& e) {
-      report.graphs = {};
-      report.graphs.note = std::string("The graph could not be read: ") + e.what();
-    }
-  }
-  LayoutReportGraphs(report.graphs, options.layout);
-}
-
 }  // namespace
 
 ReportContents BuildReport(const Archive& archive, const ReportOptions& options) {
@@ -122,14 +82,12 @@ ReportContents BuildReport(const Archive& archive, const ReportOptions& options)
   report.info = Inspect(archive);
   ReadCodeText(archive, options, report);
   ReadProducer(archive, report);
-  if (!IsPt2(archive.kind())) {
-    try {
-      report.stored_inputs = InputsFromArchive(archive, "forward");
-    } catch (const Error& e) {
-      report.warnings.push_back(std::string("stored inputs: ") + e.what());
-    }
+  const ZipModel& model = ZipModelOf(archive);
+  if (model.report_inputs) model.report_inputs(archive, report);
+  if (options.graphs) {
+    model.report_graphs(archive, options, report);
+    LayoutReportGraphs(report.graphs, options.layout);
   }
-  if (options.graphs) ReadGraphs(archive, options, report);
   return report;
 }
 

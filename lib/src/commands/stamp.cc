@@ -18,6 +18,7 @@
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
+#include "zip_model.h"
 
 namespace tsctl {
 namespace {
@@ -107,13 +108,10 @@ void CheckExtraName(const std::string& name) {
 namespace {
 
 // Opens a TorchScript archive or a .pt2 (torch.export.load reads its extra/
-// records too); the early .pt2 layout has no extra/ folder to stamp.
+// records too), unless its format's row refuses it (ZipModel::refuse_stamp).
 Archive OpenStampable(std::unique_ptr<ByteSource> src) {
   Archive a = Archive::OpenModel(std::move(src));
-  if (a.kind() == ArchiveKind::kPt2Early) {
-    throw Error(ErrorKind::kUnavailable,
-                "an early .pt2 exported program (serialized_exported_program.json) has no extra/ records to stamp");
-  }
+  if (const ZipModel& model = ZipModelOf(a); model.refuse_stamp) model.refuse_stamp(a);
   return a;
 }
 

@@ -11,11 +11,9 @@
 
 #include "../zip/npz.h"
 #include "apply_inputs.h"
-#include "bench_pt2.h"
 #include "check_before_load.h"
 #include "plugin_abi.h"
 #include "example_inputs.h"
-#include "made_of.h"
 #include "torch_child.h"
 #include "tsctl/archive.h"
 #include "tsctl/atomic_file.h"
@@ -23,11 +21,11 @@
 #include "compat_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/escape.h"
-#include "find_inputs.h"
 #include "tsctl/inputs.h"
 #include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/zip_structure.h"
+#include "zip_model.h"
 
 namespace tsctl {
 
@@ -80,39 +78,18 @@ struct CheckedArchive {
 // neither.
 CheckedArchive OpenForLibTorch(const std::string& path, bool allow_load_hooks) {
   RequireRegularFile(path, "LibTorch loads");
-  CheckedArchive c{Archive::OpenSound(path), ""};
-  try {
-    // ts.version reads the range of the LibTorch in use, as validate's does.
-    WarmUpTorch();
-  } catch (const Error&) {
-  }
-  RequireLoadable(c.archive, path, allow_load_hooks);
-  c.load_path = CheckedLoadPath(c.archive);
+  CheckedArchive c{Archive::Open(OpenFileSource(path)), ""};
+  c.load_path = CheckForLibTorch(c.archive, path, allow_load_hooks);
   return c;
 }
 
-// The arguments of a TorchScript benchmark, by ResolveInputs; when none are
-// kept, a child looks (bundled inputs, then inferred candidates). None found
-// is fine for a method without arguments; the backend says what to pass
-// otherwise, with the method's schema. The result owns the files the child reads.
-ResolvedInputs ResolveBenchInputs(const Archive& archive, BenchOptions& o) {
-  ResolvedInputs in = ResolveInputs(archive, o, {.key = o.method});
-  ApplyResolved(in, o);
-  if (in.origin == InputOrigin::kInferred) {
-    std::function<void(long, const std::string&)> progress;
-    if (o.progress) {
-      progress = [&o](long k, const std::string& flags) {
-        o.progress({.kind = ProgressEvent::Kind::kInputs, .text = flags, .done = k});
-      };
-    }
-    FoundInputs found = FindInputs(o.path, o, progress, o.load_path);
-    // Not found: the backend says what the method takes (or that it does
-    // not exist); `why` says what was tried.
-    if (!found.found && !found.why.empty()) throw Error(ErrorKind::kUsage, found.why);
-    o.args = found.args;
-    o.input_source = DescribeFound(found);
-  }
-  return in;
+// bench and --sweep: the archive checked by its format's row, which fills
+// the options and holds it open (ZipModel::prepare_bench).
+Archive PrepareBench(BenchOptions& options, ResolvedInputs& inputs) {
+  RequireRegularFile(options.path, "LibTorch loads");
+  Archive archive = Archive::OpenModel(OpenFileSource(options.path));
+  const ZipModel& model = ZipModelOf(archive);
+  return model.prepare_bench(std::move(archive), options, inputs);
 }
 
 }  // namespace
@@ -144,13 +121,7 @@ std::string CompiledCode(const std::string& path, const std::string& method,
 BenchResult Bench(BenchOptions options) {
   if (!options.etdump_path.empty()) throw Error(ErrorKind::kUsage, "--etdump applies to an ExecuTorch program (.pte)");
   ResolvedInputs inputs;
-  std::optional<CheckedArchive> checked;  // kFormat before any LibTorch work; held until the child ran
-  std::optional<Archive> package;         // a .pt2, checked likewise and held
-  if (!PreparePt2Bench(options, inputs, package)) {
-    checked.emplace(OpenForLibTorch(options.path, options.allow_load_hooks));
-    options.load_path = checked->load_path;
-    inputs = ResolveBenchInputs(checked->archive, options);
-  }
+  const Archive checked = PrepareBench(options, inputs);  // kFormat before any LibTorch work; held until the child ran
   // --save-outputs: the child writes a temporary file, renamed into place
   // only when the benchmark succeeded.
   const std::string save_to = options.save_outputs_path;
@@ -185,13 +156,7 @@ std::vector<SweepRow> Sweep(BenchOptions options, double timeout_seconds,
   if (!options.save_outputs_path.empty()) throw Error(ErrorKind::kUsage, "--save-outputs cannot be combined with --sweep");
   // An AOTInductor package sweeps its own settings (threads, inference mode).
   ResolvedInputs inputs;
-  std::optional<CheckedArchive> checked;
-  std::optional<Archive> package;
-  if (!PreparePt2Bench(options, inputs, package)) {
-    checked.emplace(OpenForLibTorch(options.path, options.allow_load_hooks));
-    options.load_path = checked->load_path;
-    inputs = ResolveBenchInputs(checked->archive, options);
-  }
+  const Archive checked = PrepareBench(options, inputs);
   return RunSweep(options, timeout_seconds, progress);
 }
 
@@ -216,7 +181,8 @@ namespace {
 // are all tensors), then the trace in a child; --save-outputs written only
 // when the trace matched.
 MakeResult TraceArchiveOf(const MakeRequest& r) {
-  TraceOptions o = MadeOf<TraceOptions>(r);
+  TraceOptions o;
+  static_cast<MakeSpec&>(o) = r;
   o.path = r.path;
   o.allow_load_hooks = r.allow_load_hooks;
   const CheckedArchive checked = OpenForLibTorch(r.path, r.allow_load_hooks);  // one reading; LibTorch loads the file checked
@@ -253,7 +219,8 @@ MakeResult Make(const MakeRequest& r) {
       throw Error(ErrorKind::kUsage, "--method applies to tracing an archive; --python traces forward");
     }
     auto [file, name] = SplitPythonSpec(r.python);
-    PythonRequest p = MadeOf<PythonRequest>(r);
+    PythonRequest p;
+    static_cast<MakeSpec&>(p) = r;
     p.file = file;
     p.name = name;
     p.mode = r.mode;
@@ -269,12 +236,10 @@ MakeResult Make(const MakeRequest& r) {
   std::ostringstream text;
   text << in.rdbuf();
   ScriptOptions o;
-  static_cast<RunSpec&>(o) = r;
+  static_cast<MakeSpec&>(o) = r;
   o.source = text.str();
   o.source_name = r.path;
   o.class_name = r.class_name;
-  o.freeze = r.freeze;
-  o.output = r.output;
   MakeResult result = Script(o);
   if (!r.check_inputs.empty()) {
     // As documented: ignored, with a note (a source has no eager model to compare with).

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../commands/zip_model.h"
 #include "tsctl/error.h"
 #include "tsctl/inspect.h"
 #include "zip_formats.h"
@@ -62,8 +63,9 @@ const Format* FormatOfFile(const std::string& path) {
 }
 
 const Format* FormatOfArchive(const Archive& archive) {
+  const ZipModel* model = &ZipModelOf(archive);
   for (const Format* f : Formats()) {
-    if (f->claims_archive && f->claims_archive(archive)) return f;
+    if (f->zip == model) return f;
   }
   return nullptr;
 }

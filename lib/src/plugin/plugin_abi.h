@@ -17,24 +17,20 @@
 
 namespace tsctl {
 
-inline constexpr int kTorchPluginAbi = 17;
-inline constexpr int kPythonPluginAbi = 9;
+inline constexpr int kTorchPluginAbi = 18;
+inline constexpr int kPythonPluginAbi = 10;
 
 // tsctl trace --python / tsctl script --python / tsctl export (the
 // embedded-Python plugin).
 // The run (RunSpec): its example inputs and the operator libraries loaded first.
-struct PythonRequest : RunSpec {
+// MakeSpec's output: trace/script: written atomically with its bytes;
+// export: the path torch.export.save or AOTInductor writes (a temporary
+// file named as the output, whose base name becomes the archive's top
+// folder).
+struct PythonRequest : MakeSpec {
   std::string file;  // model.py
   std::string name;  // class or factory in it
   std::string mode;  // "trace", "script", "export" or "migrate" (file: the TorchScript archive)
-  std::vector<std::vector<InputSpec>> check_inputs;
-  bool freeze = false;
-  double rtol = 1e-5;
-  double atol = 1e-6;
-  // trace/script: written atomically with its bytes; export: the path
-  // torch.export.save or AOTInductor writes (a temporary file named as the
-  // output, whose base name becomes the archive's top folder).
-  std::string output;
   bool aoti = false;
   bool dynamic_batch = false;
   bool strict = false;

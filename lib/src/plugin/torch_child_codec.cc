@@ -121,16 +121,20 @@ TSCTL_CODEC_KEEPING(GraphOptions, "timeout_seconds, allow_load_hooks", path, loa
 TSCTL_CODEC(RunSpec, method, inputs, args, load_inputs_path, data_loader, infer_inputs, seed,
             value_ranges, device, quantized_engine, load_libraries, timeout_seconds,
             memory_limit_bytes, max_output_bytes)
-#define TSCTL_DEFINE_ON_RUN_SPEC(Type, kept, ...)                                                   \
+// A struct built on another (RunSpec, MakeSpec): the base's fields by its
+// own codec, then the struct's.
+#define TSCTL_DEFINE_ON_BASE(Type, Base, kept, ...)                                           \
   void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                \
-    to_json(nlohmann_json_j, static_cast<const RunSpec&>(nlohmann_json_t));                   \
+    to_json(nlohmann_json_j, static_cast<const Base&>(nlohmann_json_t));                      \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                  \
   }                                                                                           \
   void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {              \
-    from_json(nlohmann_json_j, static_cast<RunSpec&>(nlohmann_json_t));                       \
+    from_json(nlohmann_json_j, static_cast<Base&>(nlohmann_json_t));                          \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                \
   }                                                                                           \
   TSCTL_COUNT_FIELDS(Type, 1, kept, __VA_ARGS__)
+#define TSCTL_DEFINE_ON_RUN_SPEC(Type, kept, ...) TSCTL_DEFINE_ON_BASE(Type, RunSpec, kept, __VA_ARGS__)
+TSCTL_DEFINE_ON_RUN_SPEC(MakeSpec, "", check_inputs, freeze, rtol, atol, output)
 TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, "progress", path, load_path, run, check_determinism, reference_path, reference_label,
                          reference_from_archive, check_mobile, rtol, atol, record_reference_path, record_intermediates,
                          compare_intermediates, input_source, infer_budget_seconds, max_candidates,
@@ -138,10 +142,10 @@ TSCTL_DEFINE_ON_RUN_SPEC(ModelCheckOptions, "progress", path, load_path, run, ch
 TSCTL_DEFINE_ON_RUN_SPEC(BenchOptions, "allow_load_hooks, progress", path, load_path, input_source, warmup, warmup_seconds, iters, duration_seconds, threads,
                          interop_threads, instances, share_weights, settings, percentiles, profile, profile_shapes,
                          profile_sample, trace_path, log_api_usage, model_id, save_outputs_path, pt2)
-TSCTL_DEFINE_ON_RUN_SPEC(TraceOptions, "allow_load_hooks", path, load_path, check_inputs, freeze, rtol, atol, output, save_outputs_path)
-TSCTL_DEFINE_ON_RUN_SPEC(ScriptOptions, "", source, source_name, class_name, freeze, output)
-TSCTL_DEFINE_ON_RUN_SPEC(PythonRequest, "", file, name, mode, check_inputs, freeze, rtol, atol, output, aoti, dynamic_batch,
-                         strict, keep_unverified, bench_iters, compare_intermediates)
+TSCTL_DEFINE_ON_BASE(TraceOptions, MakeSpec, "allow_load_hooks", path, load_path, save_outputs_path)
+TSCTL_DEFINE_ON_BASE(ScriptOptions, MakeSpec, "", source, source_name, class_name)
+TSCTL_DEFINE_ON_BASE(PythonRequest, MakeSpec, "", file, name, mode, aoti, dynamic_batch, strict, keep_unverified, bench_iters,
+                     compare_intermediates)
 TSCTL_CODEC(GraphRequest, options)
 TSCTL_CODEC(CompiledCodeRequest, path, method, load_libraries)
 TSCTL_CODEC(CheckRequest, options)

@@ -20,7 +20,7 @@
 namespace tsctl {
 
 // Bump when any struct that crosses changes.
-inline constexpr int kChildCodecVersion = 12;
+inline constexpr int kChildCodecVersion = 13;
 
 std::string EncodeChildValue(const ChildValue& value);
 std::string EncodeChildError(const Error& error);

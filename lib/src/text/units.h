@@ -20,9 +20,15 @@ inline std::string ShapeText(const std::vector<int64_t>& shape) {
 }
 
 // "12,594".
+// (Built forwards: GCC 12's -Wstringop-overflow misreads string::insert
+// inlined into some callers.)
 inline std::string Grouped(uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  const std::string digits = std::to_string(n);
+  std::string s;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
   return s;
 }
 

@@ -3,6 +3,7 @@
 // tsctl/format.h. Read without LibTorch; run (validate, bench) by a LibTorch
 // 2.x build.
 #include "../../commands/validate_internal.h"
+#include "../../commands/zip_model.h"
 #include "../zip_formats.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -12,8 +13,6 @@
 
 namespace tsctl {
 namespace {
-
-bool Pt2ClaimsArchive(const Archive& archive) { return IsPt2(archive.kind()); }
 
 // A program's graph, printed from its JSON as Python's print(ep.graph).
 std::string Pt2Graph(const OpenedFile& file, const GraphOptions& options, OutputFormat) {
@@ -41,7 +40,7 @@ extern const Format kPt2Format;
 const Format kPt2Format = {
     .name = "pt2",
     .extensions = {},
-    .claims_archive = Pt2ClaimsArchive,
+    .zip = &kPt2Model,
     .inspect = InspectZipArchive,
     .graph = Pt2Graph,
     .stored_code = Pt2Code,

@@ -10,6 +10,7 @@
 #include "../../archive/json_input.h"
 #include "../../text/json_util.h"
 #include "../check_table.h"
+#include "../../commands/zip_model.h"
 #include "../zip_formats.h"
 #include "tsctl/archive.h"
 #include "tsctl/error.h"
@@ -24,8 +25,6 @@ namespace tsctl {
 namespace {
 
 using nlohmann::json;
-
-bool TorchScriptClaimsArchive(const Archive& archive) { return !IsPt2(archive.kind()); }
 
 std::string TorchScriptGraph(const OpenedFile&, const GraphOptions& options, OutputFormat) { return Graph(options); }
 
@@ -169,7 +168,7 @@ extern const Format kTorchScriptFormat;
 const Format kTorchScriptFormat = {
     .name = "torchscript",
     .extensions = {},
-    .claims_archive = TorchScriptClaimsArchive,
+    .zip = &kTorchScriptModel,
     .inspect = InspectZipArchive,
     .graph = TorchScriptGraph,
     .stored_code = TorchScriptCode,
