@@ -24,6 +24,7 @@
 #include "child_output.h"
 #include "process.h"
 #include "sandbox.h"
+#include "torch_child_sandbox.h"
 
 namespace {
 
@@ -320,4 +321,37 @@ TEST_CASE("sandbox: the address-space cap counts shared mappings", "[sandbox]") 
     return m == MAP_FAILED ? 0 : 1;
   });
   CHECK(e.exit_code == 0);
+}
+
+TEST_CASE("sandbox: a request's child reads and writes the files the request names, and its libraries", "[sandbox]") {
+  using Profile = SandboxPolicy::Profile;
+  tsctl::ModelCheckOptions o;
+  o.path = "m.pt2";
+  o.load_path = "/proc/self/fd/7";
+  o.reference_path = "ref.pt";
+  o.save_outputs_path = "out.npz";
+  o.load_libraries = {"ops.so"};
+  o.device = "cuda:1";
+  o.pt2.kind = tsctl::Pt2RunSpec::Kind::kAoti;
+  tsctl::RequestFiles f = tsctl::FilesOf(tsctl::CheckRequest{.options = o});
+  // Names left empty are no files; the libraries are read too.
+  CHECK(f.reads == std::vector<std::string>{"m.pt2", "/proc/self/fd/7", "ref.pt", "ops.so"});
+  CHECK(f.writes == std::vector<std::string>{"out.npz"});
+  CHECK(f.profile == Profile::kPackage);
+  CHECK(f.cuda);
+  CHECK(tsctl::NamedDescriptors(f.reads) == std::vector<int>{7});
+
+  tsctl::GraphOptions g;
+  g.path = "m.pt";
+  f = tsctl::FilesOf(tsctl::GraphRequest{.options = g});
+  CHECK(f.reads == std::vector<std::string>{"m.pt"});
+  CHECK(f.profile == Profile::kArchive);
+  CHECK_FALSE(f.cuda);
+  CHECK(tsctl::FilesOf(tsctl::DataLoaderRequest{.file = "load.py", .name = "load_data"}).profile == Profile::kPython);
+  CHECK(tsctl::FilesOf(tsctl::BuildInfoRequest{}).cuda);  // it asks the driver for devices
+
+  // --no-sandbox: every request unconfined.
+  tsctl::SetSandbox(false);
+  CHECK(tsctl::FilesOf(tsctl::GraphRequest{.options = g}).profile == Profile::kOff);
+  tsctl::SetSandbox(true);
 }

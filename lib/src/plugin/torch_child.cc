@@ -62,49 +62,10 @@ void CapMemory(uint64_t cap) {
   ::setrlimit(RLIMIT_DATA, &limit);
 }
 
-// The child's work: one call of the backend per request.
+// The child's work: the request's Run, its progress events sent as they come.
 ChildValue Dispatch(const TorchBackend& b, const ChildRequest& request, int fd) {
-  auto progress = [fd](const ProgressEvent& e) { WriteFrame(fd, kProgressFrame, EncodeProgress(e)); };
-  struct Visitor {
-    const TorchBackend& b;
-    const std::function<void(const ProgressEvent&)>& progress;
-    ChildValue operator()(const GraphRequest& r) const { return b.Graph(r.options); }
-    ChildValue operator()(const BuildInfoRequest& r) const {
-      BuildInfo info = b.Info();
-      if (r.registry) info.registry = b.Registry();
-      return info;
-    }
-    ChildValue operator()(const CompiledCodeRequest& r) const {
-      LoadOperatorLibraries(r.load_libraries);
-      return b.CompiledCode(r.path, r.method);
-    }
-    ChildValue operator()(const CheckRequest& r) const {
-      ModelCheckOptions o = r.options;
-      o.progress = progress;
-      return b.CheckModel(o);
-    }
-    ChildValue operator()(const BenchRequest& r) const {
-      BenchOptions o = r.options;
-      if (o.progress) o.progress = progress;
-      return b.Bench(o);
-    }
-    ChildValue operator()(const TraceRequest& r) const { return b.Trace(r.options); }
-    ChildValue operator()(const ScriptRequest& r) const { return b.ScriptSource(r.options); }
-    ChildValue operator()(const DataLoaderRequest& r) const {
-      auto [suffix, bytes] = LoadPythonPlugin().LoadData(r.file, r.name);
-      return suffix + '\n' + bytes;
-    }
-    ChildValue operator()(const PythonMakeRequest& r) const {
-      LoadOperatorLibraries(r.request.load_libraries);
-      return LoadPythonPlugin().Make(r.request);
-    }
-    ChildValue operator()(const PythonMigrateRequest& r) const {
-      LoadOperatorLibraries(r.request.load_libraries);
-      return LoadPythonPlugin().Migrate(r.request);
-    }
-  };
-  std::function<void(const ProgressEvent&)> send = progress;
-  return std::visit(Visitor{b, send}, request);
+  const ChildWork work{b, [fd](const ProgressEvent& e) { WriteFrame(fd, kProgressFrame, EncodeProgress(e)); }};
+  return std::visit([&](const auto& r) { return r.Run(work); }, request);
 }
 
 // The child's side: limits first, then the sandbox, then the work, then the

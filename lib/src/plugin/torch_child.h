@@ -29,63 +29,105 @@
 #include "model_check.h"
 #include "tsctl/progress_event.h"
 #include "plugin_abi.h"
+#include "sandbox.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/validate.h"
 
 namespace tsctl {
 
-// The requests, one per kind of work. Build them with designated
-// initializers (`GraphRequest{.options = o}`), so a reordered field is a
-// compile error rather than a silent swap.
+// What a request's answer may be (and, last, what a validate --jobs
+// worker answers with: commands/validate_batch.cc; one codec for every
+// process that answers tsctl).
+using ChildValue =
+    std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, BuildInfo, ArchiveReport, MigrateResult>;
+
+// What a request's child reads and writes, and how it is confined (sandbox.h).
+struct RequestFiles {
+  std::vector<std::string> reads, writes, libraries;
+  SandboxPolicy::Profile profile = SandboxPolicy::Profile::kArchive;
+  bool cuda = false;
+};
+
+// What a request's work has in its child: the plugin, and where its
+// progress events go (to the parent, as they come).
+struct ChildWork {
+  const TorchBackend& backend;
+  std::function<void(const ProgressEvent&)> progress;
+};
+
+// The requests, one per kind of work, each with what its child reads and
+// writes (Files: its sandbox, torch_child_sandbox.cc adds the rest) and the
+// work itself (Run, in the child), both in torch_requests.cc; what crosses
+// to the child is its fields, whose codec (torch_child_codec.cc) fails to
+// compile when one is missing. A new kind of work is a struct here, its two
+// functions, its codec line and its place in ChildRequest. Build them with
+// designated initializers (`GraphRequest{.options = o}`), so a reordered
+// field is a compile error rather than a silent swap.
 struct GraphRequest {
   GraphOptions options;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 struct CompiledCodeRequest {
   std::string path;
   std::string method;
   std::vector<std::string> load_libraries;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 struct CheckRequest {
   ModelCheckOptions options;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 struct BenchRequest {
   BenchOptions options;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
+// trace and script of TorchScript source (--python: PythonMakeRequest).
 struct TraceRequest {
   TraceOptions options;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 struct ScriptRequest {
   ScriptOptions options;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 // tsctl --version: what LibTorch is and which CUDA devices it sees (asked in
 // a child: this process never loads LibTorch, and the server never touches
 // a device before it forks).
 struct BuildInfoRequest {
   bool registry = false;  // also BuildInfo::registry (tsctl compat --dump-runtime torch)
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 // A data loader (--data-loader-script FILE:NAME) run in the embedded Python:
 // answers its first argument set as "SUFFIX\nBYTES" (PythonBackend::LoadData).
 struct DataLoaderRequest {
   std::string file;
   std::string name;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
-// tsctl export: the embedded Python in the child (an interrupt kills the
-// child, and the parent removes what it wrote), after the operator libraries.
+// trace/script --python and tsctl export: the embedded Python in the child
+// (an interrupt kills the child, and the parent removes what it wrote),
+// after the operator libraries.
 struct PythonMakeRequest {
   PythonRequest request;  // its load_libraries are loaded first
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 // tsctl migrate: the embedded Python converts and verifies (PythonBackend::Migrate).
 struct PythonMigrateRequest {
   PythonRequest request;
+  RequestFiles Files() const;
+  ChildValue Run(const ChildWork& work) const;
 };
 using ChildRequest = std::variant<GraphRequest, CompiledCodeRequest, CheckRequest, BenchRequest, TraceRequest, ScriptRequest,
                                   DataLoaderRequest, PythonMakeRequest, BuildInfoRequest, PythonMigrateRequest>;
-
-// What the requests answer with; and, last, what a
-// validate --jobs worker answers with (commands/validate_batch.cc: one
-// codec for every process that answers tsctl).
-using ChildValue =
-    std::variant<std::string, ModelCheckResult, BenchResult, MakeResult, BuildInfo, ArchiveReport, MigrateResult>;
 
 struct ChildLimits {
   double timeout_seconds = 0;  // 0: none

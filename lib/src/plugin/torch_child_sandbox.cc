@@ -27,44 +27,7 @@ std::string SandboxDescription() {
 
 RequestFiles FilesOf(const ChildRequest& request) {
   using Profile = SandboxPolicy::Profile;
-  struct Visitor {
-    RequestFiles operator()(const GraphRequest& r) const {
-      return {{r.options.path, r.options.load_path}, {}, r.options.load_libraries};
-    }
-    RequestFiles operator()(const CompiledCodeRequest& r) const { return {{r.path}, {}, r.load_libraries}; }
-    RequestFiles operator()(const CheckRequest& r) const {
-      const ModelCheckOptions& o = r.options;
-      RequestFiles f{{o.path, o.load_path, o.reference_path, o.load_inputs_path, o.pt2.sample_inputs_path},
-                     {o.save_outputs_path, o.save_inputs_path, o.record_reference_path},
-                     o.load_libraries};
-      if (o.pt2.kind != Pt2RunSpec::Kind::kNone) f.profile = Profile::kPackage;
-      f.cuda = o.device.rfind("cuda", 0) == 0;
-      return f;
-    }
-    RequestFiles operator()(const BenchRequest& r) const {
-      const BenchOptions& o = r.options;
-      RequestFiles f{{o.path, o.load_path, o.load_inputs_path}, {o.save_outputs_path, o.trace_path}, o.load_libraries};
-      if (o.pt2.kind != Pt2RunSpec::Kind::kNone) f.profile = Profile::kPackage;
-      f.cuda = o.device.rfind("cuda", 0) == 0;
-      return f;
-    }
-    RequestFiles operator()(const TraceRequest& r) const {
-      const TraceOptions& o = r.options;
-      return {{o.path, o.load_path, o.load_inputs_path}, {o.output, o.save_outputs_path}, o.load_libraries};
-    }
-    RequestFiles operator()(const ScriptRequest& r) const { return {{}, {r.options.output}, r.options.load_libraries}; }
-    RequestFiles operator()(const BuildInfoRequest&) const {
-      RequestFiles f;
-      f.cuda = true;  // it asks the driver for devices
-      return f;
-    }
-    RequestFiles operator()(const DataLoaderRequest& r) const { return {{r.file}, {}, {}, Profile::kPython}; }
-    RequestFiles operator()(const PythonMakeRequest& r) const { return {{}, {}, r.request.load_libraries, Profile::kPython}; }
-    RequestFiles operator()(const PythonMigrateRequest& r) const {
-      return {{r.request.file}, {}, r.request.load_libraries, Profile::kPython};
-    }
-  };
-  RequestFiles f = std::visit(Visitor{}, request);
+  RequestFiles f = std::visit([](const auto& r) { return r.Files(); }, request);
   auto drop_empty = [](std::vector<std::string>& v) { v.erase(std::remove(v.begin(), v.end(), ""), v.end()); };
   drop_empty(f.reads);
   drop_empty(f.writes);

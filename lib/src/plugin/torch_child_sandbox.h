@@ -17,13 +17,9 @@ namespace tsctl {
 // (tsctl/torch_backend.h, --no-sandbox).
 bool SandboxOn();
 
-// What a request reads and writes, and how it is confined.
-struct RequestFiles {
-  std::vector<std::string> reads, writes, libraries;
-  SandboxPolicy::Profile profile = SandboxPolicy::Profile::kArchive;
-  bool cuda = false;
-};
-// kOff for every request after SetSandbox(false).
+// What a request reads and writes (its Files, the libraries among the
+// reads), and how it is confined: kOff for every request after
+// SetSandbox(false).
 RequestFiles FilesOf(const ChildRequest& request);
 
 // The descriptors named as /proc/self/fd/N among `paths` (the archive the
