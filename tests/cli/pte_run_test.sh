@@ -140,6 +140,15 @@ expect 0 'PASS  pte.case' -- "$tmp/wrong.bpte" --atol 1
 expect 2 '' -- "$data/pte/linear.bpte" -i 2x4
 grep -q -- '--input does not apply to a bundled program' "$tmp/err" || fail "--input for a .bpte: not the usage line"
 
+# --skip of pte.run or pte.load leaves that work out, as --skip torch.run
+# does (reported SKIP, never run and relabelled): nothing after it is checked.
+expect 0 'SKIP  pte.run +skipped by --skip' -- --skip pte.run "$data/pte/linear.pte"
+grep -q 'PASS  pte.load' "$tmp/out" || fail "--skip pte.run did not load the program"
+grep -Eq 'pte.finite|pte.deterministic' "$tmp/out" && fail "--skip pte.run ran the program"
+expect 0 'SKIP  pte.load +skipped by --skip' -- --skip pte.load "$data/pte/linear.pte"
+grep -Eq 'PASS  pte.run|pte.finite' "$tmp/out" && fail "--skip pte.load loaded and ran the program"
+# Another runtime's skip leaves this one's work alone.
+expect 0 'PASS  pte.deterministic' -- --skip torch.run "$data/pte/linear.pte"
 # --no-run loads only; -v shows the runtime's own lines, each prefixed and escaped.
 expect 0 'PASS  pte.load' -- --no-run "$data/pte/linear.pte"
 grep -q 'pte.run' "$tmp/out" && fail "--no-run ran the program"

@@ -128,3 +128,14 @@ TEST_CASE("format: a ZIP is its format's by the ZIP row that claims it, and ever
   CHECK(std::string(ZipModelOf(*Open(TestData("pt2/cnn.pt2")).archive).migrate_refusal) != "");
   CHECK(std::string(ZipModelOf(*Open(TestData("traced_cnn.pt")).archive).migrate_refusal) == "");
 }
+
+TEST_CASE("format: each runtime's load and run are rows of the table (what --skip of them leaves out, what NOT RUN reads)") {
+  std::vector<std::string> loads, runs;
+  for (const CheckRow& r : CheckTable()) {
+    if (r.stage == CheckRow::Stage::kLoad) loads.push_back(r.id);
+    if (r.stage == CheckRow::Stage::kRun) runs.push_back(r.id);
+  }
+  // LibTorch's (the ZIP formats') and ExecuTorch's.
+  CHECK(loads == std::vector<std::string>{"pte.load", "torch.load"});
+  CHECK(runs == std::vector<std::string>{"pte.run", "torch.run"});
+}

@@ -69,6 +69,11 @@ const char* ArchiveResultName(ArchiveResult result);  // PASSED FAILED "NOT RUN"
 struct CheckRow {
   const char* id;
   bool blocks_loading = false;  // a FAIL: LibTorch is not given the archive
+  // The model's own load and run, in whichever runtime: --skip of a kLoad
+  // row loads nothing (as --no-load does), of a kRun row runs nothing (as
+  // --no-run); a kLoad, kMethod or kRun result that is not a PASS says why
+  // a model was NOT RUN.
+  enum class Stage { kNone, kLoad, kMethod, kRun } stage = Stage::kNone;
 };
 const std::vector<CheckRow>& CheckTable();
 // The row of `id`; null if none.

@@ -20,8 +20,14 @@ const std::vector<CheckRow>& ZipCheckRows() {
 
 const std::vector<CheckRow>& RunCheckRows() {
   static const std::vector<CheckRow> kRows = {
-      {check::kTorchSandbox},       {check::kTorchLoad},     {check::kTorchUnsafe},        {check::kTsBytecode},
-      {check::kTorchMethod},        {check::kTorchOps},      {check::kTorchMobile},        {check::kTorchRun},
+      {check::kTorchSandbox},
+      {check::kTorchLoad, false, CheckRow::Stage::kLoad},
+      {check::kTorchUnsafe},
+      {check::kTsBytecode},
+      {check::kTorchMethod, false, CheckRow::Stage::kMethod},
+      {check::kTorchOps},
+      {check::kTorchMobile},
+      {check::kTorchRun, false, CheckRow::Stage::kRun},
       {check::kTorchOutputs},       {check::kTorchFinite},   {check::kTorchDeterministic}, {check::kTorchStateful},
       {check::kTorchReference},     {check::kTorchIntermediates},
   };

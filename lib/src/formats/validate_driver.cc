@@ -29,8 +29,33 @@ const Format* FormatOfHead(const ByteSource& src) {
   return nullptr;
 }
 
-ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& options,
-                        const Format*& format) {
+// Whether --skip names a check of `stage` that a file of `format` reports:
+// one of its row's own checks, or for a ZIP format (nullptr: one not yet
+// known) one of the LibTorch run's rows they share.
+bool Skips(const ValidateOptions& options, CheckRow::Stage stage, const Format* format) {
+  auto has = [](const std::vector<CheckRow>& rows, const std::string& id) {
+    return std::any_of(rows.begin(), rows.end(), [&](const CheckRow& r) { return id == r.id; });
+  };
+  for (const std::string& id : options.skip) {
+    const CheckRow* row = CheckRowOf(id);
+    if (!row || row->stage != stage) continue;
+    if ((format && has(format->checks, id)) || ((!format || format->zip) && has(RunCheckRows(), id))) return true;
+  }
+  return false;
+}
+
+// The options a file of `format` is checked with: --skip of its runtime's
+// load check (torch.load, pte.load) loads nothing, as --no-load does; of
+// its run check (torch.run, pte.run) runs nothing, as --no-run does.
+ValidateOptions ForFormat(ValidateOptions options, const Format* format) {
+  if (Skips(options, CheckRow::Stage::kLoad, format)) options.load = false;
+  if (Skips(options, CheckRow::Stage::kRun, format)) options.run = false;
+  return options;
+}
+
+// `effective`: the options the file was checked with (ForFormat's).
+ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path, const ValidateOptions& given,
+                        const Format*& format, ValidateOptions& effective) {
   ArchiveReport report;
   report.path = path;
   Json(report.details) = json::object();
@@ -38,9 +63,12 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   // A file that says what it is in its first bytes is read by its own
   // reader, never as a damaged ZIP.
   if ((format = FormatOfHead(*src))) {
-    format->validate({.path = path, .options = options, .src = src.get()}, report);
+    effective = ForFormat(given, format);
+    format->validate({.path = path, .options = effective, .src = src.get()}, report);
     return report;
   }
+  effective = ForFormat(given, nullptr);  // a ZIP format's: LibTorch's load and run
+  const ValidateOptions& options = effective;
   if (options.load) {
     // Start the LibTorch server up front (once per process; the children
     // are forked from it) so that ts.version reports the range of the
@@ -69,8 +97,8 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
 // NOT RUN: the model was to be loaded and run (no --no-load, --no-run or
 // --skip asked otherwise) and no check says it ran (CheckResult::model_ran:
 // a run on given, stored or cleanly inferred inputs, or a run that failed).
-// Why: what the last load or run check (torch.load, torch.method,
-// torch.run, pte.load, pte.run) that is not a PASS says (its id in `from`),
+// Why: what the last load or run check (a row with a Stage: torch.load,
+// torch.method, torch.run, pte.load, pte.run) that is not a PASS says (its id in `from`),
 // the format's own word where there is none; "" when it ran.
 std::string WhyNotRun(const std::vector<CheckResult>& checks, const Format* format, std::string& from) {
   std::string why;
@@ -80,9 +108,8 @@ std::string WhyNotRun(const std::vector<CheckResult>& checks, const Format* form
       from.clear();
       return "";
     }
-    const bool load_or_run = c.id == check::kTorchLoad || c.id == check::kTorchMethod || c.id == check::kTorchRun ||
-                             c.id == check::kPteLoad || c.id == check::kPteRun;
-    if (load_or_run && c.status != CheckStatus::kPass) {
+    const CheckRow* row = CheckRowOf(c.id);
+    if (row && row->stage != CheckRow::Stage::kNone && c.status != CheckStatus::kPass) {
       why = c.message;
       from = c.id;
     }
@@ -98,8 +125,7 @@ std::string WhyNotRun(const std::vector<CheckResult>& checks, const Format* form
 
 ArchiveReport ValidateArchive(const std::string& path, const ValidateOptions& options) {
   // LibTorch loads by path: a stream read here would be gone by then.
-  const bool load =
-      options.load && std::find(options.skip.begin(), options.skip.end(), check::kTorchLoad) == options.skip.end();
+  const bool load = options.load && !Skips(options, CheckRow::Stage::kLoad, nullptr);
   if (load) RequireRegularFile(path, "LibTorch loads", "(or pass --no-load)");
   std::unique_ptr<ByteSource> src = OpenFileSource(path);
   return ValidateSource(std::move(src), path, options);
@@ -109,13 +135,11 @@ ArchiveReport ValidateSource(std::unique_ptr<ByteSource> src, const std::string&
   const auto start = std::chrono::steady_clock::now();
   ValidateOptions o = options;
   if (o.timeout_seconds <= 0) o.timeout_seconds = ValidateTimeout(src->Size());
-  auto skipped = [&](const char* id) { return std::find(o.skip.begin(), o.skip.end(), id) != o.skip.end(); };
-  if (skipped(check::kTorchLoad)) o.load = false;
-  if (skipped(check::kTorchRun)) o.run = false;
   const Format* format = nullptr;
-  ArchiveReport report = AllChecks(std::move(src), path, o, format);
+  ValidateOptions effective = o;
+  ArchiveReport report = AllChecks(std::move(src), path, o, format, effective);
   ApplySkip(o.skip, report.checks);
-  if (o.load && o.run) report.not_run = WhyNotRun(report.checks, format, report.not_run_check);
+  if (effective.load && effective.run) report.not_run = WhyNotRun(report.checks, format, report.not_run_check);
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
