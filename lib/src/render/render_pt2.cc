@@ -11,8 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string E(const std::string& s) { return EscapeText(s); }
-
 json ShapeJson(const std::vector<std::string>& shape) {
   json a = json::array();
   for (const std::string& d : shape) {
@@ -83,32 +81,32 @@ std::string SymbolicShapeText(const std::vector<int64_t>& shape) {
 void PrintValues(const char* title, const std::vector<Pt2Value>& values, std::ostream& out) {
   out << "  " << title << (values.empty() ? "  (none)" : "") << '\n';
   Table t({"name", "kind", "type"});
-  for (const Pt2Value& v : values) t.Add({E(v.name.empty() ? "-" : v.name), E(v.kind), E(ValueText(v))});
+  for (const Pt2Value& v : values) t.Add({EscapeText(v.name.empty() ? "-" : v.name), EscapeText(v.kind), EscapeText(ValueText(v))});
   if (!values.empty()) t.Print(out, "    ");
 }
 
 void PrintTensors(const Pt2Model& m, std::ostream& out) {
   out << "  tensors  " << m.tensors.size();
-  if (!m.weights_config.empty()) out << " (" << E(m.weights_config) << (m.constants_config.empty() ? "" : ", " + E(m.constants_config)) << ")";
+  if (!m.weights_config.empty()) out << " (" << EscapeText(m.weights_config) << (m.constants_config.empty() ? "" : ", " + EscapeText(m.constants_config)) << ")";
   out << '\n';
   if (m.tensors.empty()) return;
   Table t({"name", "role", "dtype", "shape", "size", "file"});
   for (const Pt2Tensor& x : m.tensors) {
-    std::string file = x.file.empty() ? "-" : E(x.file) + (x.file_present ? "" : " (missing)");
-    if (!x.shared_with.empty()) file += " (shared with " + E(x.shared_with) + ")";
+    std::string file = x.file.empty() ? "-" : EscapeText(x.file) + (x.file_present ? "" : " (missing)");
+    if (!x.shared_with.empty()) file += " (shared with " + EscapeText(x.shared_with) + ")";
     if (x.use_pickle) file += " (pickled)";
     if (!x.in_signature) file += " (not in the signature: unused)";
-    t.Add({E(x.name), E(x.role), E(x.dtype), SymbolicShapeText(x.shape), HumanBytes(x.bytes), file});
+    t.Add({EscapeText(x.name), EscapeText(x.role), EscapeText(x.dtype), SymbolicShapeText(x.shape), HumanBytes(x.bytes), file});
   }
   t.Print(out, "    ", {4});
 }
 
 void PrintModel(const Pt2Model& m, std::ostream& out) {
-  out << "\nProgram " << E(m.name) << "  (" << E(m.record) << ")\n";
+  out << "\nProgram " << EscapeText(m.name) << "  (" << EscapeText(m.record) << ")\n";
   std::string schema = m.schema_major ? std::to_string(*m.schema_major) + (m.schema_minor ? "." + std::to_string(*m.schema_minor) : "") : "unknown";
-  out << "  schema   " << schema << ", torch " << (m.torch_version.empty() ? "unknown" : E(m.torch_version));
+  out << "  schema   " << schema << ", torch " << (m.torch_version.empty() ? "unknown" : EscapeText(m.torch_version));
   std::string verifiers;
-  for (const std::string& v : m.verifiers) verifiers += (verifiers.empty() ? "" : ", ") + E(v);
+  for (const std::string& v : m.verifiers) verifiers += (verifiers.empty() ? "" : ", ") + EscapeText(v);
   if (!verifiers.empty()) out << ", dialect " << verifiers;
   out << '\n';
   out << "  graph    " << m.nodes << " nodes, " << m.operators.size() << " distinct targets\n";
@@ -117,16 +115,16 @@ void PrintModel(const Pt2Model& m, std::ostream& out) {
   if (!m.symbols.empty()) {
     out << "  symbols\n";
     for (const Pt2Symbol& s : m.symbols) {
-      out << "    " << E(s.name) << "  " << (s.min ? std::to_string(*s.min) : "-inf") << ".."
+      out << "    " << EscapeText(s.name) << "  " << (s.min ? std::to_string(*s.min) : "-inf") << ".."
           << (s.max ? std::to_string(*s.max) : "inf") << '\n';
     }
   }
   PrintTensors(m, out);
   if (!m.sample_inputs.empty()) {
-    out << "  sample inputs  " << E(m.sample_inputs) << " (" << HumanBytes(m.sample_inputs_size) << ")";
-    if (!m.sample_inputs_error.empty()) out << ": " << E(m.sample_inputs_error);
+    out << "  sample inputs  " << EscapeText(m.sample_inputs) << " (" << HumanBytes(m.sample_inputs_size) << ")";
+    if (!m.sample_inputs_error.empty()) out << ": " << EscapeText(m.sample_inputs_error);
     out << '\n';
-    for (const Pt2SampleTensor& t : m.sample_tensors) out << "    " << E(t.path) << "  " << E(t.dtype) << SymbolicShapeText(t.shape) << '\n';
+    for (const Pt2SampleTensor& t : m.sample_tensors) out << "    " << EscapeText(t.path) << "  " << EscapeText(t.dtype) << SymbolicShapeText(t.shape) << '\n';
   }
 }
 
@@ -148,22 +146,22 @@ json Pt2ToJson(const Pt2Info& info) {
 }
 
 void RenderPt2Text(const Pt2Info& info, std::ostream& out) {
-  out << "\n.pt2      " << E(info.layout) << ", archive_format " << (info.archive_format.empty() ? "(none)" : E(info.archive_format))
-      << ", archive_version " << (info.archive_version.empty() ? "(none)" : E(info.archive_version)) << '\n';
+  out << "\n.pt2      " << EscapeText(info.layout) << ", archive_format " << (info.archive_format.empty() ? "(none)" : EscapeText(info.archive_format))
+      << ", archive_version " << (info.archive_version.empty() ? "(none)" : EscapeText(info.archive_version)) << '\n';
   for (const Pt2Model& m : info.models) PrintModel(m, out);
   for (const Pt2AotiModel& m : info.aoti) {
-    out << "\nAOTInductor model " << E(m.name) << '\n';
+    out << "\nAOTInductor model " << EscapeText(m.name) << '\n';
     Table t({"file", "size"});
-    for (const auto& [name, size] : m.files) t.Add({E(name), HumanBytes(size)});
+    for (const auto& [name, size] : m.files) t.Add({EscapeText(name), HumanBytes(size)});
     t.Print(out, "  ", {1});
     if (!m.metadata.empty()) {
-      out << "  metadata (" << E(m.metadata_record) << ")\n";
-      for (const auto& [key, value] : m.metadata) out << "    " << E(key) << " = " << E(value) << '\n';
+      out << "  metadata (" << EscapeText(m.metadata_record) << ")\n";
+      for (const auto& [key, value] : m.metadata) out << "    " << EscapeText(key) << " = " << EscapeText(value) << '\n';
     }
   }
   if (!info.notes.empty()) {
     out << "\nNotes\n";
-    for (const std::string& n : info.notes) out << "  " << E(n) << '\n';
+    for (const std::string& n : info.notes) out << "  " << EscapeText(n) << '\n';
   }
 }
 

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Checks that no new helper name is shared by two files a unity build may join.
+
+    check_unity_names.py [REPO_ROOT]
+
+The library is compiled in unity batches (CMakeLists.txt, TSCTL_UNITY): the
+sources of a batch are one translation unit, so the helpers of their
+anonymous namespaces (and `static` functions) meet each other and the inline
+functions of the private headers they include. Two helpers of one name and
+one signature fail to compile, but of one name and different signatures they
+overload silently: a call picks the better match, which may be the other
+file's. That happened: render_pt2.cc's `E(const std::string&)` (terminal
+escaping) beat report_html.h's `E(std::string_view)` (HTML escaping) for the
+report pages in a batch that held both, once a new file had shifted the
+batches. Which files share a batch depends on the file list, so any pair may.
+
+A name defined in an anonymous namespace (or `static`) in a file under
+lib/src that another file there defines so too, or that a private header
+there defines, is printed unless unity_names_known.txt lists it (the
+collisions this check found when it was written, to be renamed); exits 1
+if there is one. Functions are found by their braces (cpp_scan.py); members
+of classes in an anonymous namespace count as well (a cheap over-approximation).
+"""
+import collections
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpp_scan  # noqa: E402
+
+
+def local_functions(text):
+    """Names of the functions `text` defines inside an anonymous namespace, or `static` at namespace scope."""
+    code = cpp_scan.blank(text)
+    out = []
+
+    def walk(i, end, anon):
+        head_start = i
+        while i < end:
+            c = code[i]
+            if c in ";}":
+                head_start = i + 1
+            elif c == "{":
+                head = code[head_start:i]
+                kind = cpp_scan._head_kind(head)
+                close = cpp_scan._matching(code, i)
+                flat = " ".join(head.split())
+                if kind == "scope":
+                    walk(i + 1, close - 1, anon or flat == "namespace")
+                elif kind == "function":
+                    name = cpp_scan.function_name(head)
+                    if "::" not in name and name and (anon or re.match(r"(inline\s+)?static\b", flat)):
+                        out.append(name)
+                i = head_start = close
+                continue
+            i += 1
+
+    walk(0, len(code), False)
+    return out
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    src = os.path.join(root, "lib", "src")
+    local, header = collections.defaultdict(set), collections.defaultdict(set)
+    for folder, _, names in os.walk(src):
+        for n in names:
+            if not n.endswith((".cc", ".h")):
+                continue
+            path = os.path.join(folder, n)
+            rel = os.path.relpath(path, root)
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for name in local_functions(text):
+                local[name].add(rel)
+            if n.endswith(".h"):
+                for _, _, name in cpp_scan.functions(text):
+                    header[name.split("::")[-1]].add(rel)
+    known_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unity_names_known.txt")
+    known = {line.split("#")[0].strip() for line in open(known_path)} - {""}
+    shared = {k: v | header.get(k, set()) for k, v in local.items() if len(v) > 1 or header.get(k, set()) - v}
+    new = sorted(k for k in shared if k not in known)
+    for name in new:
+        print(f"{name}: defined in {', '.join(sorted(shared[name]))}; a unity batch may join them (rename one)")
+    gone = sorted(known - set(shared))
+    for name in gone:
+        print(f"{name}: no longer shared; remove it from unity_names_known.txt")
+    print(f"{len(local)} local helper names in lib/src checked, {len(new)} newly shared, {len(shared) - len(new)} known")
+    return 1 if new or gone else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
