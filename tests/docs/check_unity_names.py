@@ -15,8 +15,9 @@ report pages in a batch that held both, once a new file had shifted the
 batches. Which files share a batch depends on the file list, so any pair may.
 
 A name defined in an anonymous namespace (or `static`) in a file under
-lib/src that another file there defines so too, or that a private header
-there defines, is printed unless unity_names_known.txt lists it (the
+lib/src that another source of the same target (libtsctl, the LibTorch
+plugin's torch/, python/, the ExecuTorch runner's executorch/) defines so
+too, or that a private header there defines, is printed unless unity_names_known.txt lists it (the
 collisions this check found when it was written, to be renamed); exits 1
 if there is one. Functions are found by their braces (cpp_scan.py); members
 of classes in an anonymous namespace count as well (a cheap over-approximation).
@@ -60,6 +61,25 @@ def local_functions(text):
     return out
 
 
+# The rooms of lib/src by the target their sources are compiled in (only a
+# target's own sources share its unity batches; a header is included by
+# every target).
+TARGET = {"torch": "tsctl_torch_impl", "python": "tsctl_python", "executorch": "tsctl_pte_runner"}
+
+
+def target_of(rel):
+    """The target whose sources `rel` (lib/src/ROOM/...) is among; None for a header."""
+    if rel.endswith(".h"):
+        return None
+    return TARGET.get(rel.split(os.sep)[2], "tsctl")
+
+
+def shares(files):
+    """Whether two of `files` (sources or headers) may meet in one unity batch."""
+    sources = [target_of(f) for f in files if target_of(f)]
+    return len(sources) != len(set(sources)) or (len(sources) < len(files) and sources)
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
     src = os.path.join(root, "lib", "src")
@@ -78,7 +98,11 @@ def main():
                     header[name.split("::")[-1]].add(rel)
     known_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unity_names_known.txt")
     known = {line.split("#")[0].strip() for line in open(known_path)} - {""}
-    shared = {k: v | header.get(k, set()) for k, v in local.items() if len(v) > 1 or header.get(k, set()) - v}
+    shared = {}
+    for k, v in local.items():
+        files = v | header.get(k, set())
+        if len(files) > 1 and shares(sorted(files)):
+            shared[k] = files
     new = sorted(k for k in shared if k not in known)
     for name in new:
         print(f"{name}: defined in {', '.join(sorted(shared[name]))}; a unity batch may join them (rename one)")
