@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "../text/units.h"
 #include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/record_reader.h"
@@ -15,12 +16,6 @@ namespace {
 
 constexpr uint64_t kChunkBytes = 1 << 20;       // per side, when streaming
 constexpr uint64_t kMaxGatherBytes = 16 << 20;  // per side, for strided views
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 // The record holding a tensor's storage, or null.
 const ZipEntry* StorageRecord(const Side& archive, const TensorInfo& t) {

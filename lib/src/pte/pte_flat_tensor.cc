@@ -10,12 +10,6 @@ namespace {
 
 using flatbuffers::uoffset_t;
 
-std::string Str(const flatbuffers::String* s, Budget& budget) {
-  if (!s) return {};
-  budget.Spend(s->size());
-  return s->str();
-}
-
 // A tensor's layout, and its bytes checked against its segment.
 PteDataTensor Tensor(const std::string& fqn, int scalar_type, const flatbuffers::Vector<int32_t>* sizes,
                      const flatbuffers::Vector<uint8_t>* dim_order, uint32_t segment, uint64_t offset,

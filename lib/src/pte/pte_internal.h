@@ -100,6 +100,13 @@ class Budget {
   const std::string& name_;
 };
 
+// A flatbuffer string's text, its bytes spent from `budget`; "" for none.
+inline std::string Str(const flatbuffers::String* s, Budget& budget) {
+  if (!s) return {};
+  budget.Spend(s->size());
+  return s->str();
+}
+
 // Readers of each kind: `flatbuffer` is bytes [0, head.flatbuffer_end) of the
 // file, aligned; they verify it, read it into `out` (out.kind, identifier,
 // file_size, header are set) and fill out.sizes.

@@ -24,12 +24,6 @@ std::vector<int64_t> Ints(const flatbuffers::Vector<T>* v, Budget& budget) {
   return out;
 }
 
-std::string Str(const flatbuffers::String* s, Budget& budget) {
-  if (!s) return {};
-  budget.Spend(s->size());
-  return s->str();
-}
-
 PteShapeDynamism Dynamism(pte_fb::TensorShapeDynamism d) {
   switch (d) {
     case pte_fb::TensorShapeDynamism::STATIC: return PteShapeDynamism::kStatic;
