@@ -5,7 +5,6 @@
 #include "tsctl/error.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
-#include "tsctl/zip_structure.h"
 #include "validate_internal.h"
 #include "zip_model.h"
 
@@ -46,7 +45,6 @@ std::string CheckedLoadPath(const Archive& archive) {
 }
 
 std::string CheckForLibTorch(const Archive& archive, const std::string& path, bool allow_load_hooks) {
-  RequireSoundStructure(archive.layout());
   try {
     // ts.version reads the range of the LibTorch in use, as validate's does.
     WarmUpTorch();

@@ -35,8 +35,8 @@ std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::st
 // CheckBeforeLoad refuses the archive.
 void RequireLoadable(const Archive& archive, const std::string& path, bool allow_load_hooks);
 
-// What every command does before it hands `archive` (read from `path`) to
-// LibTorch: its ZIP structure sound (RequireSoundStructure: kFormat), the
+// What every command does before it hands `archive` (read from `path`, its
+// ZIP structure found sound: RequireSoundStructure) to LibTorch: the
 // LibTorch server started (ts.version reads its range), validate's static
 // checks passed (RequireLoadable: kRefused); returns CheckedLoadPath.
 std::string CheckForLibTorch(const Archive& archive, const std::string& path, bool allow_load_hooks);

@@ -78,7 +78,7 @@ struct CheckedArchive {
 // neither.
 CheckedArchive OpenForLibTorch(const std::string& path, bool allow_load_hooks) {
   RequireRegularFile(path, "LibTorch loads");
-  CheckedArchive c{Archive::Open(OpenFileSource(path)), ""};
+  CheckedArchive c{Archive::OpenSound(path), ""};
   c.load_path = CheckForLibTorch(c.archive, path, allow_load_hooks);
   return c;
 }

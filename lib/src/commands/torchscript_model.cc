@@ -13,6 +13,7 @@
 #include "tsctl/error.h"
 #include "tsctl/inputs.h"
 #include "tsctl/report_graph.h"
+#include "tsctl/zip_structure.h"
 #include "validate_internal.h"
 #include "zip_model.h"
 
@@ -89,6 +90,7 @@ void StoredInputs(const Archive& archive, ReportContents& report) {
 // method without arguments; the backend says what to pass otherwise, with
 // the method's schema.
 Archive PrepareTorchScriptBench(Archive archive, BenchOptions& o, ResolvedInputs& in) {
+  RequireSoundStructure(archive.layout());
   o.load_path = CheckForLibTorch(archive, o.path, o.allow_load_hooks);
   in = ResolveInputs(archive, o, {.key = o.method});
   ApplyResolved(in, o);
