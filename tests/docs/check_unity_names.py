@@ -19,46 +19,16 @@ lib/src that another source of the same target (libtsctl, the LibTorch
 plugin's torch/, python/, the ExecuTorch runner's executorch/) defines so
 too, or that a private header there defines, is printed unless unity_names_known.txt lists it (the
 collisions this check found when it was written, to be renamed); exits 1
-if there is one. Functions are found by their braces (cpp_scan.py); members
-of classes in an anonymous namespace count as well (a cheap over-approximation).
+if there is one. Functions are found by their braces, with their scopes
+(cpp_scan.py); members of classes in an anonymous namespace count as well (a
+cheap over-approximation).
 """
 import collections
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cpp_scan  # noqa: E402
-
-
-def local_functions(text):
-    """Names of the functions `text` defines inside an anonymous namespace, or `static` at namespace scope."""
-    code = cpp_scan.blank(text)
-    out = []
-
-    def walk(i, end, anon):
-        head_start = i
-        while i < end:
-            c = code[i]
-            if c in ";}":
-                head_start = i + 1
-            elif c == "{":
-                head = code[head_start:i]
-                kind = cpp_scan._head_kind(head)
-                close = cpp_scan._matching(code, i)
-                flat = " ".join(head.split())
-                if kind == "scope":
-                    walk(i + 1, close - 1, anon or flat == "namespace")
-                elif kind == "function":
-                    name = cpp_scan.function_name(head)
-                    if "::" not in name and name and (anon or re.match(r"(inline\s+)?static\b", flat)):
-                        out.append(name)
-                i = head_start = close
-                continue
-            i += 1
-
-    walk(0, len(code), False)
-    return out
 
 
 # The rooms of lib/src by the target their sources are compiled in (only a
@@ -91,10 +61,10 @@ def main():
             path = os.path.join(folder, n)
             rel = os.path.relpath(path, root)
             text = open(path, encoding="utf-8", errors="replace").read()
-            for name in local_functions(text):
-                local[name].add(rel)
-            if n.endswith(".h"):
-                for _, _, name in cpp_scan.functions(text):
+            for _, _, name, is_local in cpp_scan.scoped_functions(text):
+                if is_local:
+                    local[name].add(rel)
+                elif n.endswith(".h"):
                     header[name.split("::")[-1]].add(rel)
     known_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unity_names_known.txt")
     known = {line.split("#")[0].strip() for line in open(known_path)} - {""}

@@ -114,10 +114,20 @@ def function_name(head):
 
 def functions(text):
     """(first line, last line, name) of every function defined in C++ source `text`."""
+    return [f[:3] for f in scoped_functions(text)]
+
+
+def scoped_functions(text):
+    """functions(text), each with a fourth item: whether its name is local to
+    the file, i.e. defined inside an anonymous namespace, or `static` at
+    namespace scope (not a member)."""
     code = blank(text)
     found, i, head_start, n = [], 0, 0, len(code)
     init_list = False
+    scopes = []  # the enclosing scopes: (index of their closing brace, anonymous namespace, a namespace)
     while i < n:
+        while scopes and i >= scopes[-1][0]:
+            scopes.pop()
         c = code[i]
         if c in ";}":
             head_start, init_list = i + 1, False
@@ -130,12 +140,17 @@ def functions(text):
                 i = _matching(code, i)
                 continue
             if kind == "scope":
+                scopes.append((_matching(code, i) - 1, flat == "namespace", flat.startswith(("namespace", "extern"))))
                 head_start, init_list = i + 1, False
             else:
                 end = _matching(code, i)
                 if kind == "function":
                     first = code.count("\n", 0, head_start + _name_offset(head)) + 1
-                    found.append((first, code.count("\n", 0, end - 1) + 1, function_name(head)))
+                    name = function_name(head)
+                    at_namespace = all(s[2] for s in scopes)
+                    local = bool(name) and "::" not in name and (any(s[1] for s in scopes) or
+                                                  (at_namespace and re.match(r"(inline\s+)?static\b", flat) is not None))
+                    found.append((first, code.count("\n", 0, end - 1) + 1, name, local))
                 i, head_start, init_list = end, end, False
                 continue
         i += 1
