@@ -13,6 +13,7 @@
 #include "tsctl/inspect.h"
 #include "tsctl/output.h"
 #include "tsctl/validate.h"
+#include "../../lib/src/commands/check_context.h"
 #include "../../lib/src/commands/validate_internal.h"
 #include "../../lib/src/formats/check_table.h"
 #include "tsctl/zip.h"
@@ -162,20 +163,37 @@ TEST_CASE("validate: --skip of zip.crc and zip.sizes reads no record for them; a
     ValidateOptions o = NoTorch();
     o.skip = skip;
     ArchiveReport r = ValidateSource(std::make_unique<CountingSource>(MakeMemorySource(bytes, "m.pt"), read), "m.pt", o);
-    for (const char* id : {"zip.crc", "zip.sizes"}) CHECK(StatusOf(r, id) == (skip.empty() ? CheckStatus::kPass : CheckStatus::kSkip));
+    for (const char* id : {"zip.crc", "zip.sizes"}) {
+      const bool skipped = std::find(skip.begin(), skip.end(), id) != skip.end();
+      CHECK(StatusOf(r, id) == (skipped ? CheckStatus::kSkip : CheckStatus::kPass));
+    }
     return read;
   };
   const uint64_t all = bytes_read({}), skipped = bytes_read({"zip.crc", "zip.sizes"});
-  INFO(all << " bytes read with every check, " << skipped << " with zip.crc and zip.sizes skipped");
+  const uint64_t crc_skipped = bytes_read({"zip.crc"});
+  INFO(all << " bytes read with every check, " << skipped << " with zip.crc and zip.sizes skipped, " << crc_skipped
+           << " with zip.crc skipped");
   CHECK(skipped + bytes.size() / 2 < all);  // the tensor data (most of the file) is not streamed
-  // ts.pickle blocks loading: skipped, it still runs (what it finds keeps LibTorch away), reported SKIP.
+  CHECK(crc_skipped + bytes.size() / 2 > all);  // zip.sizes reads the records zip.crc would have (one pass)
+
+  // The rows run in order: a skipped row is not run and says SKIP in its
+  // place; ts.pickle blocks loading, so it runs (what it finds keeps
+  // LibTorch away) and ApplySkip labels it afterwards.
+  const std::string path = test::TestData("traced_cnn.pt");
+  Archive archive = Archive::Open(OpenFileSource(path));
   ValidateOptions o = NoTorch();
-  o.skip = {"ts.pickle"};
-  CHECK_FALSE(LeftOut(o, {"ts.pickle"}));
-  o.skip = {"zip.crc"};
-  CHECK_FALSE(LeftOut(o, {"zip.crc", "zip.sizes"}));
-  o.skip = {"zip.crc", "zip.sizes"};
-  CHECK(LeftOut(o, {"zip.crc", "zip.sizes"}));
+  o.skip = {"ts.version", "ts.pickle"};
+  ArchiveReport report;
+  CheckContext context(path, o, report);
+  context.archive = &archive;
+  RunRows(TorchScriptCheckRows(), context);
+  std::vector<std::string> ids;
+  for (const CheckResult& c : report.checks) ids.push_back(c.id);
+  CHECK(ids == std::vector<std::string>{"ts.kind", "ts.layout", "ts.records", "ts.pickle", "ts.globals", "ts.storage",
+                                        "ts.device", "ts.version", "ts.alignment", "ts.hooks"});
+  CHECK(StatusOf(report, "ts.pickle") == CheckStatus::kPass);
+  CHECK(StatusOf(report, "ts.version") == CheckStatus::kSkip);
+  for (const CheckResult& c : report.checks) CHECK(c.seconds >= 0);
 }
 
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {

@@ -61,17 +61,6 @@ struct DiffRequest {
   uint64_t max_input_bytes = kDefaultMaxInputBytes;
 };
 
-// What validate does with a file of this format, after validate's driver
-// (lib/src/formats/validate_driver.cc) recognised it: its checks, appended
-// to `report` (each in a TimedStep). `archive` is the ZIP formats' (their
-// zip.* checks already ran); `src` the others' bytes.
-struct ValidateRequest {
-  const std::string& path;
-  const ValidateOptions& options;
-  Archive* archive = nullptr;
-  const ByteSource* src = nullptr;
-};
-
 struct Format {
   const char* name;  // "torchscript", "pt2", "executorch"
   // Recognition, in formats.cc's order. `claims_head`: the file's first
@@ -93,10 +82,14 @@ struct Format {
   std::string (*stored_code)(const OpenedFile& file, const CodeQuery& query) = nullptr;
   std::string (*report_page)(const OpenedFile& file, const PageRequest& request) = nullptr;
   // validate: the format's own checks (its rows of validate's table, in
-  // report order, between the ZIP container's and the LibTorch run's) and
-  // the function that makes them.
+  // report order, between the ZIP container's and the LibTorch run's, each
+  // with its function; validate's driver runs them), then `run`: the
+  // model's load and run in its runtime (one run yields the runtime's
+  // rows), or with --no-load what the report lists instead (its operators).
+  // The context's `archive` is the ZIP formats' (their zip.* rows ran
+  // first), `src` the others' bytes.
   std::vector<CheckRow> checks;
-  void (*validate)(const ValidateRequest& request, ArchiveReport& report) = nullptr;
+  void (*run)(CheckContext& context) = nullptr;
   // diff and report A B: `reads_pairs` formats compare a pair where either
   // side is one of theirs, reading both sides as theirs (the other side gets
   // the reader's line); the ZIP formats compare two opened archives.
@@ -133,7 +126,7 @@ OpenedFile Open(const std::string& path, uint64_t max_input_bytes = kDefaultMaxI
 
 // A command's entry of `file`'s row (e.g. Need<&Format::graph>(file,
 // "graph")); a row without one: tsctl::Error (kFormat), one line, "graph
-// does not read <format> files". Every row has `inspect` and `validate`.
+// does not read <format> files". Every row has `inspect`, `checks` and `run`.
 [[noreturn]] void NotForFormat(const OpenedFile& file, const char* command);
 template <auto Entry>
 auto Need(const OpenedFile& file, const char* command) {

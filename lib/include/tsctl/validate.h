@@ -61,11 +61,16 @@ struct CheckResult {
 enum class ArchiveResult { kPassed, kFailed, kNotRun };
 const char* ArchiveResultName(ArchiveResult result);  // PASSED FAILED "NOT RUN"
 
+// What one file's checks share (lib/src/commands/check_context.h): the
+// file, validate's options, its report, and facts several rows read.
+struct CheckContext;
+
 // validate's checks as one table (lib/src/formats/check_table.cc): the ZIP
 // container's rows, each format's own (its row of tsctl/format.h), then
-// what loading and running the model says; in report order. A row says
-// whether its FAIL keeps LibTorch from loading the archive. CheckIds(),
-// --skip's ids and the docs' list (tests/unit/validate_test.cc) follow.
+// what loading and running the model says; in report order. A row is a
+// check: its id, whether its FAIL keeps LibTorch from loading the archive,
+// its stage, and its function. CheckIds(), --skip's ids and the docs' list
+// (tests/unit/validate_test.cc) follow.
 struct CheckRow {
   const char* id;
   bool blocks_loading = false;  // a FAIL: LibTorch is not given the archive
@@ -74,6 +79,11 @@ struct CheckRow {
   // --no-run); a kLoad, kMethod or kRun result that is not a PASS says why
   // a model was NOT RUN.
   enum class Stage { kNone, kLoad, kMethod, kRun } stage = Stage::kNone;
+  // The check: appends its results (none where it does not apply, several
+  // where it judges several things, e.g. one per method) in table order,
+  // and only when it is not skipped. Null for a runtime's rows: one run of
+  // the model (Format::run) yields them, in the order the run made them.
+  void (*check)(CheckContext& context) = nullptr;
 };
 const std::vector<CheckRow>& CheckTable();
 // The row of `id`; null if none.

@@ -5,6 +5,7 @@
 #include "tsctl/error.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
+#include "check_context.h"
 #include "validate_internal.h"
 #include "zip_model.h"
 
@@ -23,8 +24,10 @@ std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::st
   ArchiveReport report;
   report.path = path;
   std::vector<CheckResult>& out = report.checks;
-  CheckZip(archive, options, out);
-  ZipModelOf(archive).check_before_load(archive, path, options, report);
+  CheckContext context(path, options, report);
+  context.archive = &archive;
+  RunRows(ZipCheckRows(), context);
+  RunRows(ZipModelOf(archive).checks(), context);
   LoadRefusal refusal;
   for (const CheckResult& c : out) {
     if (RefusesLoad(c)) refusal.failed.push_back(c);

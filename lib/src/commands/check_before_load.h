@@ -25,8 +25,8 @@ struct LoadRefusal {
 bool RefusesLoad(const CheckResult& check);
 
 // Runs validate's own static checks on `archive` (named `path` in what they
-// say): zip.*, then its format's (ZipModel::check_before_load: ts.* with
-// ts.hooks, and ts.mobile where it applies, for TorchScript; pt2.* for a .pt2). Any FAIL refuses it. `allow_load_hooks`
+// say): validate's rows, zip.* then its format's (ZipModel::checks: ts.*
+// for TorchScript, pt2.* for a .pt2), run as validate runs them. Any FAIL refuses it. `allow_load_hooks`
 // (--allow-load-hooks) makes ts.hooks a WARN that lets it through; nothing
 // else can be let through. Nothing when the archive may be loaded.
 std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::string& path, bool allow_load_hooks);

@@ -22,10 +22,6 @@ namespace {
 
 bool ClaimsPt2(const Archive& archive) { return IsPt2(archive.kind()); }
 
-void CheckPt2BeforeLoad(const Archive& archive, const std::string&, const ValidateOptions& options, ArchiveReport& report) {
-  CheckPt2(archive, options, report);
-}
-
 void Pt2Graphs(const Archive& archive, const ReportOptions&, ReportContents& report) {
   try {
     report.graphs = Pt2ReportGraphs(archive);
@@ -84,7 +80,7 @@ const ZipModel kPt2Model = {
     .name = "pt2",
     .claims = ClaimsPt2,
     .read = inspect_internal::ReadPt2Archive,
-    .check_before_load = CheckPt2BeforeLoad,
+    .checks = Pt2CheckRows,
     .report_graphs = Pt2Graphs,
     .report_inputs = nullptr,
     .prepare_bench = PreparePt2Bench,

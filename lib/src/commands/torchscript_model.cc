@@ -46,13 +46,6 @@ void ReadTorchScript(const Archive& a, ArchiveInfo& info) {
   for (auto& [k, v] : totals) info.totals.push_back(v);
 }
 
-void CheckTorchScriptBeforeLoad(const Archive& archive, const std::string& path, const ValidateOptions& options,
-                                ArchiveReport& report) {
-  CheckStructure(archive, report.checks);
-  CheckLoadHooks(archive, options, report.checks);
-  if (LooksMobile(archive, path)) CheckMobile(archive, path, report.checks);
-}
-
 // Forward's graph, from the LibTorch child (ReportOptions::torchscript_graph).
 void TorchScriptGraphs(const Archive& archive, const ReportOptions& options, ReportContents& report) {
   using Mode = ReportOptions::TorchScriptGraph;
@@ -119,7 +112,7 @@ const ZipModel kTorchScriptModel = {
     .name = "torchscript",
     .claims = ClaimsTorchScript,
     .read = ReadTorchScript,
-    .check_before_load = CheckTorchScriptBeforeLoad,
+    .checks = TorchScriptCheckRows,
     .report_graphs = TorchScriptGraphs,
     .report_inputs = StoredInputs,
     .prepare_bench = PrepareTorchScriptBench,

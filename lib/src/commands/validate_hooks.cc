@@ -10,12 +10,17 @@
 #include "tsctl/archive.h"
 #include "tsctl/operators.h"
 #include "tsctl/text_util.h"
+#include "check_context.h"
 #include "validate_internal.h"
 
 namespace tsctl {
 
-bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out) {
-  const OperatorList ops = ListOperators(archive);
+StaticOperators::StaticOperators(CheckContext& c) : list(ListOperators(*c.archive)) {}
+
+void CheckTsHooks(CheckContext& c) {
+  const ValidateOptions& options = c.options;
+  std::vector<CheckResult>& out = c.report.checks;
+  const OperatorList& ops = c.Facts<StaticOperators>().list;
   std::vector<std::string> found;
   size_t torch_hooks = 0;
   for (const MethodOperators& m : ops.methods) {
@@ -46,7 +51,7 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
                    torch_hooks == 0 ? "no state hooks run at load, no operator reads files or unchecked memory"
                                     : "no state hooks but torch's own (" + std::to_string(torch_hooks) +
                                           "), no operator reads files or unchecked memory"});
-    return true;
+    return;
   }
   std::string msg;
   constexpr size_t kListed = 5;
@@ -54,10 +59,9 @@ bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std:
   if (found.size() > kListed) msg += "; ... (" + std::to_string(found.size()) + " in all)";
   if (options.allow_load_hooks) {
     out.push_back({check::kTsHooks, CheckStatus::kWarn, msg + " (loaded anyway: --allow-load-hooks)"});
-    return true;
+    return;
   }
   out.push_back({check::kTsHooks, CheckStatus::kFail, msg + " (not loaded; --allow-load-hooks loads it anyway)"});
-  return false;
 }
 
 }  // namespace tsctl

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "tsctl/archive.h"
+#include "tsctl/operators.h"
 #include "tsctl/pickle.h"
 #include "tsctl/pt2.h"
 #include "tsctl/torch_backend.h"
@@ -21,6 +22,9 @@
 #include "torch_child.h"
 
 namespace tsctl {
+
+struct CheckContext;
+struct PteProgram;
 
 // Every check's id, once: the compiler catches a misspelt one. CheckIds()
 // lists them in report order; tsctl-validate(1) documents each.
@@ -80,33 +84,51 @@ inline constexpr char kTorchReference[] = "torch.reference";
 inline constexpr char kTorchIntermediates[] = "torch.intermediates";
 }  // namespace check
 
-// The rows of validate's table (tsctl/validate.h's CheckTable) that are no
-// format's own: the ZIP container's (zip.*, every ZIP format's) and what
-// loading and running the model in a LibTorch child says (torch.*).
+// The rows of validate's table (tsctl/validate.h's CheckTable), each with
+// its check: the ZIP container's (zip.*, every ZIP format's;
+// validate_zip.cc), each format's (TorchScript's in validate_torchscript.cc,
+// .pt2's in validate_pt2.cc, ExecuTorch's in validate_pte.cc), and what
+// loading and running the model in a LibTorch child says (torch.*, one run
+// yields them: no row function).
 const std::vector<CheckRow>& ZipCheckRows();
+const std::vector<CheckRow>& TorchScriptCheckRows();
+const std::vector<CheckRow>& Pt2CheckRows();
+const std::vector<CheckRow>& PteCheckRows();
 const std::vector<CheckRow>& RunCheckRows();
+
+// TorchScript's row checks that live beside their helpers: ts.records,
+// ts.pickle, ts.version, ts.alignment (validate_zip.cc); ts.globals,
+// ts.storage, ts.device (validate_pickle.cc); ts.hooks (validate_hooks.cc:
+// custom __setstate__ hooks, run while LibTorch loads, and operators that
+// read or write files or unchecked memory, from the code or bytecode; a
+// FAIL keeps the archive from LibTorch, a WARN under --allow-load-hooks);
+// ts.mobile (validate_mobile.cc).
+void CheckTsRecords(CheckContext& c);
+void CheckTsPickle(CheckContext& c);
+void CheckTsVersion(CheckContext& c);
+void CheckTsAlignment(CheckContext& c);
+void CheckTsGlobals(CheckContext& c);
+void CheckTsStorage(CheckContext& c);
+void CheckTsDevice(CheckContext& c);
+void CheckTsHooks(CheckContext& c);
+void CheckTsMobile(CheckContext& c);
 
 // The --allow-ops check over `ops`, as check `id` ("torch.ops" from LibTorch's
 // list, "code.ops" from the static one); `how` is added to the PASS message.
 void CheckAllowedOps(const std::vector<std::string>& ops, const std::vector<std::string>& allowed, const std::string& id,
                      const std::string& how, std::vector<CheckResult>& out);
 
-// The zip.* checks; `read_records` false (--skip zip.crc --skip zip.sizes)
-// reads no record's bytes.
-void CheckZip(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out,
-              bool read_records = true);
-void CheckStructure(const Archive& archive, std::vector<CheckResult>& out);
-// ts.hooks: custom __setstate__ hooks (run while LibTorch loads) and
-// operators that read or write files or unchecked memory, in any method,
-// from the code (or bytecode) without LibTorch. False when the archive must
-// not be loaded (a FAIL; with options.allow_load_hooks a WARN, and true).
-bool CheckLoadHooks(const Archive& archive, const ValidateOptions& options, std::vector<CheckResult>& out);
-// The pt2.* checks of a .pt2 archive (validate_pt2.cc), its static operator
-// list into report.ops, and (options.load) RunPt2InChild.
-void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report);
-// The pte.* checks of an ExecuTorch file (.pte, .ptd, .bpte; validate_pte.cc),
-// static: nothing is run. Its operators go into report.ops.
-void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src = nullptr);
+// The operators a .pt2's programs call, sorted, once each (validate_pt2.cc).
+std::vector<std::string> Pt2Operators(const Pt2Info& info);
+// validate, after the .pt2 rows (validate_pt2.cc): the static operator list
+// into report.ops, and (options.load) RunPt2InChild.
+void Pt2Run(CheckContext& c);
+// The operators an ExecuTorch program calls ("name.overload"), sorted,
+// once each (validate_pte.cc).
+std::vector<std::string> PteOperators(const PteProgram& program);
+// validate, after the pte.* rows (validate_pte.cc): the file's kind and
+// operators into the report, then CheckPteRun.
+void PteRun(CheckContext& c);
 // An ExecuTorch program loaded and run on ExecuTorch's runtime (a
 // tsctl-pte-runner child, pte_child.h): pte.load, pte.run, pte.finite,
 // pte.deterministic (validate_pte_run.cc).
@@ -198,9 +220,6 @@ void JudgeCudaPinning(const std::string& device, std::vector<CheckResult>& out);
 // Whether the archive is meant for the lite interpreter: it has bytecode.pkl,
 // or its file name ends in .ptl.
 bool LooksMobile(const Archive& archive, const std::string& path);
-// ts.mobile: the mobile bytecode version and methods (bytecode.pkl), or a
-// WARN for a .ptl file without bytecode.pkl (a full-JIT archive).
-void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out);
 // ts.bytecode: a mobile archive's bytecode.pkl (what the lite interpreter
 // runs) calls no operator that the loaded code does not (`graph_ops`,
 // GraphOperators in the child) and none of tsctl/operators.h's unsafe ones.
@@ -212,15 +231,30 @@ void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph
 // (CheckResult::seconds: from the previous check's result to its own).
 void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step);
 
-// A pickle record CheckStructure parsed.
+// A pickle record ArchivePickles parsed.
 struct ParsedPickle {
   std::string record;  // "data.pkl" or "constants.pkl"
   PyRef root;
   PickleFacts facts;
 };
 
-// ts.globals (globals outside what torch.jit.save writes) and ts.storage
-// (tensor views past their storage record, storages larger than the record).
-void CheckPickleContents(const Archive& archive, const std::vector<ParsedPickle>& pickles, std::vector<CheckResult>& out);
+// A TorchScript archive's records as ts.records to ts.device read them
+// (validate_zip.cc): data.pkl and constants.pkl parsed (none in the legacy
+// layout), the records it lacks (required ones, storages the pickles name),
+// the pickles' parse errors.
+struct ArchivePickles {
+  explicit ArchivePickles(CheckContext& c);
+  bool legacy = false;
+  std::vector<std::string> missing;
+  std::vector<std::string> pickle_errors;
+  std::vector<ParsedPickle> parsed;
+};
+
+// The operators the code (or bytecode.pkl) calls, read without LibTorch
+// (ListOperators): ts.hooks and code.ops judge them, --no-load lists them.
+struct StaticOperators {
+  explicit StaticOperators(CheckContext& c);
+  OperatorList list;
+};
 
 }  // namespace tsctl

@@ -11,6 +11,7 @@
 #include "tsctl/escape.h"
 #include "tsctl/operators.h"
 #include "tsctl/pickle.h"
+#include "check_context.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -19,8 +20,10 @@ bool LooksMobile(const Archive& archive, const std::string& path) {
   return archive.Has("bytecode.pkl") || (path.size() > 4 && path.compare(path.size() - 4, 4, ".ptl") == 0);
 }
 
-void CheckMobile(const Archive& archive, const std::string& path, std::vector<CheckResult>& out) {
-  (void)path;
+void CheckTsMobile(CheckContext& c) {
+  const Archive& archive = *c.archive;
+  if (!LooksMobile(archive, c.path)) return;
+  std::vector<CheckResult>& out = c.report.checks;
   if (!archive.Has("bytecode.pkl")) {
     out.push_back(
         {check::kTsMobile, CheckStatus::kFail,

@@ -6,6 +6,7 @@
 
 #include "tsctl/pickle.h"
 #include "../archive/storage_types.h"
+#include "check_context.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -90,9 +91,11 @@ std::string StorageLocation(const PyValue& t) {
 
 }  // namespace
 
-void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pickles, std::vector<CheckResult>& out) {
+void CheckTsGlobals(CheckContext& c) {
+  const ArchivePickles& pickles = c.Facts<ArchivePickles>();
+  if (pickles.legacy) return;
   std::vector<std::string> foreign;
-  for (const ParsedPickle& p : pickles) {
+  for (const ParsedPickle& p : pickles.parsed) {
     for (const std::string& g : p.facts.globals) {
       size_t dot = g.rfind('.');
       std::string module = dot == std::string::npos ? "" : g.substr(0, dot);
@@ -100,38 +103,57 @@ void CheckPickleContents(const Archive& a, const std::vector<ParsedPickle>& pick
       if (!IsTorchScriptGlobal(module, name)) foreign.push_back(p.record + ": " + g);
     }
   }
-  out.push_back({check::kTsGlobals, foreign.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 foreign.empty() ? "the pickles name only globals torch.jit.save writes"
-                                 : "pickles name globals TorchScript never writes (Python's torch.load of such a file "
-                                   "would import and call them): " +
-                                       Join(foreign)});
+  c.Add({check::kTsGlobals, foreign.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         foreign.empty() ? "the pickles name only globals torch.jit.save writes"
+                         : "pickles name globals TorchScript never writes (Python's torch.load of such a file "
+                           "would import and call them): " +
+                               Join(foreign)});
+}
 
-  std::vector<std::string> bad;
-  std::map<std::string, uint64_t> stored;  // tensors per storage location
-  for (const ParsedPickle& p : pickles) {
-    const std::string dir = p.record == "data.pkl" ? "data/" : "constants/";
-    std::vector<const PyValue*> stack = {p.root.get()};
-    std::set<const PyValue*> visited;
-    while (!stack.empty()) {
-      const PyValue* cur = stack.back();
-      stack.pop_back();
-      if (!cur || !visited.insert(cur).second) continue;
-      if (cur->kind == PyKind::kObject &&
-          (cur->IsGlobal("torch._utils", "_rebuild_tensor_v2") || cur->IsGlobal("torch._utils", "_rebuild_qtensor"))) {
-        std::string problem = CheckTensor(a, *cur, dir);
-        if (!problem.empty()) bad.push_back(p.record + ": " + problem);
-        const std::string location = StorageLocation(*cur);
-        if (!location.empty()) ++stored[location];
+namespace {
+
+// Every tensor the pickles rebuild: those that reach past their storage
+// (ts.storage) and how many are stored per location (ts.device).
+struct StoredTensors {
+  explicit StoredTensors(CheckContext& c) {
+    for (const ParsedPickle& p : c.Facts<ArchivePickles>().parsed) {
+      const std::string dir = p.record == "data.pkl" ? "data/" : "constants/";
+      std::vector<const PyValue*> stack = {p.root.get()};
+      std::set<const PyValue*> visited;
+      while (!stack.empty()) {
+        const PyValue* cur = stack.back();
+        stack.pop_back();
+        if (!cur || !visited.insert(cur).second) continue;
+        if (cur->kind == PyKind::kObject &&
+            (cur->IsGlobal("torch._utils", "_rebuild_tensor_v2") || cur->IsGlobal("torch._utils", "_rebuild_qtensor"))) {
+          std::string problem = CheckTensor(*c.archive, *cur, dir);
+          if (!problem.empty()) bad.push_back(p.record + ": " + problem);
+          const std::string location = StorageLocation(*cur);
+          if (!location.empty()) ++stored[location];
+        }
+        for (const auto& i : cur->items) stack.push_back(i.get());
+        for (const auto& [k, v] : cur->entries) stack.push_back(v.get());
+        if (cur->state) stack.push_back(cur->state.get());
       }
-      for (const auto& i : cur->items) stack.push_back(i.get());
-      for (const auto& [k, v] : cur->entries) stack.push_back(v.get());
-      if (cur->state) stack.push_back(cur->state.get());
     }
   }
-  out.push_back({check::kTsStorage, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 bad.empty() ? "every tensor lies inside its storage record"
-                             : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
-  CheckDevices(a, stored, out);
+  std::vector<std::string> bad;
+  std::map<std::string, uint64_t> stored;  // tensors per storage location
+};
+
+}  // namespace
+
+void CheckTsStorage(CheckContext& c) {
+  if (c.Facts<ArchivePickles>().legacy) return;
+  const std::vector<std::string>& bad = c.Facts<StoredTensors>().bad;
+  c.Add({check::kTsStorage, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         bad.empty() ? "every tensor lies inside its storage record"
+                     : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
+}
+
+void CheckTsDevice(CheckContext& c) {
+  if (c.Facts<ArchivePickles>().legacy) return;
+  CheckDevices(*c.archive, c.Facts<StoredTensors>().stored, c.report.checks);
 }
 
 }  // namespace tsctl

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "../text/json_util.h"
+#include "check_context.h"
 #include "validate_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
@@ -126,26 +127,37 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
   }
 }
 
-}  // namespace
+// The .pt2 read once for its rows (ReadPt2; its exception is the first
+// row's, as validate's batch reports it).
+struct Pt2Read {
+  explicit Pt2Read(CheckContext& c) : info(ReadPt2(*c.archive)) {}
+  Pt2Info info;
+};
 
-void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveReport& report) {
-  auto& out = report.checks;
-  Pt2Info info = ReadPt2(archive);
-  const bool early = archive.kind() == ArchiveKind::kPt2Early;
-  out.push_back({check::kPt2Kind, CheckStatus::kPass,
-                 early ? "early .pt2 exported program (serialized_exported_program.json, PyTorch 2.1-2.2)"
-                 : archive.kind() == ArchiveKind::kPt2Aoti ? ".pt2 AOTInductor package"
-                                                           : ".pt2 exported program"});
-  if (!early) {
-    const bool known = info.archive_version == "0";
-    out.push_back({check::kPt2Version, known ? CheckStatus::kPass : CheckStatus::kWarn,
-                   info.archive_version.empty()
-                       ? "no archive_version record (archive_format: " + info.archive_format + ")"
-                   : known ? "archive_version 0 (PyTorch 2.9-2.15 write 0)"
-                           : "archive_version " + info.archive_version + ": this tsctl knows 0 (PyTorch 2.9-2.15)"});
-  }
-  std::vector<std::string> program_errors;
-  for (const std::string& w : info.warnings) program_errors.push_back(w);
+const Pt2Info& InfoOf(CheckContext& c) { return c.Facts<Pt2Read>().info; }
+
+void CheckPt2Kind(CheckContext& c) {
+  InfoOf(c);
+  const ArchiveKind kind = c.archive->kind();
+  c.Add({check::kPt2Kind, CheckStatus::kPass,
+         kind == ArchiveKind::kPt2Early ? "early .pt2 exported program (serialized_exported_program.json, PyTorch 2.1-2.2)"
+         : kind == ArchiveKind::kPt2Aoti ? ".pt2 AOTInductor package"
+                                         : ".pt2 exported program"});
+}
+
+void CheckPt2Version(CheckContext& c) {
+  if (c.archive->kind() == ArchiveKind::kPt2Early) return;
+  const Pt2Info& info = InfoOf(c);
+  const bool known = info.archive_version == "0";
+  c.Add({check::kPt2Version, known ? CheckStatus::kPass : CheckStatus::kWarn,
+         info.archive_version.empty() ? "no archive_version record (archive_format: " + info.archive_format + ")"
+         : known                      ? "archive_version 0 (PyTorch 2.9-2.15 write 0)"
+                 : "archive_version " + info.archive_version + ": this tsctl knows 0 (PyTorch 2.9-2.15)"});
+}
+
+void CheckPt2Program(CheckContext& c) {
+  const Pt2Info& info = InfoOf(c);
+  const std::vector<std::string>& program_errors = info.warnings;
   std::string programs;
   for (const Pt2Model& m : info.models) {
     const auto unused = std::count_if(m.tensors.begin(), m.tensors.end(), [](const Pt2Tensor& t) { return !t.in_signature; });
@@ -155,28 +167,50 @@ void CheckPt2(const Archive& archive, const ValidateOptions& options, ArchiveRep
                 (unused ? "; " + std::to_string(unused) + " stored tensors outside its signature, unused (torch.export.load keeps them)" : "") +
                 ")";
   }
-  if (!info.models.empty() || !program_errors.empty()) {
-    out.push_back(
-        {check::kPt2Program, program_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+  if (info.models.empty() && program_errors.empty()) return;
+  c.Add({check::kPt2Program, program_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
          program_errors.empty()
              ? std::to_string(info.models.size()) + " program(s) read: " + programs
              : program_errors.front() +
                    (program_errors.size() > 1 ? " (and " + std::to_string(program_errors.size() - 1) + " more)" : "")});
-  }
-  CheckWeights(info, out);
-  CheckAoti(archive, info, out);
+}
 
+void CheckPt2Weights(CheckContext& c) { CheckWeights(InfoOf(c), c.report.checks); }
+void CheckPt2Aoti(CheckContext& c) { CheckAoti(*c.archive, InfoOf(c), c.report.checks); }
+
+// pt2.ops: --allow-ops over the operators the programs call (not run).
+void CheckPt2Ops(CheckContext& c) {
+  if (!c.options.has_allow_ops) return;
+  CheckAllowedOps(Pt2Operators(InfoOf(c)), c.options.allow_ops, check::kPt2Ops, " (read from the program, not run)",
+                  c.report.checks);
+}
+
+}  // namespace
+
+std::vector<std::string> Pt2Operators(const Pt2Info& info) {
   std::vector<std::string> ops;
   for (const Pt2Model& m : info.models) {
     for (const OperatorUse& u : m.operators) ops.push_back(u.name);
   }
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  report.ops = ops;
-  Json(report.details)["operators_source"] = info.models.empty() ? "" : "program";
-  if (options.has_allow_ops)
-    CheckAllowedOps(report.ops, options.allow_ops, check::kPt2Ops, " (read from the program, not run)", out);
-  if (options.load) RunPt2InChild(archive, info, options, report);
+  return ops;
+}
+
+void Pt2Run(CheckContext& c) {
+  const Pt2Info& info = InfoOf(c);
+  c.report.ops = Pt2Operators(info);
+  Json(c.report.details)["operators_source"] = info.models.empty() ? "" : "program";
+  if (c.options.load) RunPt2InChild(*c.archive, info, c.options, c.report);
+}
+
+const std::vector<CheckRow>& Pt2CheckRows() {
+  static const std::vector<CheckRow> kRows = {
+      {.id = check::kPt2Kind, .check = CheckPt2Kind},       {.id = check::kPt2Version, .check = CheckPt2Version},
+      {.id = check::kPt2Program, .check = CheckPt2Program}, {.id = check::kPt2Weights, .check = CheckPt2Weights},
+      {.id = check::kPt2Aoti, .check = CheckPt2Aoti},       {.id = check::kPt2Ops, .check = CheckPt2Ops},
+  };
+  return kRows;
 }
 
 }  // namespace tsctl

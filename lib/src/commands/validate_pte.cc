@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "tsctl/source.h"
 #include "tsctl/text_util.h"
 #include "bench_pte.h"
+#include "check_context.h"
 #include "validate_internal.h"
 
 namespace tsctl {
@@ -216,34 +218,102 @@ void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
                      std::to_string(cases) + (cases == 1 ? " case" : " cases") + ", each for a method the program has"});
 }
 
+// The file read once for its rows: the bytes validate opened (what the
+// runtime is given later), or the path; a file the reader refuses is
+// pte.format's FAIL and the other rows' silence.
+struct PteRead {
+  explicit PteRead(CheckContext& c) {
+    try {
+      file = c.src ? ReadPteSource(*c.src) : ReadPte(c.path);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::kFormat) throw;
+      error = e.what();
+    }
+  }
+  std::optional<PteFile> file;
+  std::string error;
+};
+
+// The program the rows after pte.format judge: null for an unreadable file
+// or a .ptd (tensors, no program).
+const PteFile* ProgramFile(CheckContext& c) {
+  const PteRead& read = c.Facts<PteRead>();
+  return read.file && read.file->kind != PteKind::kFlatTensor ? &*read.file : nullptr;
+}
+
+void CheckPteFormat(CheckContext& c) {
+  const PteRead& read = c.Facts<PteRead>();
+  if (!read.file) return c.Add({check::kPteFormat, CheckStatus::kFail, read.error});
+  c.Add({check::kPteFormat, CheckStatus::kPass, FormatSummary(*read.file)});
+}
+
+void CheckPteData(CheckContext& c) {
+  if (const PteFile* f = ProgramFile(c)) {
+    if (std::string data = CheckData(c.path, f->program, c.options, c.report.checks); !data.empty()) {
+      Json(c.report.details)["pte_data"] = data;
+    }
+  }
+}
+
+void CheckPteKernels(CheckContext& c) {
+  if (const PteFile* f = ProgramFile(c)) CheckKernels(f->program, c.options, c.report.checks);
+}
+
+void CheckPteDelegates(CheckContext& c) {
+  if (const PteFile* f = ProgramFile(c)) CheckDelegates(f->program, c.options, c.report.checks);
+}
+
+// code.ops: --allow-ops over the program's operators (not run).
+void CheckPteCodeOps(CheckContext& c) {
+  const PteFile* f = ProgramFile(c);
+  if (!f || !c.options.has_allow_ops) return;
+  CheckAllowedOps(PteOperators(f->program), c.options.allow_ops, check::kCodeOps, " (read from the program, not run)",
+                  c.report.checks);
+}
+
+void CheckPteBundled(CheckContext& c) {
+  const PteFile* f = ProgramFile(c);
+  if (f && f->kind == PteKind::kBundled) CheckBundled(*f, c.report.checks);
+}
+
 }  // namespace
 
-void CheckPte(const std::string& path, const ValidateOptions& options, ArchiveReport& report, const ByteSource* src) {
-  auto& out = report.checks;
-  PteFile f;
-  try {
-    // The bytes validate opened (`src`): what the runtime is given later.
-    f = src ? ReadPteSource(*src) : ReadPte(path);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kFormat) throw;
-    out.push_back({check::kPteFormat, CheckStatus::kFail, e.what()});
-    return;
+std::vector<std::string> PteOperators(const PteProgram& program) {
+  std::vector<std::string> ops;
+  for (const PteMethod& m : program.methods) {
+    for (const PteOperator& op : m.operators) ops.push_back(PteOperatorKey(op));
   }
-  out.push_back({check::kPteFormat, CheckStatus::kPass, FormatSummary(f)});
-  Json(report.details)["executorch"] = {{"kind", PteKindName(f.kind)}, {"identifier", f.identifier}};
-  if (f.kind == PteKind::kFlatTensor) return;
-  for (const PteMethod& m : f.program.methods) {
-    for (const PteOperator& op : m.operators) report.ops.push_back(PteOperatorKey(op));
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  return ops;
+}
+
+void PteRun(CheckContext& c) {
+  const PteRead& read = c.Facts<PteRead>();
+  if (read.file) {
+    Json(c.report.details)["executorch"] = {{"kind", PteKindName(read.file->kind)}, {"identifier", read.file->identifier}};
   }
-  std::sort(report.ops.begin(), report.ops.end());
-  report.ops.erase(std::unique(report.ops.begin(), report.ops.end()), report.ops.end());
-  if (std::string data = CheckData(path, f.program, options, out); !data.empty()) Json(report.details)["pte_data"] = data;
-  CheckKernels(f.program, options, out);
-  CheckDelegates(f.program, options, out);
-  if (options.has_allow_ops) {
-    CheckAllowedOps(report.ops, options.allow_ops, check::kCodeOps, " (read from the program, not run)", out);
-  }
-  if (f.kind == PteKind::kBundled) CheckBundled(f, out);
+  if (const PteFile* f = ProgramFile(c)) c.report.ops = PteOperators(f->program);
+  TimedStep(c.report.checks, [&] { CheckPteRun(c.path, c.options, c.report, c.src); });
+}
+
+const std::vector<CheckRow>& PteCheckRows() {
+  static const std::vector<CheckRow> kRows = {
+      {.id = check::kPteFormat, .check = CheckPteFormat},
+      {.id = check::kPteData, .check = CheckPteData},
+      {.id = check::kPteKernels, .check = CheckPteKernels},
+      {.id = check::kPteDelegates, .check = CheckPteDelegates},
+      {.id = check::kCodeOps, .check = CheckPteCodeOps},  // TorchScript's row's id, in this format's place
+      {.id = check::kPteBundled, .check = CheckPteBundled},
+      // The runtime's: one run (PteRun) yields them.
+      {.id = check::kPteLoad, .stage = CheckRow::Stage::kLoad},
+      {.id = check::kPteRun, .stage = CheckRow::Stage::kRun},
+      {.id = check::kPteFinite},
+      {.id = check::kPteDeterministic},
+      {.id = check::kPteCase},
+      {.id = check::kPteReference},
+  };
+  return kRows;
 }
 
 }  // namespace tsctl

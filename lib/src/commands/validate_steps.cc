@@ -1,22 +1,14 @@
-// validate's rows that are no format's own (the ZIP container's, the LibTorch
-// run's) and the time each check took (for JUnit). The whole table, --skip
-// and ids: lib/src/formats/check_table.cc.
+// validate's rows run in order (RunRows), the LibTorch run's rows, and the
+// time each check took (for JUnit). The whole table, --skip and ids:
+// lib/src/formats/check_table.cc.
 #include <algorithm>
 #include <chrono>
 
 #include "tsctl/error.h"
+#include "check_context.h"
 #include "validate_internal.h"
 
 namespace tsctl {
-
-const std::vector<CheckRow>& ZipCheckRows() {
-  static const std::vector<CheckRow> kRows = {
-      {check::kZipStructure}, {check::kZipNames}, {check::kZipDuplicates}, {check::kZipAmbiguous},
-      {check::kZipOverlap},   {check::kZipCompression}, {check::kZipBomb}, {check::kZipCrc},
-      {check::kZipSizes},
-  };
-  return kRows;
-}
 
 const std::vector<CheckRow>& RunCheckRows() {
   static const std::vector<CheckRow> kRows = {
@@ -49,6 +41,19 @@ void TimedStep(std::vector<CheckResult>& out, const std::function<void()>& step)
     previous = made;
   }
   if (out.size() > before) out.back().seconds += end - previous;
+}
+
+void RunRows(const std::vector<CheckRow>& rows, CheckContext& context) {
+  const std::vector<std::string>& skip = context.options.skip;
+  for (const CheckRow& row : rows) {
+    if (context.stop) return;
+    if (!row.check) continue;
+    if (!row.blocks_loading && std::find(skip.begin(), skip.end(), row.id) != skip.end()) {
+      context.Add({row.id, CheckStatus::kSkip, "skipped by --skip"});
+      continue;
+    }
+    TimedStep(context.report.checks, [&] { row.check(context); });
+  }
 }
 
 }  // namespace tsctl

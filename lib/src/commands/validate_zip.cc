@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "check_context.h"
 #include "format_support.h"
 #include "tsctl/error.h"
 #include "tsctl/pickle.h"
@@ -68,11 +69,9 @@ CheckResult HeaderCheck(const Entries& entries) {
                           : "damaged records: " + List(damaged)};
 }
 
-// zip.names and zip.duplicates: traversal, absolute paths, duplicates; the
-// duplicated names are returned.
-std::vector<std::string> NameChecks(const Entries& entries, std::vector<CheckResult>& out) {
-  std::vector<std::string> escaping, duplicates;
-  std::set<std::string> seen;
+// zip.names: traversal and absolute paths.
+CheckResult EscapingNamesCheck(const Entries& entries) {
+  std::vector<std::string> escaping;
   for (const ZipEntry& e : entries) {
     const std::string& n = e.name;
     bool bad = n.empty() || n[0] == '/' || n.find('\\') != std::string::npos || n == ".." ||
@@ -80,13 +79,18 @@ std::vector<std::string> NameChecks(const Entries& entries, std::vector<CheckRes
                (n.size() >= 3 && n.compare(n.size() - 3, 3, "/..") == 0) ||
                (n.size() > 1 && n[1] == ':');
     if (bad) escaping.push_back(n);
-    if (!seen.insert(n).second) duplicates.push_back(n);
   }
-  out.push_back(
-      {check::kZipNames, escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-       escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)});
-  out.push_back({check::kZipDuplicates, duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
+  return {check::kZipNames, escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+          escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)};
+}
+
+// Names stored more than once (each further copy listed).
+std::vector<std::string> DuplicateNames(const Entries& entries) {
+  std::vector<std::string> duplicates;
+  std::set<std::string> seen;
+  for (const ZipEntry& e : entries) {
+    if (!seen.insert(e.name).second) duplicates.push_back(e.name);
+  }
   return duplicates;
 }
 
@@ -148,65 +152,73 @@ CheckResult OverlapCheck(const Archive& a) {
           overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)};
 }
 
-// zip.compression and zip.bomb: encryption, unknown methods, bombs; the
-// names of the bombs are returned (zip.crc does not inflate them).
-std::set<std::string> CompressionChecks(const Entries& entries, uint64_t max_record_bytes, std::vector<CheckResult>& out) {
-  std::vector<std::string> odd, bombs;
-  std::set<std::string> bomb_names;
+// zip.compression: encryption and unknown methods.
+CheckResult CompressionCheck(const Entries& entries) {
+  std::vector<std::string> odd;
   for (const ZipEntry& e : entries) {
     if (e.encrypted()) odd.push_back(e.name + " (encrypted)");
     else if (e.method != kZipStored && e.method != kZipDeflated) odd.push_back(e.name + " (method " + std::to_string(e.method) + ")");
+  }
+  return {check::kZipCompression, odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+          odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)};
+}
+
+// zip.bomb's records: an absurd size or compression ratio (zip.crc does
+// not inflate them).
+std::vector<const ZipEntry*> Bombs(const Entries& entries, uint64_t max_record_bytes) {
+  std::vector<const ZipEntry*> bombs;
+  for (const ZipEntry& e : entries) {
     double ratio = e.compressed_size ? static_cast<double>(e.uncompressed_size) / static_cast<double>(e.compressed_size) : 0;
     if (e.uncompressed_size > max_record_bytes ||
         (e.uncompressed_size >= kBombMinBytes && (ratio > kBombRatio || e.compressed_size == 0))) {
-      bombs.push_back(e.name + " (" + std::to_string(e.uncompressed_size) + " bytes from " + std::to_string(e.compressed_size) + ")");
-      bomb_names.insert(e.name);
+      bombs.push_back(&e);
     }
   }
-  out.push_back({check::kZipCompression, odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)});
-  out.push_back({check::kZipBomb, bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
-  return bomb_names;
+  return bombs;
 }
 
-// zip.crc and zip.sizes: streams every record (bombs and records not to
-// read skipped, sizes capped).
-void CrcChecks(const Archive& a, const std::vector<bool>& not_read, const std::set<std::string>& bomb_names,
-               std::vector<CheckResult>& out) {
-  const Entries& entries = a.layout().entries;
-  std::vector<std::string> crc_bad, size_bad;
-  size_t checked = 0, skipped = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const ZipEntry& e = entries[i];
-    if (!e.local_header_error.empty() || e.encrypted() || bomb_names.count(e.name)) continue;
-    if (not_read[i]) {
-      ++skipped;
-      continue;
+// zip.crc and zip.sizes, from one pass that streams every record (bombs,
+// duplicates and overlapping records skipped, sizes capped): the first of
+// the two that runs reads, the other reads its result.
+struct RecordReads {
+  explicit RecordReads(CheckContext& c) {
+    const Archive& a = *c.archive;
+    const Entries& entries = a.layout().entries;
+    const std::vector<bool> not_read = NotToRead(entries, DuplicateNames(entries));
+    std::set<std::string> bomb_names;
+    for (const ZipEntry* e : Bombs(entries, c.options.max_record_bytes)) bomb_names.insert(e->name);
+    std::vector<std::string> crc_bad, size_bad;
+    size_t checked = 0, skipped = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const ZipEntry& e = entries[i];
+      if (!e.local_header_error.empty() || e.encrypted() || bomb_names.count(e.name)) continue;
+      if (not_read[i]) {
+        ++skipped;
+        continue;
+      }
+      if (e.method != kZipStored && e.method != kZipDeflated) continue;
+      if (e.method == kZipStored && e.compressed_size != e.uncompressed_size) {
+        size_bad.push_back(e.name);
+        continue;
+      }
+      try {
+        StreamResult r = StreamEntry(a.source(), e, e.uncompressed_size);
+        if (r.produced != e.uncompressed_size) size_bad.push_back(e.name);
+        else if (r.crc32 != e.crc32) crc_bad.push_back(e.name);
+        ++checked;
+      } catch (const Error& err) {
+        (std::string(err.what()).find("limit") != std::string::npos ? size_bad : crc_bad).push_back(e.name);
+      }
     }
-    if (e.method != kZipStored && e.method != kZipDeflated) continue;
-    if (e.method == kZipStored && e.compressed_size != e.uncompressed_size) {
-      size_bad.push_back(e.name);
-      continue;
-    }
-    try {
-      StreamResult r = StreamEntry(a.source(), e, e.uncompressed_size);
-      if (r.produced != e.uncompressed_size) size_bad.push_back(e.name);
-      else if (r.crc32 != e.crc32) crc_bad.push_back(e.name);
-      ++checked;
-    } catch (const Error& err) {
-      (std::string(err.what()).find("limit") != std::string::npos ? size_bad : crc_bad).push_back(e.name);
-    }
+    crc = {check::kZipCrc, crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+           crc_bad.empty() ? Plural(checked, "record") + " read, all CRC-32 match" +
+                                 (skipped ? " (" + Plural(skipped, "duplicate or overlapping record") + " not read)" : "")
+                           : "CRC-32 mismatch (corrupt data): " + List(crc_bad)};
+    sizes = {check::kZipSizes, size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+             size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)};
   }
-  out.push_back({check::kZipCrc, crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 crc_bad.empty()
-                     ? Plural(checked, "record") + " read, all CRC-32 match" +
-                           (skipped ? " (" + Plural(skipped, "duplicate or overlapping record") + " not read)" : "")
-                     : "CRC-32 mismatch (corrupt data): " + List(crc_bad)});
-  out.push_back(
-      {check::kZipSizes, size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-       size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)});
-}
+  CheckResult crc, sizes;
+};
 
 // The records an archive of its layout needs that it lacks (code/ aside).
 std::vector<std::string> MissingRequiredRecords(const Archive& a, bool legacy) {
@@ -244,27 +256,6 @@ void FindMissingStorages(const Archive& a, const char* pkl, const PyRef& root, s
   }
 }
 
-// data.pkl and constants.pkl, those present, parsed for ts.globals and
-// ts.storage; storages they name that are missing go to `missing`, parse
-// errors to `pickle_errors`.
-std::vector<ParsedPickle> ParseArchivePickles(const Archive& a, std::vector<std::string>& missing,
-                                              std::vector<std::string>& pickle_errors) {
-  std::vector<ParsedPickle> parsed;
-  for (const char* pkl : {"data.pkl", "constants.pkl"}) {
-    if (!a.Has(pkl)) continue;
-    ParsedPickle p{pkl, nullptr, {}};
-    try {
-      p.root = ParsePickle(a.Read(pkl), {}, &p.facts);
-      FindMissingStorages(a, pkl, p.root, missing);
-    } catch (const Error& e) {
-      pickle_errors.push_back(std::string(pkl) + ": " + e.what());
-    }
-    // Globals seen before a parse failed still count for ts.globals.
-    parsed.push_back(std::move(p));
-  }
-  return parsed;
-}
-
 // ts.version: the format version, against the range LibTorch reads.
 CheckResult VersionCheck(const Archive& a) {
   std::string record = a.Has(".data/version") ? ".data/version" : "version";
@@ -300,45 +291,83 @@ CheckResult AlignmentCheck(const Archive& a) {
                                   " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)};
 }
 
+// The ZIP rows: every stored entry (each copy of a duplicated name, names
+// as stored), so the raw entries, not Archive's queries.
+const Entries& EntriesOf(const CheckContext& c) { return c.archive->layout().entries; }
+
+void CheckZipStructure(CheckContext& c) { c.Add(HeaderCheck(EntriesOf(c))); }
+void CheckZipNames(CheckContext& c) { c.Add(EscapingNamesCheck(EntriesOf(c))); }
+void CheckZipDuplicates(CheckContext& c) {
+  const std::vector<std::string> duplicates = DuplicateNames(EntriesOf(c));
+  c.Add({check::kZipDuplicates, duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
+}
+void CheckZipAmbiguous(CheckContext& c) { c.Add(AmbiguityCheck(*c.archive)); }
+void CheckZipOverlap(CheckContext& c) { c.Add(OverlapCheck(*c.archive)); }
+void CheckZipCompression(CheckContext& c) { c.Add(CompressionCheck(EntriesOf(c))); }
+void CheckZipBomb(CheckContext& c) {
+  std::vector<std::string> bombs;
+  for (const ZipEntry* e : Bombs(EntriesOf(c), c.options.max_record_bytes)) {
+    bombs.push_back(e->name + " (" + std::to_string(e->uncompressed_size) + " bytes from " + std::to_string(e->compressed_size) + ")");
+  }
+  c.Add({check::kZipBomb, bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
+}
+void CheckZipCrc(CheckContext& c) { c.Add(c.Facts<RecordReads>().crc); }
+void CheckZipSizes(CheckContext& c) { c.Add(c.Facts<RecordReads>().sizes); }
+
 }  // namespace
 
-void CheckZip(const Archive& a, const ValidateOptions& options, std::vector<CheckResult>& out, bool read_records) {
-  // The ZIP checks look at every stored entry (each copy of a duplicated name,
-  // names as stored), so they read the raw entries, not Archive's queries.
-  const Entries& entries = a.layout().entries;
-  out.push_back(HeaderCheck(entries));
-  const std::vector<std::string> duplicates = NameChecks(entries, out);
-  out.push_back(AmbiguityCheck(a));
-  out.push_back(OverlapCheck(a));
-  const std::set<std::string> bomb_names = CompressionChecks(entries, options.max_record_bytes, out);
-  if (read_records) CrcChecks(a, NotToRead(entries, duplicates), bomb_names, out);
+const std::vector<CheckRow>& ZipCheckRows() {
+  static const std::vector<CheckRow> kRows = {
+      {.id = check::kZipStructure, .check = CheckZipStructure},
+      {.id = check::kZipNames, .check = CheckZipNames},
+      {.id = check::kZipDuplicates, .check = CheckZipDuplicates},
+      {.id = check::kZipAmbiguous, .check = CheckZipAmbiguous},
+      {.id = check::kZipOverlap, .check = CheckZipOverlap},
+      {.id = check::kZipCompression, .check = CheckZipCompression},
+      {.id = check::kZipBomb, .check = CheckZipBomb},
+      {.id = check::kZipCrc, .check = CheckZipCrc},
+      {.id = check::kZipSizes, .check = CheckZipSizes},
+  };
+  return kRows;
 }
 
-void CheckStructure(const Archive& a, std::vector<CheckResult>& out) {
-  const bool legacy = a.kind() == ArchiveKind::kTorchScriptLegacy;
-  out.push_back({check::kTsKind, CheckStatus::kPass,
-                 legacy ? "TorchScript archive (legacy model.json layout)" : "TorchScript archive"});
-  out.push_back({check::kTsLayout, legacy ? CheckStatus::kWarn : CheckStatus::kPass,
-                 legacy ? "legacy PyTorch 1.0 layout (model.json): newer LibTorch builds may refuse it; re-save it"
-                        : std::string("root folder '") + a.root() + "'" +
-                              (a.Has("bytecode.pkl") ? ", mobile bytecode.pkl present" : "")});
-
-  // Required records, and the storages data.pkl refers to.
-  std::vector<std::string> missing = MissingRequiredRecords(a, legacy);
-  std::vector<std::string> pickle_errors;
-  std::vector<ParsedPickle> parsed;
-  if (!legacy) parsed = ParseArchivePickles(a, missing, pickle_errors);
-  if (!legacy && !a.HasRecordsUnder("code/")) missing.push_back("code/");
-  out.push_back({check::kTsRecords, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                 missing.empty() ? "required records and every referenced storage present"
-                                 : "missing records: " + List(missing)});
-  if (!legacy) {
-    out.push_back({check::kTsPickle, pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-                   pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(pickle_errors)});
-    CheckPickleContents(a, parsed, out);
+ArchivePickles::ArchivePickles(CheckContext& c) : legacy(c.archive->kind() == ArchiveKind::kTorchScriptLegacy) {
+  const Archive& a = *c.archive;
+  missing = MissingRequiredRecords(a, legacy);
+  if (legacy) return;
+  // data.pkl and constants.pkl, those present; storages they name that are
+  // missing go to `missing`.
+  for (const char* pkl : {"data.pkl", "constants.pkl"}) {
+    if (!a.Has(pkl)) continue;
+    ParsedPickle p{pkl, nullptr, {}};
+    try {
+      p.root = ParsePickle(a.Read(pkl), {}, &p.facts);
+      FindMissingStorages(a, pkl, p.root, missing);
+    } catch (const Error& e) {
+      pickle_errors.push_back(std::string(pkl) + ": " + e.what());
+    }
+    // Globals seen before a parse failed still count for ts.globals.
+    parsed.push_back(std::move(p));
   }
-  out.push_back(VersionCheck(a));
-  out.push_back(AlignmentCheck(a));
+  if (!a.HasRecordsUnder("code/")) missing.push_back("code/");
 }
+
+void CheckTsRecords(CheckContext& c) {
+  const std::vector<std::string>& missing = c.Facts<ArchivePickles>().missing;
+  c.Add({check::kTsRecords, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
+}
+
+void CheckTsPickle(CheckContext& c) {
+  const ArchivePickles& p = c.Facts<ArchivePickles>();
+  if (p.legacy) return;
+  c.Add({check::kTsPickle, p.pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
+         p.pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(p.pickle_errors)});
+}
+
+void CheckTsVersion(CheckContext& c) { c.Add(VersionCheck(*c.archive)); }
+void CheckTsAlignment(CheckContext& c) { c.Add(AlignmentCheck(*c.archive)); }
 
 }  // namespace tsctl

@@ -29,11 +29,10 @@ struct ZipModel {
   // info.module, info.pt2, operators, totals), after the records and the
   // version are read and before extra/ (tsctl::Inspect).
   void (*read)(const Archive& archive, ArchiveInfo& info);
-  // The format's static checks of validate that every command runs before
-  // LibTorch loads the archive (CheckBeforeLoad), after the ZIP's (zip.*):
-  // their results into report.checks.
-  void (*check_before_load)(const Archive& archive, const std::string& path, const ValidateOptions& options,
-                            ArchiveReport& report);
+  // The format's rows of validate's table (its format row's checks), which
+  // every command also runs before LibTorch loads the archive
+  // (CheckBeforeLoad), after the ZIP's (zip.*).
+  const std::vector<CheckRow>& (*checks)();
   // report: the page's graphs (options.graphs), and the inputs the archive
   // keeps (nullptr: it keeps none), each failure a note or warning on the page.
   void (*report_graphs)(const Archive& archive, const ReportOptions& options, ReportContents& report);

@@ -1,7 +1,7 @@
 // validate's table of checks, assembled from its parts: the ZIP container's
 // rows, each format's own (tsctl/format.h, Format::checks, in the order of
 // Formats()), then the LibTorch run's; and what follows from it: ids,
-// --skip, what blocks loading.
+// --skip, what blocks loading. The rows run in lib/src/commands/ (RunRows).
 #include "check_table.h"
 
 #include <algorithm>
@@ -14,20 +14,29 @@ namespace tsctl {
 
 const std::vector<CheckRow>& CheckTable() {
   static const std::vector<CheckRow> kRows = [] {
-    std::vector<CheckRow> rows = ZipCheckRows();
-    for (const Format* f : Formats()) rows.insert(rows.end(), f->checks.begin(), f->checks.end());
-    rows.insert(rows.end(), RunCheckRows().begin(), RunCheckRows().end());
+    std::vector<CheckRow> rows;
+    // An id two formats report (code.ops) is one row, where it first comes.
+    auto add = [&rows](const std::vector<CheckRow>& more) {
+      for (const CheckRow& r : more) {
+        if (!CheckRowOf(rows, r.id)) rows.push_back(r);
+      }
+    };
+    add(ZipCheckRows());
+    for (const Format* f : Formats()) add(f->checks);
+    add(RunCheckRows());
     return rows;
   }();
   return kRows;
 }
 
-const CheckRow* CheckRowOf(std::string_view id) {
-  for (const CheckRow& r : CheckTable()) {
+const CheckRow* CheckRowOf(const std::vector<CheckRow>& rows, std::string_view id) {
+  for (const CheckRow& r : rows) {
     if (id == r.id) return &r;
   }
   return nullptr;
 }
+
+const CheckRow* CheckRowOf(std::string_view id) { return CheckRowOf(CheckTable(), id); }
 
 const std::vector<std::string>& CheckIds() {
   static const std::vector<std::string> kIds = [] {
@@ -44,15 +53,6 @@ void RequireCheckId(const std::string& id, const std::string& flag) {
   std::string all;
   for (const std::string& k : ids) all += (all.empty() ? "" : ", ") + k;
   throw Error(ErrorKind::kUsage, flag + ": '" + id + "' is not a check; the checks are " + all);
-}
-
-bool LeftOut(const ValidateOptions& options, std::initializer_list<const char*> ids) {
-  for (const char* id : ids) {
-    const CheckRow* row = CheckRowOf(id);
-    if (!row || row->blocks_loading) return false;
-    if (std::find(options.skip.begin(), options.skip.end(), id) == options.skip.end()) return false;
-  }
-  return true;
 }
 
 void ApplySkip(const std::vector<std::string>& skip, std::vector<CheckResult>& out) {

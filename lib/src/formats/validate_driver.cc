@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 
+#include "../commands/check_context.h"
 #include "../commands/validate_internal.h"
 #include "check_table.h"
 #include "../text/json_util.h"
@@ -64,7 +65,10 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   // reader, never as a damaged ZIP.
   if ((format = FormatOfHead(*src))) {
     effective = ForFormat(given, format);
-    format->validate({.path = path, .options = effective, .src = src.get()}, report);
+    CheckContext context(path, effective, report);
+    context.src = src.get();
+    RunRows(format->checks, context);
+    format->run(context);
     return report;
   }
   effective = ForFormat(given, nullptr);  // a ZIP format's: LibTorch's load and run
@@ -86,11 +90,13 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
     out.push_back({check::kZipStructure, CheckStatus::kFail, e.what()});
     return report;
   }
-  // --skip zip.crc --skip zip.sizes: no record is read (ApplySkip reports both).
-  const bool read_records = !LeftOut(options, {check::kZipCrc, check::kZipSizes});
-  TimedStep(out, [&] { CheckZip(*archive, options, out, read_records); });
+  CheckContext context(path, options, report);
+  context.archive = &*archive;
+  RunRows(ZipCheckRows(), context);
   format = FormatOfArchive(*archive);
-  if (format) format->validate({.path = path, .options = options, .archive = &*archive}, report);
+  if (!format) return report;
+  RunRows(format->checks, context);
+  format->run(context);
   return report;
 }
 

@@ -45,12 +45,6 @@ std::string Page(const OpenedFile& file, const PageRequest&) {
   return RenderReportHtml(pte, file.path, graphs);
 }
 
-// The static checks, then (unless --no-load) a run on ExecuTorch's runtime.
-void PteValidate(const ValidateRequest& request, ArchiveReport& report) {
-  TimedStep(report.checks, [&] { CheckPte(request.path, request.options, report, request.src); });
-  TimedStep(report.checks, [&] { CheckPteRun(request.path, request.options, report, request.src); });
-}
-
 // What ExecuTorch's Method::init needs: a kernel for every operator
 // (name.overload), a backend for every delegate. A .bpte: its program's; a
 // .ptd is loaded with a program, not alone.
@@ -101,18 +95,8 @@ const Format kExecuTorchFormat = {
     .graph = PteGraph,
     .stored_code = PteCode,
     .report_page = Page,
-    .checks = {{check::kPteFormat},
-               {check::kPteData},
-               {check::kPteKernels},
-               {check::kPteDelegates},
-               {check::kPteBundled},
-               {check::kPteLoad, false, CheckRow::Stage::kLoad},
-               {check::kPteRun, false, CheckRow::Stage::kRun},
-               {check::kPteFinite},
-               {check::kPteDeterministic},
-               {check::kPteCase},
-               {check::kPteReference}},
-    .validate = PteValidate,
+    .checks = PteCheckRows(),
+    .run = PteRun,
     .reads_pairs = true,
     .diff_pair = DiffPair,
     .report_pair = ReportPair,

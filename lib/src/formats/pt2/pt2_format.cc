@@ -30,10 +30,6 @@ std::string Pt2Code(const OpenedFile& file, const CodeQuery&) {
                                       "`tsctl inspect` describes it");
 }
 
-void Pt2Validate(const ValidateRequest& request, ArchiveReport& report) {
-  TimedStep(report.checks, [&] { CheckPt2(*request.archive, request.options, report); });
-}
-
 }  // namespace
 
 extern const Format kPt2Format;
@@ -45,13 +41,8 @@ const Format kPt2Format = {
     .graph = Pt2Graph,
     .stored_code = Pt2Code,
     .report_page = ZipArchivePage,
-    .checks = {{check::kPt2Kind},
-               {check::kPt2Version},
-               {check::kPt2Program},
-               {check::kPt2Weights},
-               {check::kPt2Aoti},
-               {check::kPt2Ops}},
-    .validate = Pt2Validate,
+    .checks = Pt2CheckRows(),
+    .run = Pt2Run,
     .compat = Pt2Needs,
 };
 

@@ -7,6 +7,8 @@
 // stored.
 #include <set>
 
+#include "../../commands/check_context.h"
+#include "../check_table.h"
 #include "../../commands/validate_internal.h"
 #include "../zip_formats.h"
 #include "tsctl/compat.h"
@@ -36,12 +38,17 @@ void AddClasses(const Archive& a, const std::string& record, std::set<std::strin
 }  // namespace
 
 void AddZipDamage(const Archive& archive, CompatNeeds& needs) {
-  std::vector<CheckResult> out;
-  CheckZip(archive, ValidateOptions{}, out);
-  if (!IsPt2(archive.kind())) CheckStructure(archive, out);
-  for (const CheckResult& c : out) {
-    const bool refused_by_readers = c.id == check::kZipCrc || c.id == check::kZipSizes || c.id == check::kTsRecords;
-    if (refused_by_readers && c.status == CheckStatus::kFail) needs.damage.push_back(c.id + ": " + c.message);
+  ArchiveReport report;
+  const ValidateOptions options;
+  CheckContext context("", options, report);
+  context.archive = &archive;
+  // The records PyTorchStreamReader and Python's zipfile refuse to read:
+  // these rows' checks alone.
+  std::vector<const char*> ids = {check::kZipCrc, check::kZipSizes};
+  if (!IsPt2(archive.kind())) ids.push_back(check::kTsRecords);
+  for (const char* id : ids) CheckRowOf(id)->check(context);
+  for (const CheckResult& c : report.checks) {
+    if (c.status == CheckStatus::kFail) needs.damage.push_back(c.id + ": " + c.message);
   }
 }
 
