@@ -36,7 +36,7 @@ void RequirePteFlags(const BenchOptions& o) {
   if (!o.load_libraries.empty()) refuse("--load-library");
 }
 
-std::string Shape(const json& v) {
+std::string SpecShape(const json& v) {
   if (v.value("kind", "") != "tensor") return v.value("kind", "?") + (v.contains("value") ? " " + v["value"].dump() : "");
   std::string s;
   for (const json& d : v["shape"]) s += (s.empty() ? "" : "x") + d.dump();
@@ -164,7 +164,7 @@ BenchResult BenchPte(const BenchOptions& o) {
                    : std::string(o.inputs.empty() ? "" : "--input and ") + (o.args.empty() ? "" : "--arg and ") +
                          "the method's metadata";
   for (const json& in : m.value("inputs", json::array())) {
-    b.inputs.push_back(Shape(in));
+    b.inputs.push_back(SpecShape(in));
     b.input_tensors.push_back(std::nullopt);
   }
   b.load_ns = r.value("program_load_ns", uint64_t{0}) + m.value("load_ns", uint64_t{0});
@@ -181,7 +181,7 @@ BenchResult BenchPte(const BenchOptions& o) {
   b.first_ns = !b.warmup_ns.empty() ? b.warmup_ns.front() : (b.latencies_ns.empty() ? 0 : b.latencies_ns.front());
   size_t i = 0;
   for (const json& out : m.value("outputs", json::array())) {
-    b.outputs.push_back({"output" + (m["outputs"].size() > 1 ? "[" + std::to_string(i) + "]" : std::string()), Shape(out), std::nullopt});
+    b.outputs.push_back({"output" + (m["outputs"].size() > 1 ? "[" + std::to_string(i) + "]" : std::string()), SpecShape(out), std::nullopt});
     ++i;
   }
   b.peak_rss_bytes = r.value("peak_rss_bytes", uint64_t{0});

@@ -155,11 +155,6 @@ std::string CompatDataDate() {
   return newest;
 }
 
-std::string Joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
 
 
 std::vector<std::string> ReleasesWith(const std::string& kind, const std::string& op, bool by_name) {
@@ -209,11 +204,11 @@ std::string CompatLoadNote(const std::string& load_error, const std::string& lib
     if (releases(n) == in) same.push_back(n);
   }
   const bool one = same.size() == 1;
-  std::string note = " (" + kind + (one ? " " : "s ") + Joined(same) + (one ? " is" : " are") + " not in this LibTorch " +
+  std::string note = " (" + kind + (one ? " " : "s ") + JoinAll(same) + (one ? " is" : " are") + " not in this LibTorch " +
                      libtorch_version + "; ";
   return note + (in.empty() ? "no torch release tsctl has data for registers " + std::string(one ? "it" : "them") +
                                   ": a custom library's (--load-library)"
-                            : std::string(one ? "it is" : "they are") + " in torch " + Joined(in)) +
+                            : std::string(one ? "it is" : "they are") + " in torch " + JoinAll(in)) +
          ": tsctl compat says this without loading)";
 }
 

@@ -123,7 +123,7 @@ void JudgeHost(const CompatNeeds& n, const CompatHost& host, std::vector<std::st
     if (!cuda) break;
     if (std::find(host.cuda_devices.begin(), host.cuda_devices.end(), arch) == host.cuda_devices.end()) {
       incompatible.push_back("kernels built for " + EscapeText(arch) + " only; this machine's device(s): " +
-                             Joined(host.cuda_devices) + " (a cubin runs on its own architecture)");
+                             JoinAll(host.cuda_devices) + " (a cubin runs on its own architecture)");
     }
   }
   std::vector<std::string> missing_features, missing_versions;
@@ -138,12 +138,12 @@ void JudgeHost(const CompatNeeds& n, const CompatHost& host, std::vector<std::st
     if (ours && !host.symbol_versions.count(v)) missing_versions.push_back(EscapeText(v));
   }
   if (!missing_features.empty()) {
-    incompatible.push_back("compiled for CPU features this CPU lacks: " + Joined(missing_features) +
+    incompatible.push_back("compiled for CPU features this CPU lacks: " + JoinAll(missing_features) +
                            (host.cpu.empty() ? "" : " (" + host.cpu + ")"));
   }
   if (!missing_versions.empty()) {
     incompatible.push_back("its shared objects need symbol versions this system's libc/libstdc++ lack: " +
-                           Joined(missing_versions) + " (glibc " + host.glibc + ")");
+                           JoinAll(missing_versions) + " (glibc " + host.glibc + ")");
   }
   for (const std::string& b : n.backends) {
     if (b != "XnnpackBackend") unknown.push_back("delegates to " + EscapeText(b) + ", whose hardware tsctl does not probe");

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../text/lists.h"
 #include "tsctl/compat.h"
 #include "tsctl/pte.h"
 
@@ -20,9 +21,6 @@ const std::vector<CompatDataFile>& CompatDataFiles();
 // The built-in data for `kind` ("torch") at `version` ("2.15": the newest
 // 2.15.x; "2.15.0": that one), parsed once per process, or nullptr.
 const CompatRuntime* FindCompatData(const std::string& kind, const std::string& version);
-
-// "a, b, c".
-std::string Joined(const std::vector<std::string>& items);
 
 // The releases of `kind` with data that register `op` (by its name alone
 // when `by_name`), oldest first: "1.13.1", "2.11.0".

@@ -49,11 +49,8 @@ void CheckDevices(const Archive& a, const std::map<std::string, uint64_t>& store
   if (where.empty()) where = "no stored tensors";
   const std::vector<std::string> pinned = PinnedCudaDevices(a);
   if (!pinned.empty()) {
-    std::string list;
-    for (size_t i = 0; i < pinned.size() && i < 3; ++i) list += (i ? ", " : "") + pinned[i];
-    if (pinned.size() > 3) list += ", ... (" + std::to_string(pinned.size()) + " in all)";
     out.push_back({check::kTsDevice, CheckStatus::kWarn,
-                   "needs CUDA to run: the code creates tensors on " + list +
+                   "needs CUDA to run: the code creates tensors on " + JoinSome(pinned, 3) +
                        " (a model traced on a GPU); tensors stored: " + where});
     return;
   }

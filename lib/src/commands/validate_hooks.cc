@@ -53,10 +53,7 @@ void CheckTsHooks(CheckContext& c) {
                                           "), no operator reads files or unchecked memory"});
     return;
   }
-  std::string msg;
-  constexpr size_t kListed = 5;
-  for (size_t i = 0; i < found.size() && i < kListed; ++i) msg += (i ? "; " : "") + found[i];
-  if (found.size() > kListed) msg += "; ... (" + std::to_string(found.size()) + " in all)";
+  const std::string msg = JoinSome(found, 5, "; ");
   if (options.allow_load_hooks) {
     out.push_back({check::kTsHooks, CheckStatus::kWarn, msg + " (loaded anyway: --allow-load-hooks)"});
     return;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "../text/lists.h"
 #include "tsctl/archive.h"
 #include "tsctl/operators.h"
 #include "tsctl/pickle.h"
@@ -171,8 +172,6 @@ CheckResult StatefulCheck(const ModelCheckResult& r, const std::string& prefix);
 // m.calls and m.calls_origin: --calls N, else 3 to 5 drawn from --seed when
 // it was given, else at random (the report says which, and --calls repeats it).
 void ChooseCalls(const ValidateOptions& options, ModelCheckOptions& m);
-// The strings joined with `sep`.
-std::string JoinAll(const std::vector<std::string>& v, const char* sep = ", ");
 
 // Runs the reference model `b.path` in an isolated child with `b`'s inputs and
 // records its inputs and outputs ({"inputs", "outputs"}, torch.load format)

@@ -82,11 +82,7 @@ void CheckBytecode(const Archive& archive, const std::vector<std::string>& graph
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   constexpr size_t kNamed = 8;
-  auto named = [&](std::vector<std::string> v, const char* sep) {
-    const size_t all = v.size();
-    if (all > kNamed) v.resize(kNamed);
-    return JoinAll(v, sep) + (all > kNamed ? sep + std::string("... (") + std::to_string(all) + " in all)" : "");
-  };
+  auto named = [&](const std::vector<std::string>& v, const char* sep) { return JoinSome(v, kNamed, sep); };
   if (!unsafe.empty()) {
     out.push_back({check::kTsBytecode, CheckStatus::kFail, "bytecode.pkl calls " + named(unsafe, "; ") + " (not run)"});
   } else if (!extra.empty()) {

@@ -247,11 +247,7 @@ class MethodChecks {
           {check::kTorchSandbox, CheckStatus::kSkip, "not confined: --no-sandbox (the model ran with tsctl's rights)"});
     }
     if (!r.unsafe.empty()) {
-      constexpr size_t kListed = 5;
-      std::string msg;
-      for (size_t i = 0; i < r.unsafe.size() && i < kListed; ++i) msg += (i ? "; " : "") + r.unsafe[i];
-      if (r.unsafe.size() > kListed) msg += "; ... (" + std::to_string(r.unsafe.size()) + " in all)";
-      out_.push_back({check::kTorchUnsafe, CheckStatus::kFail, msg + " (not run)"});
+      out_.push_back({check::kTorchUnsafe, CheckStatus::kFail, JoinSome(r.unsafe, 5, "; ") + " (not run)"});
       return Next::kStop;
     }
     // A .pt2's operators come from its program (pt2.ops); the package's compiled code lists none.

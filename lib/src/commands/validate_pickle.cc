@@ -12,13 +12,6 @@
 namespace tsctl {
 namespace {
 
-std::string Join(const std::vector<std::string>& names, size_t max = 5) {
-  std::string s;
-  for (size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
-
 // The ints of a size or stride tuple; false if it holds anything else.
 bool Ints(const PyRef& v, std::vector<int64_t>& out) {
   if (!v || (v->kind != PyKind::kTuple && v->kind != PyKind::kList)) return false;
@@ -107,15 +100,15 @@ void CheckTsGlobals(CheckContext& c) {
          foreign.empty() ? "the pickles name only globals torch.jit.save writes"
                          : "pickles name globals TorchScript never writes (Python's torch.load of such a file "
                            "would import and call them): " +
-                               Join(foreign)});
+                               JoinSome(foreign, 5)});
 }
 
 namespace {
 
 // Every tensor the pickles rebuild: those that reach past their storage
 // (ts.storage) and how many are stored per location (ts.device).
-struct StoredTensors {
-  explicit StoredTensors(CheckContext& c) {
+struct RebuiltTensors {
+  explicit RebuiltTensors(CheckContext& c) {
     for (const ParsedPickle& p : c.Facts<ArchivePickles>().parsed) {
       const std::string dir = p.record == "data.pkl" ? "data/" : "constants/";
       std::vector<const PyValue*> stack = {p.root.get()};
@@ -145,15 +138,15 @@ struct StoredTensors {
 
 void CheckTsStorage(CheckContext& c) {
   if (c.Facts<ArchivePickles>().legacy) return;
-  const std::vector<std::string>& bad = c.Facts<StoredTensors>().bad;
+  const std::vector<std::string>& bad = c.Facts<RebuiltTensors>().bad;
   c.Add({check::kTsStorage, bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
          bad.empty() ? "every tensor lies inside its storage record"
-                     : "tensors reach past their storage (LibTorch would read out of bounds): " + Join(bad)});
+                     : "tensors reach past their storage (LibTorch would read out of bounds): " + JoinSome(bad, 5)});
 }
 
 void CheckTsDevice(CheckContext& c) {
   if (c.Facts<ArchivePickles>().legacy) return;
-  CheckDevices(*c.archive, c.Facts<StoredTensors>().stored, c.report.checks);
+  CheckDevices(*c.archive, c.Facts<RebuiltTensors>().stored, c.report.checks);
 }
 
 }  // namespace tsctl

@@ -33,12 +33,6 @@ std::string Trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
-std::string Listed(const std::vector<std::string>& names) {
-  std::string s;
-  for (size_t i = 0; i < names.size() && i < kListed; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > kListed) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
 
 std::string FormatSummary(const PteFile& f) {
   std::string s = std::string("ExecuTorch ") + PteKindName(f.kind) + " (" + f.identifier + "), " + HumanBytes(f.file_size);
@@ -116,7 +110,7 @@ void CheckKernels(const PteProgram& p, const ValidateOptions& o, std::vector<Che
       ++ops;
       if (!k.Has(PteOperatorKey(op))) lacking.push_back(EscapeText(PteOperatorKey(op)));
     }
-    if (!lacking.empty()) missing.push_back(EscapeText(m.name) + ": " + Listed(lacking));
+    if (!lacking.empty()) missing.push_back(EscapeText(m.name) + ": " + JoinSome(lacking, kListed));
   }
   if (!missing.empty()) {
     std::string s;
@@ -144,13 +138,13 @@ void CheckDelegates(const PteProgram& p, const ValidateOptions& o, std::vector<C
   }
   if (!o.has_allow_delegates) {
     out.push_back({check::kPteDelegates, CheckStatus::kSkip,
-                   (names.empty() ? std::string("no delegates") : "delegates " + Listed(names)) +
+                   (names.empty() ? std::string("no delegates") : "delegates " + JoinSome(names, kListed)) +
                        "; not gated: pass --allow-delegates ID,..."});
   } else if (!refused.empty()) {
-    out.push_back({check::kPteDelegates, CheckStatus::kFail, "delegates not allowed: " + Listed(refused)});
+    out.push_back({check::kPteDelegates, CheckStatus::kFail, "delegates not allowed: " + JoinSome(refused, kListed)});
   } else {
     out.push_back({check::kPteDelegates, CheckStatus::kPass,
-                   names.empty() ? "no delegates" : "every delegate allowed: " + Listed(names)});
+                   names.empty() ? "no delegates" : "every delegate allowed: " + JoinSome(names, kListed)});
   }
 }
 
@@ -172,7 +166,7 @@ std::string CheckData(const std::string& path, const PteProgram& p, ValidateOpti
   for (const std::string& k : external) shown.push_back(EscapeText(k));
   if (o.pte_data_path.empty()) {
     out.push_back({check::kPteData, CheckStatus::kWarn,
-                   std::to_string(external.size()) + " tensors are stored outside the program (" + Listed(shown) +
+                   std::to_string(external.size()) + " tensors are stored outside the program (" + JoinSome(shown, kListed) +
                        "): pass --data FILE.ptd to check that they are there (none is named as the program beside it)"});
     return "";
   }
@@ -187,7 +181,7 @@ std::string CheckData(const std::string& path, const PteProgram& p, ValidateOpti
     if (!keys.count(k)) missing.push_back(EscapeText(k));
   }
   if (!missing.empty()) {
-    out.push_back({check::kPteData, CheckStatus::kFail, o.pte_data_path + " lacks " + Listed(missing)});
+    out.push_back({check::kPteData, CheckStatus::kFail, o.pte_data_path + " lacks " + JoinSome(missing, kListed)});
     return "";
   }
   out.push_back({check::kPteData, CheckStatus::kPass,
@@ -206,7 +200,7 @@ void CheckBundled(const PteFile& f, std::vector<CheckResult>& out) {
     if (!methods.count(s.method_name)) unknown.push_back(EscapeText(s.method_name));
   }
   if (!unknown.empty()) {
-    out.push_back({check::kPteBundled, CheckStatus::kFail, "test suites for methods the program lacks: " + Listed(unknown)});
+    out.push_back({check::kPteBundled, CheckStatus::kFail, "test suites for methods the program lacks: " + JoinSome(unknown, kListed)});
     return;
   }
   if (cases == 0) {

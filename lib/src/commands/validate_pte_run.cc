@@ -80,7 +80,7 @@ RuntimeSaid ReadRuntimeLog(const std::string& log) {
   return said;
 }
 
-std::string Shape(const json& v) {
+std::string ValueShape(const json& v) {
   if (v.value("kind", "") != "tensor") {
     return v.value("kind", "?") + (v.contains("value") ? " " + v["value"].dump() : "");
   }
@@ -95,7 +95,7 @@ std::string Shape(const json& v) {
 
 std::string Shapes(const json& list) {
   std::string s;
-  for (const json& v : list) s += (s.empty() ? "" : ", ") + Shape(v);
+  for (const json& v : list) s += (s.empty() ? "" : ", ") + ValueShape(v);
   return s.empty() ? "none" : s;
 }
 

@@ -8,12 +8,6 @@
 
 namespace tsctl {
 
-std::string JoinAll(const std::vector<std::string>& v, const char* sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
 namespace {
 std::string Fmt(const char* format, double a, double b = 0, double c = 0, double d = 0, double e = 0, double f = 0) {
   char buf[256];

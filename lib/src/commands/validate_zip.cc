@@ -22,13 +22,6 @@ std::string Plural(size_t n, const std::string& what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
-std::string List(const std::vector<std::string>& names, size_t max = 5) {
-  std::string s;
-  for (size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
-
 // Bytes after the data: a data descriptor when flag bit 3 is set.
 uint64_t DescriptorSize(const ByteSource& src, const ZipEntry& e) {
   if (!e.has_data_descriptor()) return 0;
@@ -66,7 +59,7 @@ CheckResult HeaderCheck(const Entries& entries) {
   }
   return {check::kZipStructure, damaged.empty() ? CheckStatus::kPass : CheckStatus::kFail,
           damaged.empty() ? Plural(entries.size(), "record") + ", central directory and local headers sound"
-                          : "damaged records: " + List(damaged)};
+                          : "damaged records: " + JoinSome(damaged, 5)};
 }
 
 // zip.names: traversal and absolute paths.
@@ -81,7 +74,7 @@ CheckResult EscapingNamesCheck(const Entries& entries) {
     if (bad) escaping.push_back(n);
   }
   return {check::kZipNames, escaping.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-          escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + List(escaping)};
+          escaping.empty() ? "no record name escapes the archive" : "record names escape the archive: " + JoinSome(escaping, 5)};
 }
 
 // Names stored more than once (each further copy listed).
@@ -149,7 +142,7 @@ CheckResult OverlapCheck(const Archive& a) {
     if (extents[i].begin < extents[i - 1].end) overlaps.push_back(extents[i - 1].name + " / " + extents[i].name);
   }
   return {check::kZipOverlap, overlaps.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-          overlaps.empty() ? "no records overlap" : "overlapping records: " + List(overlaps)};
+          overlaps.empty() ? "no records overlap" : "overlapping records: " + JoinSome(overlaps, 5)};
 }
 
 // zip.compression: encryption and unknown methods.
@@ -160,7 +153,7 @@ CheckResult CompressionCheck(const Entries& entries) {
     else if (e.method != kZipStored && e.method != kZipDeflated) odd.push_back(e.name + " (method " + std::to_string(e.method) + ")");
   }
   return {check::kZipCompression, odd.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-          odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + List(odd)};
+          odd.empty() ? "records are stored or deflated, none encrypted" : "unexpected records: " + JoinSome(odd, 5)};
 }
 
 // zip.bomb's records: an absurd size or compression ratio (zip.crc does
@@ -213,9 +206,9 @@ struct RecordReads {
     crc = {check::kZipCrc, crc_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
            crc_bad.empty() ? Plural(checked, "record") + " read, all CRC-32 match" +
                                  (skipped ? " (" + Plural(skipped, "duplicate or overlapping record") + " not read)" : "")
-                           : "CRC-32 mismatch (corrupt data): " + List(crc_bad)};
+                           : "CRC-32 mismatch (corrupt data): " + JoinSome(crc_bad, 5)};
     sizes = {check::kZipSizes, size_bad.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-             size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + List(size_bad)};
+             size_bad.empty() ? "declared sizes match the data" : "declared sizes differ from the data: " + JoinSome(size_bad, 5)};
   }
   CheckResult crc, sizes;
 };
@@ -288,7 +281,7 @@ CheckResult AlignmentCheck(const Archive& a) {
   return {check::kTsAlignment, unaligned.empty() ? CheckStatus::kPass : CheckStatus::kWarn,
           unaligned.empty() ? "tensor data records start on 64-byte boundaries"
                             : Plural(unaligned.size(), "tensor data record") +
-                                  " not 64-byte aligned (slower loads, no mmap): " + List(unaligned)};
+                                  " not 64-byte aligned (slower loads, no mmap): " + JoinSome(unaligned, 5)};
 }
 
 // The ZIP rows: every stored entry (each copy of a duplicated name, names
@@ -300,7 +293,7 @@ void CheckZipNames(CheckContext& c) { c.Add(EscapingNamesCheck(EntriesOf(c))); }
 void CheckZipDuplicates(CheckContext& c) {
   const std::vector<std::string> duplicates = DuplicateNames(EntriesOf(c));
   c.Add({check::kZipDuplicates, duplicates.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-         duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + List(duplicates)});
+         duplicates.empty() ? "no duplicate record names" : "duplicate record names: " + JoinSome(duplicates, 5)});
 }
 void CheckZipAmbiguous(CheckContext& c) { c.Add(AmbiguityCheck(*c.archive)); }
 void CheckZipOverlap(CheckContext& c) { c.Add(OverlapCheck(*c.archive)); }
@@ -311,7 +304,7 @@ void CheckZipBomb(CheckContext& c) {
     bombs.push_back(e->name + " (" + std::to_string(e->uncompressed_size) + " bytes from " + std::to_string(e->compressed_size) + ")");
   }
   c.Add({check::kZipBomb, bombs.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-         bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + List(bombs)});
+         bombs.empty() ? "no record with an absurd size or compression ratio" : "zip bomb: " + JoinSome(bombs, 5)});
 }
 void CheckZipCrc(CheckContext& c) { c.Add(c.Facts<RecordReads>().crc); }
 void CheckZipSizes(CheckContext& c) { c.Add(c.Facts<RecordReads>().sizes); }
@@ -357,14 +350,14 @@ ArchivePickles::ArchivePickles(CheckContext& c) : legacy(c.archive->kind() == Ar
 void CheckTsRecords(CheckContext& c) {
   const std::vector<std::string>& missing = c.Facts<ArchivePickles>().missing;
   c.Add({check::kTsRecords, missing.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-         missing.empty() ? "required records and every referenced storage present" : "missing records: " + List(missing)});
+         missing.empty() ? "required records and every referenced storage present" : "missing records: " + JoinSome(missing, 5)});
 }
 
 void CheckTsPickle(CheckContext& c) {
   const ArchivePickles& p = c.Facts<ArchivePickles>();
   if (p.legacy) return;
   c.Add({check::kTsPickle, p.pickle_errors.empty() ? CheckStatus::kPass : CheckStatus::kFail,
-         p.pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : List(p.pickle_errors)});
+         p.pickle_errors.empty() ? "data.pkl and constants.pkl are well-formed" : JoinSome(p.pickle_errors, 5)});
 }
 
 void CheckTsVersion(CheckContext& c) { c.Add(VersionCheck(*c.archive)); }

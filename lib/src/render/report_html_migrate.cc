@@ -7,6 +7,7 @@
 // from an archive or from torch is escaped here (HtmlEscape).
 #include <cstdio>
 
+#include "../text/lists.h"
 #include "migrate_summary.h"
 #include "report_html.h"
 #include "tsctl/escape.h"
@@ -29,12 +30,6 @@ std::string Figure(double v) {
 }
 
 std::string Id(size_t index) { return "a" + std::to_string(index + 1); }
-
-std::string Joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
 
 bool Migrated(const MigrateResult& r) { return r.written && r.verified; }
 
@@ -192,11 +187,11 @@ std::string ModelSection(const MigrateResult& r, size_t index) {
                     report::Seconds(r.seconds) + "</p>";
   Rows rows = {{"stage reached", MigrateStageName(r.stage)}};
   if (!r.error.empty()) rows.emplace_back("error", r.error);
-  const std::string specs = Joined(r.inputs);
+  const std::string specs = JoinAll(r.inputs);
   if (!specs.empty() || !r.input_source.empty()) {
     rows.emplace_back("sample inputs", specs.empty() ? r.input_source : specs + " (" + r.input_source + ")");
   }
-  if (!r.dynamic.empty()) rows.emplace_back("dynamic", Joined(r.dynamic));
+  if (!r.dynamic.empty()) rows.emplace_back("dynamic", JoinAll(r.dynamic));
   out += KeyValues(rows) + TimingsTable(r) + BlockersTable(r);
   for (size_t i = 0; i < r.checks.size() && i < kMaxListedPerModel; ++i) out += Check(r.checks[i]);
   if (r.checks.size() > kMaxListedPerModel) out += report::More(r.checks.size() - kMaxListedPerModel, "checks", kMigrateTool);

@@ -1,3 +1,4 @@
+#include "../text/lists.h"
 #include "op_diagnosis.h"
 
 #include <glob.h>
@@ -90,11 +91,6 @@ std::string FindTorchvisionLibrary() {
   return "";
 }
 
-std::string Join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
-  return out;
-}
 
 }  // namespace
 
@@ -112,7 +108,7 @@ std::string DescribeMissingOperators(const std::vector<std::string>& missing) {
   for (const auto& op : missing) by_ns[OperatorNamespace(op)].push_back(op);
   std::vector<std::string> parts;
   for (const auto& [ns, ops] : by_ns) {
-    std::string list = Join(ops, ", ");
+    std::string list = JoinAll(ops, ", ");
     if (ns == "prepacked") {
       // Registered by ATen's XNNPACK code (RegisterOpContextClass.cpp) only
       // in builds with USE_XNNPACK; optimize_for_mobile writes them.
@@ -132,7 +128,7 @@ std::string DescribeMissingOperators(const std::vector<std::string>& missing) {
                       ", ...), with --load-library or TSCTL_LOAD_LIBRARIES)");
     }
   }
-  return "operators not registered in this LibTorch: " + Join(parts, "; ");
+  return "operators not registered in this LibTorch: " + JoinAll(parts, "; ");
 }
 
 std::string DiagnoseMissingOperators(const std::string& path) {

@@ -3,6 +3,7 @@
 // does. Each rule follows from how those readers work, not from names.
 #include <algorithm>
 
+#include "../text/lists.h"
 #include "miniz_lookup.h"
 
 namespace tsctl::miniz {
@@ -10,13 +11,11 @@ namespace {
 
 constexpr size_t kMaxListed = 5;
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+std::string SingleQuoted(const std::string& s) { return "'" + s + "'"; }
 
-std::string ListNames(const std::vector<std::string>& names) {
-  std::string s;
-  for (size_t i = 0; i < names.size() && i < kMaxListed; ++i) s += (i ? ", " : "") + Quoted(names[i]);
-  if (names.size() > kMaxListed) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
+std::string ListNames(std::vector<std::string> names) {
+  for (std::string& n : names) n = SingleQuoted(n);
+  return JoinSome(names, kMaxListed);
 }
 
 // Names that miniz cannot tell apart (ASCII case ignored), with the copy a
@@ -38,7 +37,7 @@ void CaseGroups(const ZipLayout& layout, const std::vector<uint32_t>& sorted, st
       }
       const uint32_t picked = *Locate(entries, sorted, entries[members[0]].name);
       const size_t nth = static_cast<size_t>(std::find(members.begin(), members.end(), picked) - members.begin()) + 1;
-      out.push_back((identical ? std::to_string(names.size()) + " entries named " + Quoted(names[0])
+      out.push_back((identical ? std::to_string(names.size()) + " entries named " + SingleQuoted(names[0])
                                : "names equal but for case: " + ListNames(names)) +
                     " (LibTorch reads copy " + std::to_string(nth) + " of " + std::to_string(members.size()) +
                     ", other readers may take another)");
@@ -53,7 +52,7 @@ void OutsideRoot(const ZipLayout& layout, const std::string& root, std::vector<s
   if (root.empty()) {
     // An AOTInductor package without a top folder (FindRoot) starts in data/.
     if (layout.entries.front().name.find('/') != std::string::npos) return;
-    out.push_back("the first entry " + Quoted(layout.entries.front().name) +
+    out.push_back("the first entry " + SingleQuoted(layout.entries.front().name) +
                   " is in no folder: LibTorch refuses the archive, other readers open it");
     return;
   }
@@ -63,7 +62,7 @@ void OutsideRoot(const ZipLayout& layout, const std::string& root, std::vector<s
   }
   if (outside.empty()) return;
   out.push_back(std::to_string(outside.size()) + " entr" + (outside.size() == 1 ? "y" : "ies") +
-                " outside the root folder " + Quoted(root + "/") +
+                " outside the root folder " + SingleQuoted(root + "/") +
                 " (the first entry's, which LibTorch reads; a reader that looks elsewhere could read these): " +
                 ListNames(outside));
 }
@@ -104,9 +103,7 @@ void LocalHeaders(const ZipLayout& layout, std::vector<std::string>& out) {
   if (differ.empty()) return;
   std::string s = "local headers disagree with the central directory (miniz reads the central directory, "
                   "streaming readers the local headers): ";
-  for (size_t i = 0; i < differ.size() && i < kMaxListed; ++i) s += (i ? "; " : "") + differ[i];
-  if (differ.size() > kMaxListed) s += "; ... (" + std::to_string(differ.size()) + " in all)";
-  out.push_back(s);
+  out.push_back(s + JoinSome(differ, kMaxListed, "; "));
 }
 
 // PyTorchStreamReader::getAllRecords copies each name into a buffer of
