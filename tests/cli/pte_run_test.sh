@@ -147,6 +147,12 @@ grep -q 'PASS  pte.load' "$tmp/out" || fail "--skip pte.run did not load the pro
 grep -Eq 'pte.finite|pte.deterministic' "$tmp/out" && fail "--skip pte.run ran the program"
 expect 0 'SKIP  pte.load +skipped by --skip' -- --skip pte.load "$data/pte/linear.pte"
 grep -Eq 'PASS  pte.run|pte.finite' "$tmp/out" && fail "--skip pte.load loaded and ran the program"
+# pte.format keeps the runtime away even when skipped: it still runs, only
+# its verdict is replaced, and a file the reader refuses is never handed over
+# (NOT RUN, exit 7).
+head -c 200 "$data/pte/linear.pte" >"$tmp/cut.pte"
+expect 7 'SKIP  pte.load +not run: ExecuTorch is not given a file that fails pte.format' -- --skip pte.format "$tmp/cut.pte"
+grep -Eq 'SKIP  pte.format +skipped by --skip' "$tmp/out" || fail "--skip pte.format was not reported SKIP"
 # Another runtime's skip leaves this one's work alone.
 expect 0 'PASS  pte.deterministic' -- --skip torch.run "$data/pte/linear.pte"
 # --no-run loads only; -v shows the runtime's own lines, each prefixed and escaped.

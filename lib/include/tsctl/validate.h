@@ -73,7 +73,9 @@ struct CheckContext;
 // (tests/unit/validate_test.cc) follow.
 struct CheckRow {
   const char* id;
-  bool blocks_loading = false;  // a FAIL: LibTorch is not given the archive
+  // A FAIL: the runtime (LibTorch, ExecuTorch's) is not given the file;
+  // such a row runs even when --skip names it (and is reported SKIP).
+  bool blocks_loading = false;
   // The model's own load and run, in whichever runtime: --skip of a kLoad
   // row loads nothing (as --no-load does), of a kRun row runs nothing (as
   // --no-run); a kLoad, kMethod or kRun result that is not a PASS says why

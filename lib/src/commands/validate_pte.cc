@@ -293,8 +293,8 @@ void PteRun(CheckContext& c) {
 
 const std::vector<CheckRow>& PteCheckRows() {
   static const std::vector<CheckRow> kRows = {
-      {.id = check::kPteFormat, .check = CheckPteFormat},
-      {.id = check::kPteData, .check = CheckPteData},
+      {.id = check::kPteFormat, .blocks_loading = true, .check = CheckPteFormat},
+      {.id = check::kPteData, .blocks_loading = true, .check = CheckPteData},
       {.id = check::kPteKernels, .check = CheckPteKernels},
       {.id = check::kPteDelegates, .check = CheckPteDelegates},
       {.id = check::kCodeOps, .check = CheckPteCodeOps},  // TorchScript's row's id, in this format's place

@@ -105,7 +105,7 @@ void CheckCodeOps(CheckContext& c) {
 
 const std::vector<CheckRow>& TorchScriptCheckRows() {
   static const std::vector<CheckRow> kRows = {
-      {.id = check::kTsKind, .check = CheckTsKind},
+      {.id = check::kTsKind, .blocks_loading = true, .check = CheckTsKind},
       {.id = check::kTsLayout, .check = CheckTsLayout},
       {.id = check::kTsRecords, .blocks_loading = true, .check = CheckTsRecords},
       {.id = check::kTsPickle, .blocks_loading = true, .check = CheckTsPickle},
