@@ -166,5 +166,9 @@ grep -q 'nativert' "$tmp/err" || bad "bench of an exported program does not say 
 # The stub package fails pt2.aoti and is not handed to LibTorch.
 expect 1 validate "$root/testdata/pt2/cnn_aoti_stub.pt2"
 has 'SKIP  torch.load .*fails pt2.aoti'
+# Skipped, pt2.aoti still keeps it away (its verdict alone is SKIP): NOT RUN.
+expect 7 validate "$root/testdata/pt2/cnn_aoti_stub.pt2" --skip pt2.aoti
+has 'SKIP  torch.load .*fails pt2.aoti'
+has 'SKIP  pt2.aoti'
 [ "$fail" = 0 ] && echo "PASS: validate and bench ran AOTInductor packages; exported programs said why not"
 exit "$fail"

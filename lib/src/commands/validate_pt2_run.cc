@@ -52,7 +52,8 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
 
 }  // namespace
 
-void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report,
+                   const std::vector<CheckResult>& skipped) {
   auto& out = report.checks;
   Pt2Support runs;
   try {
@@ -83,7 +84,9 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
     return;
   }
   if (spec.kind != Pt2RunSpec::Kind::kAoti) return;
-  if (std::string why = Refusal(out, info); !why.empty()) {
+  std::vector<CheckResult> judged = out;
+  judged.insert(judged.end(), skipped.begin(), skipped.end());
+  if (std::string why = Refusal(judged, info); !why.empty()) {
     out.push_back({check::kTorchLoad, CheckStatus::kSkip, "not run: " + why});
     return;
   }
