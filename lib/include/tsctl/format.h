@@ -85,7 +85,8 @@ struct Format {
   // report order, between the ZIP container's and the LibTorch run's, each
   // with its function; validate's driver runs them), then `run`: the
   // model's load and run in its runtime (one run yields the runtime's
-  // rows), or with --no-load what the report lists instead (its operators).
+  // rows), or with --no-load what the report lists instead (its operators);
+  // nullptr for a format with no runtime (its rows are all it has).
   // The context's `archive` is the ZIP formats' (their zip.* rows ran
   // first), `src` the others' bytes.
   std::vector<CheckRow> checks;
@@ -126,7 +127,7 @@ OpenedFile Open(const std::string& path, uint64_t max_input_bytes = kDefaultMaxI
 
 // A command's entry of `file`'s row (e.g. Need<&Format::graph>(file,
 // "graph")); a row without one: tsctl::Error (kFormat), one line, "graph
-// does not read <format> files". Every row has `inspect`, `checks` and `run`.
+// does not read <format> files". Every row has `inspect` and `checks`.
 [[noreturn]] void NotForFormat(const OpenedFile& file, const char* command);
 template <auto Entry>
 auto Need(const OpenedFile& file, const char* command) {

@@ -68,7 +68,7 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
     CheckContext context(path, effective, report);
     context.src = src.get();
     RunRows(format->checks, context);
-    format->run(context);
+    if (format->run) format->run(context);
     return report;
   }
   effective = ForFormat(given, nullptr);  // a ZIP format's: LibTorch's load and run
@@ -96,7 +96,7 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   format = FormatOfArchive(*archive);
   if (!format) return report;
   RunRows(format->checks, context);
-  format->run(context);
+  if (format->run) format->run(context);
   return report;
 }
 
