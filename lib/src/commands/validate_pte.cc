@@ -33,7 +33,6 @@ std::string Trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
-
 std::string FormatSummary(const PteFile& f) {
   std::string s = std::string("ExecuTorch ") + PteKindName(f.kind) + " (" + f.identifier + "), " + HumanBytes(f.file_size);
   if (f.kind == PteKind::kFlatTensor) {

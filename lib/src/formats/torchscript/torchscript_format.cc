@@ -8,7 +8,6 @@
 #include "../../commands/check_before_load.h"
 #include "../../commands/check_context.h"
 #include "../../commands/validate_internal.h"
-#include "../../archive/json_input.h"
 #include "../../text/json_util.h"
 #include "../check_table.h"
 #include "../../commands/zip_model.h"
@@ -24,8 +23,6 @@
 
 namespace tsctl {
 namespace {
-
-using nlohmann::json;
 
 std::string TorchScriptGraph(const OpenedFile&, const GraphOptions& options, OutputFormat) { return Graph(options); }
 
