@@ -61,6 +61,16 @@ TEST_CASE("CheckBeforeLoad: structural failures are refused even with allow_load
 }
 
 TEST_CASE("RefusesLoad: FAILs of zip.*, ts.* and pt2.* (pt2.ops aside), nothing else", "[check_before_load]") {
+  // Every static row of the ZIP formats refuses, but those that judge the user's lists.
+  for (const char* id : {"zip.structure", "zip.names", "zip.bomb", "zip.sizes", "ts.kind", "ts.records", "ts.storage",
+                         "ts.version", "ts.mobile", "pt2.kind", "pt2.weights", "pt2.aoti"}) {
+    INFO(id);
+    CHECK(RefusesLoad({id, CheckStatus::kFail, ""}));
+  }
+  for (const char* id : {"code.ops", "pte.format", "ts.bytecode", "torch.load"}) {
+    INFO(id);
+    CHECK_FALSE(RefusesLoad({id, CheckStatus::kFail, ""}));
+  }
   CHECK(RefusesLoad({"ts.hooks", CheckStatus::kFail, ""}));
   CHECK(RefusesLoad({"zip.crc", CheckStatus::kFail, ""}));
   CHECK(RefusesLoad({"pt2.program", CheckStatus::kFail, ""}));

@@ -86,6 +86,10 @@ struct CheckRow {
   // and only when it is not skipped. Null for a runtime's rows: one run of
   // the model (Format::run) yields them, in the order the run made them.
   void (*check)(CheckContext& context) = nullptr;
+  // It judges the file against the user's lists (--allow-ops,
+  // --require-meta), not whether the file is sound: its FAIL keeps no
+  // command from loading the file (check_before_load.h's RefusesLoad).
+  bool judges_request = false;
 };
 const std::vector<CheckRow>& CheckTable();
 // The row of `id`; null if none.

@@ -2,6 +2,8 @@
 // gives an archive to LibTorch (check_before_load.h).
 #include "check_before_load.h"
 
+#include <algorithm>
+
 #include "tsctl/error.h"
 #include "plugin_abi.h"
 #include "torch_child.h"
@@ -12,8 +14,13 @@
 namespace tsctl {
 
 bool RefusesLoad(const CheckResult& c) {
-  if (c.status != CheckStatus::kFail || c.id == check::kPt2Ops) return false;
-  return c.id.rfind("zip.", 0) == 0 || c.id.rfind("ts.", 0) == 0 || c.id.rfind("pt2.", 0) == 0;
+  if (c.status != CheckStatus::kFail) return false;
+  auto refuses = [&c](const std::vector<CheckRow>& rows) {
+    return std::any_of(rows.begin(), rows.end(),
+                       [&c](const CheckRow& r) { return c.id == r.id && r.check && !r.judges_request; });
+  };
+  if (refuses(ZipCheckRows())) return true;
+  return std::any_of(ZipModels().begin(), ZipModels().end(), [&](const ZipModel* m) { return refuses(m->checks()); });
 }
 
 std::optional<LoadRefusal> CheckBeforeLoad(const Archive& archive, const std::string& path, bool allow_load_hooks) {

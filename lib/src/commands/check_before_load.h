@@ -20,8 +20,10 @@ struct LoadRefusal {
   std::string message;              // "LibTorch is not given an archive that fails ts.hooks: ..."
 };
 
-// Whether a result keeps an archive from LibTorch: a FAIL of a zip.*, ts.*
-// or pt2.* check (pt2.ops, which only --allow-ops asks for, aside).
+// Whether a result keeps an archive from LibTorch: a FAIL of one of the
+// static rows every command runs before a load (the ZIP container's, a ZIP
+// format's: zip.*, ts.*, pt2.*), but for those that judge the user's lists
+// (CheckRow::judges_request: code.ops, pt2.ops, meta.producer).
 bool RefusesLoad(const CheckResult& check);
 
 // Runs validate's own static checks on `archive` (named `path` in what they

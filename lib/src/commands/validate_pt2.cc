@@ -223,7 +223,7 @@ const std::vector<CheckRow>& Pt2CheckRows() {
   static const std::vector<CheckRow> kRows = {
       {.id = check::kPt2Kind, .check = CheckPt2Kind},       {.id = check::kPt2Version, .check = CheckPt2Version},
       {.id = check::kPt2Program, .check = CheckPt2Program}, {.id = check::kPt2Weights, .check = CheckPt2Weights},
-      {.id = check::kPt2Aoti, .check = CheckPt2Aoti},       {.id = check::kPt2Ops, .check = CheckPt2Ops},
+      {.id = check::kPt2Aoti, .check = CheckPt2Aoti},       {.id = check::kPt2Ops, .check = CheckPt2Ops, .judges_request = true},
   };
   return kRows;
 }

@@ -296,7 +296,7 @@ const std::vector<CheckRow>& PteCheckRows() {
       {.id = check::kPteData, .blocks_loading = true, .check = CheckPteData},
       {.id = check::kPteKernels, .check = CheckPteKernels},
       {.id = check::kPteDelegates, .check = CheckPteDelegates},
-      {.id = check::kCodeOps, .check = CheckPteCodeOps},  // TorchScript's row's id, in this format's place
+      {.id = check::kCodeOps, .check = CheckPteCodeOps, .judges_request = true},  // TorchScript's row's id, in this format's place
       {.id = check::kPteBundled, .check = CheckPteBundled},
       // The runtime's: one run (PteRun) yields them.
       {.id = check::kPteLoad, .stage = CheckRow::Stage::kLoad},

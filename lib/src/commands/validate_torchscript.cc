@@ -116,8 +116,8 @@ const std::vector<CheckRow>& TorchScriptCheckRows() {
       {.id = check::kTsAlignment, .check = CheckTsAlignment},
       {.id = check::kTsHooks, .blocks_loading = true, .check = CheckTsHooks},
       {.id = check::kTsMobile, .check = CheckTsMobile},
-      {.id = check::kMetaProducer, .check = CheckMetaProducer},
-      {.id = check::kCodeOps, .check = CheckCodeOps},
+      {.id = check::kMetaProducer, .check = CheckMetaProducer, .judges_request = true},
+      {.id = check::kCodeOps, .check = CheckCodeOps, .judges_request = true},
   };
   return kRows;
 }
