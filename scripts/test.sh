@@ -74,7 +74,11 @@ not_run() {
 torch2_skip='^(stamp_crash|diff_corpus|reader_view_corpus|deb_package)$'
 leg() {
   scripts/build_torch2.sh
-  (cd build-torch2 && ctest --output-on-failure -j"$(nproc)" -E "$torch2_skip")
+  # The .pt2 suites make their packages with the venv's torch: the one
+  # install_torch2.sh filled (TORCH2_VENV, else .venv-torch2 here).
+  local py=${TSCTL_TORCH2_PYTHON:-${TORCH2_VENV:-.venv-torch2}/bin/python}
+  case $py in /*) ;; *) py=$PWD/$py ;; esac
+  (cd build-torch2 && TSCTL_TORCH2_PYTHON=$py ctest --output-on-failure -j"$(nproc)" -E "$torch2_skip")
   scripts/cross_version_test.sh build build-torch2
 }
 if [ "$torch2" = 1 ]; then
