@@ -194,6 +194,26 @@ TEST_CASE("validate: --skip of zip.crc and zip.sizes reads no record for them; a
   CHECK(StatusOf(report, "ts.pickle") == CheckStatus::kPass);
   CHECK(StatusOf(report, "ts.version") == CheckStatus::kSkip);
   for (const CheckResult& c : report.checks) CHECK(c.seconds >= 0);
+
+  // A .pt2 package is extracted to disk whole: with rows_block (its
+  // ZipModel's rows_block_loading, when it is to be loaded) every row runs
+  // when skipped, so that its FAIL keeps LibTorch away; pt2.aoti FAILs the
+  // stub package's library. Without, the skipped row is not run.
+  const std::string stub = test::TestData("pt2/cnn_aoti_stub.pt2");
+  Archive package = Archive::OpenAny(OpenFileSource(stub));
+  for (bool block : {false, true}) {
+    ValidateOptions p = NoTorch();
+    p.skip = {"pt2.aoti"};
+    ArchiveReport r;
+    CheckContext c(stub, p, r);
+    c.archive = &package;
+    c.rows_block = block;
+    RunRows(Pt2CheckRows(), c);
+    INFO("rows_block " << block);
+    CHECK(StatusOf(r, "pt2.aoti") == (block ? CheckStatus::kFail : CheckStatus::kSkip));
+    ApplySkip(p.skip, r.checks);
+    CHECK(StatusOf(r, "pt2.aoti") == CheckStatus::kSkip);
+  }
 }
 
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {

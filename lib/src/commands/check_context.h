@@ -32,6 +32,9 @@ struct CheckContext {
   // Set by a row after which none of the file's other rows, nor its run,
   // applies (ts.kind's FAIL: the ZIP is no TorchScript archive).
   bool stop = false;
+  // Every row blocks loading, as CheckRow::blocks_loading (ZipModel::
+  // rows_block_loading, when the model is to be loaded).
+  bool rows_block = false;
 
   void Add(CheckResult result) { report.checks.push_back(std::move(result)); }
 
@@ -50,7 +53,7 @@ struct CheckContext {
 
 // Each row's check in order (CheckRow::check), each timed (TimedStep): a
 // row named by --skip is not run and reported SKIP in its place, unless it
-// blocks loading (it runs, for what it keeps from LibTorch, and ApplySkip
+// blocks loading (or the context's rows_block; it runs, for what it keeps from LibTorch, and ApplySkip
 // reports it SKIP); rows without a function (a runtime's) are left to the
 // run; none after a row that sets `stop`.
 void RunRows(const std::vector<CheckRow>& rows, CheckContext& context);

@@ -81,6 +81,7 @@ const ZipModel kPt2Model = {
     .claims = ClaimsPt2,
     .read = inspect_internal::ReadPt2Archive,
     .checks = Pt2CheckRows,
+    .rows_block_loading = true,
     .report_graphs = Pt2Graphs,
     .report_inputs = nullptr,
     .prepare_bench = PreparePt2Bench,

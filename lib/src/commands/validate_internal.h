@@ -153,10 +153,8 @@ void BundledCaseChecks(const nlohmann::json& method, const std::string& runtime_
 // (BuildInfo::runs_pt2_aoti); else torch.load SKIP (no runner in this
 // build, the early layout, a package that failed a pt2.* check) or WARN (an
 // exported program: BuildInfo::pt2_program_unavailable says why), never a
-// PASS. `skipped`: what the rows --skip left out found (they keep LibTorch
-// away all the same). Throws as CheckModelInChild.
-void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report,
-                   const std::vector<CheckResult>& skipped);
+// PASS. Throws as CheckModelInChild.
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report);
 // Loads and runs the archive at `path` in isolated children (one per method
 // checked) and appends the torch.* checks. Throws tsctl::Error of the
 // child's kind for usage errors and an unavailable plugin.

@@ -201,22 +201,9 @@ void Pt2Run(CheckContext& c) {
   const Pt2Info& info = InfoOf(c);
   c.report.ops = Pt2Operators(info);
   Json(c.report.details)["operators_source"] = info.models.empty() ? "" : "program";
-  if (!c.options.load) return;
-  // A package is extracted to disk and loaded whole: any zip.* or pt2.*
-  // FAIL keeps it from LibTorch (RefusesLoad), so the rows --skip left out
-  // run here for that alone (their verdict stays SKIP).
-  ValidateOptions all = c.options;
-  all.skip.clear();
-  ArchiveReport found;
-  CheckContext again(c.path, all, found);
-  again.archive = c.archive;
-  const std::vector<std::string>& skip = c.options.skip;
-  for (const std::vector<CheckRow>* rows : {&ZipCheckRows(), &Pt2CheckRows()}) {
-    for (const CheckRow& row : *rows) {
-      if (row.check && std::find(skip.begin(), skip.end(), row.id) != skip.end()) row.check(again);
-    }
-  }
-  RunPt2InChild(*c.archive, info, c.options, c.report, found.checks);
+  // Any zip.* or pt2.* FAIL keeps a package from LibTorch (RefusesLoad):
+  // those rows ran, --skip or not (kPt2Model.rows_block_loading).
+  if (c.options.load) RunPt2InChild(*c.archive, info, c.options, c.report);
 }
 
 const std::vector<CheckRow>& Pt2CheckRows() {

@@ -52,8 +52,7 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
 
 }  // namespace
 
-void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report,
-                   const std::vector<CheckResult>& skipped) {
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
   auto& out = report.checks;
   Pt2Support runs;
   try {
@@ -84,9 +83,7 @@ void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOp
     return;
   }
   if (spec.kind != Pt2RunSpec::Kind::kAoti) return;
-  std::vector<CheckResult> judged = out;
-  judged.insert(judged.end(), skipped.begin(), skipped.end());
-  if (std::string why = Refusal(judged, info); !why.empty()) {
+  if (std::string why = Refusal(out, info); !why.empty()) {
     out.push_back({check::kTorchLoad, CheckStatus::kSkip, "not run: " + why});
     return;
   }

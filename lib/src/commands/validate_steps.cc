@@ -48,7 +48,7 @@ void RunRows(const std::vector<CheckRow>& rows, CheckContext& context) {
   for (const CheckRow& row : rows) {
     if (context.stop) return;
     if (!row.check) continue;
-    if (!row.blocks_loading && std::find(skip.begin(), skip.end(), row.id) != skip.end()) {
+    if (!row.blocks_loading && !context.rows_block && std::find(skip.begin(), skip.end(), row.id) != skip.end()) {
       context.Add({row.id, CheckStatus::kSkip, "skipped by --skip"});
       continue;
     }

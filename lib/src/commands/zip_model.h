@@ -33,6 +33,12 @@ struct ZipModel {
   // every command also runs before LibTorch loads the archive
   // (CheckBeforeLoad), after the ZIP's (zip.*).
   const std::vector<CheckRow>& (*checks)();
+  // A FAIL of any of those rows or the ZIP's keeps the archive from its
+  // runtime (a .pt2 package is extracted to disk whole): validate runs the
+  // rows --skip names all the same when it loads (CheckContext::
+  // rows_block), and reports them SKIP. false: only the rows marked
+  // CheckRow::blocks_loading do.
+  bool rows_block_loading = false;
   // report: the page's graphs (options.graphs), and the inputs the archive
   // keeps (nullptr: it keeps none), each failure a note or warning on the page.
   void (*report_graphs)(const Archive& archive, const ReportOptions& options, ReportContents& report);

@@ -8,6 +8,7 @@
 
 #include "../commands/check_context.h"
 #include "../commands/validate_internal.h"
+#include "../commands/zip_model.h"
 #include "check_table.h"
 #include "../text/json_util.h"
 #include "tsctl/archive.h"
@@ -92,8 +93,9 @@ ArchiveReport AllChecks(std::unique_ptr<ByteSource> src, const std::string& path
   }
   CheckContext context(path, options, report);
   context.archive = &*archive;
-  RunRows(ZipCheckRows(), context);
   format = FormatOfArchive(*archive);
+  context.rows_block = options.load && format && format->zip->rows_block_loading;
+  RunRows(ZipCheckRows(), context);
   if (!format) return report;
   RunRows(format->checks, context);
   if (format->run) format->run(context);
