@@ -61,10 +61,10 @@ def main():
             path = os.path.join(folder, n)
             rel = os.path.relpath(path, root)
             text = open(path, encoding="utf-8", errors="replace").read()
-            for _, _, name, is_local in cpp_scan.scoped_functions(text):
+            for _, _, name, is_local, member in cpp_scan.scoped_functions(text):
                 if is_local:
                     local[name].add(rel)
-                elif n.endswith(".h"):
+                elif n.endswith(".h") and not member:
                     header[name.split("::")[-1]].add(rel)
     known_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unity_names_known.txt")
     known = {line.split("#")[0].strip() for line in open(known_path)} - {""}

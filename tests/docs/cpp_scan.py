@@ -119,8 +119,9 @@ def functions(text):
 
 def scoped_functions(text):
     """functions(text), each with a fourth item: whether its name is local to
-    the file, i.e. defined inside an anonymous namespace, or `static` at
-    namespace scope (not a member)."""
+    the file, i.e. a function at namespace scope (not a member) defined inside
+    an anonymous namespace, or `static`; and a fifth: whether it is a member
+    (defined inside a class)."""
     code = blank(text)
     found, i, head_start, n = [], 0, 0, len(code)
     init_list = False
@@ -148,9 +149,9 @@ def scoped_functions(text):
                     first = code.count("\n", 0, head_start + _name_offset(head)) + 1
                     name = function_name(head)
                     at_namespace = all(s[2] for s in scopes)
-                    local = bool(name) and "::" not in name and (any(s[1] for s in scopes) or
-                                                  (at_namespace and re.match(r"(inline\s+)?static\b", flat) is not None))
-                    found.append((first, code.count("\n", 0, end - 1) + 1, name, local))
+                    local = bool(name) and "::" not in name and at_namespace and (
+                        any(s[1] for s in scopes) or re.match(r"(inline\s+)?static\b", flat) is not None)
+                    found.append((first, code.count("\n", 0, end - 1) + 1, name, local, not at_namespace))
                 i, head_start, init_list = end, end, False
                 continue
         i += 1

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "pt2_json.h"
+#include "../text/units.h"
 #include "tsctl/error.h"
 #include "tsctl/pt2.h"
 
@@ -34,37 +35,6 @@ struct Arg::Item {
 
 Arg Text(std::string s) { return {Arg::kText, std::move(s), {}}; }
 Arg NodeRef(std::string name) { return {Arg::kNode, std::move(name), {}}; }
-
-// Python's repr of a float: the shortest digits that read back, fixed
-// notation for exponents -4..15, else d.ddde+XX.
-std::string PyFloat(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  if (ec != std::errc()) return "nan";
-  std::string sci(buf, end);  // "-1.2345e-05"
-  size_t e = sci.find('e');
-  std::string mantissa = sci.substr(0, e);
-  int exponent = std::stoi(sci.substr(e + 1));
-  bool negative = mantissa[0] == '-';
-  std::string digits;
-  for (char c : mantissa) {
-    if (c >= '0' && c <= '9') digits += c;
-  }
-  std::string out = negative ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    char exp[16];
-    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return out + exp;
-  }
-  if (exponent < 0) return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
-  size_t point = static_cast<size_t>(exponent) + 1;
-  if (digits.size() <= point) return out + digits + std::string(point - digits.size(), '0') + ".0";
-  return out + digits.substr(0, point) + "." + digits.substr(point);
-}
 
 std::string Scalar(const json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "True" : "False";

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../archive/code_records.h"
 #include "diff_internal.h"
 #include "tsctl/error.h"
 #include "tsctl/text_diff.h"
@@ -20,18 +21,6 @@ namespace {
 
 constexpr const char* kDeclarations = "(declarations)";
 constexpr uint64_t kMaxDiffCodeBytes = uint64_t{256} << 20;  // per archive
-
-std::string ModuleOfRecord(const std::string& record) {
-  std::string m = record;
-  for (const char* prefix : {"code/", "libs/"}) {
-    if (m.rfind(prefix, 0) == 0) m = m.substr(5);
-  }
-  if (m.size() > 3 && m.compare(m.size() - 3, 3, ".py") == 0) m.resize(m.size() - 3);
-  for (char& c : m) {
-    if (c == '/') c = '.';
-  }
-  return m;
-}
 
 struct Unit {
   std::string class_name;  // qualified class, or the module for functions

@@ -13,6 +13,7 @@
 #include "tsctl/escape.h"
 #include "tsctl/pte.h"
 #include "tsctl/report_graph.h"
+#include "../text/units.h"
 
 namespace tsctl {
 namespace {
@@ -22,37 +23,6 @@ namespace {
 std::string ShortDtype(const std::string& name) {
   const DtypeInfo* d = DtypeByC10(name);
   return d && *d->short_name ? d->short_name : name;
-}
-
-// A double as Python's repr writes it: the shortest digits that read back
-// the same, fixed notation for exponents from -4 to 15, ".0" on integers.
-std::string PyFloat(double d) {
-  if (std::isnan(d)) return "nan";
-  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
-  char buf[64];
-  int precision = 1;
-  for (; precision < 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
-    if (std::strtod(buf, nullptr) == d) break;
-  }
-  std::snprintf(buf, sizeof buf, "%.*e", precision - 1, d);
-  const std::string sci = buf;
-  const size_t e = sci.find('e');
-  const int exponent = std::atoi(sci.c_str() + e + 1);
-  std::string digits;
-  for (size_t i = 0; i < e; ++i) {
-    if (sci[i] >= '0' && sci[i] <= '9') digits += sci[i];
-  }
-  const std::string sign = d < 0 || (d == 0 && std::signbit(d)) ? "-" : "";
-  if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
-    std::snprintf(buf, sizeof buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return sign + mantissa + buf;
-  }
-  if (exponent < 0) return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
-  const size_t whole = static_cast<size_t>(exponent) + 1;
-  if (digits.size() <= whole) return sign + digits + std::string(whole - digits.size(), '0') + ".0";
-  return sign + digits.substr(0, whole) + "." + digits.substr(whole);
 }
 
 template <typename T, typename F>

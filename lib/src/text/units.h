@@ -3,8 +3,10 @@
 // renderers and bench's sweep planning. Not a public interface.
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <cstdint>
 #include <string>
@@ -56,6 +58,33 @@ inline std::string Ms(double ns) {
   double ms = ns / 1e6;
   std::snprintf(buf, sizeof buf, ms < 0.01 ? "%.4f ms" : ms < 1 ? "%.3f ms" : ms < 100 ? "%.2f ms" : "%.1f ms", ms);
   return buf;
+}
+
+// A double as Python's repr writes it: the shortest digits that read back
+// the same, fixed notation for exponents -4 to 15 (".0" on integers), else
+// d.ddde+XX; "nan", "inf", "-inf". The graph printers' (.pt2, ExecuTorch).
+inline std::string PyFloat(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  if (ec != std::errc()) return "nan";
+  const std::string sci(buf, end);  // "-1.2345e-05"
+  const size_t e = sci.find('e');
+  const int exponent = std::atoi(sci.c_str() + e + 1);
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (sci[i] >= '0' && sci[i] <= '9') digits += sci[i];
+  }
+  const std::string sign = sci[0] == '-' ? "-" : "";
+  if (exponent < -4 || exponent >= 16) {
+    std::snprintf(buf, sizeof buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return sign + digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + buf;
+  }
+  if (exponent < 0) return sign + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  const size_t point = static_cast<size_t>(exponent) + 1;
+  if (digits.size() <= point) return sign + digits + std::string(point - digits.size(), '0') + ".0";
+  return sign + digits.substr(0, point) + "." + digits.substr(point);
 }
 
 }  // namespace tsctl

@@ -5,17 +5,10 @@
 #include "npz.h"
 
 #include "tsctl/error.h"
+#include "tsctl/text_util.h"
 #include "tsctl/zip_writer.h"
 
 namespace tsctl {
-namespace {
-
-bool EndsWith(const std::string& s, const char* suffix) {
-  const std::string_view x(suffix);
-  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
-}
-
-}  // namespace
 
 bool IsNpzPath(const std::string& path) { return EndsWith(path, ".npz"); }
 bool IsNpyPath(const std::string& path) { return EndsWith(path, ".npy"); }

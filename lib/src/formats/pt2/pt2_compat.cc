@@ -14,15 +14,12 @@
 #include "tsctl/escape.h"
 #include "tsctl/format.h"
 #include "tsctl/pt2.h"
+#include "tsctl/text_util.h"
 
 namespace tsctl {
 namespace {
 
 constexpr uint64_t kMaxNativeBytes = uint64_t{1} << 30;
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 void AddAoti(const Archive& a, const Pt2AotiModel& m, CompatNeeds& n, std::set<std::string>& archs,
              std::set<std::string>& versions) {
