@@ -17,9 +17,9 @@ batches. Which files share a batch depends on the file list, so any pair may.
 A name defined in an anonymous namespace (or `static`) in a file under
 lib/src that another source of the same target (libtsctl, the LibTorch
 plugin's torch/, python/, the ExecuTorch runner's executorch/) defines so
-too, or that a private header there defines, is printed unless unity_names_known.txt lists it (the
-collisions this check found when it was written, to be renamed); exits 1
-if there is one. Functions are found by their braces, with their scopes
+too, or that a private header there defines, is printed; exits 1 if there
+is one (rename one of them: the 63 this check found when it was written
+were renamed). Functions are found by their braces, with their scopes
 (cpp_scan.py); members of classes in an anonymous namespace count as well (a
 cheap over-approximation).
 """
@@ -66,21 +66,12 @@ def main():
                     local[name].add(rel)
                 elif n.endswith(".h") and not member:
                     header[name.split("::")[-1]].add(rel)
-    known_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "unity_names_known.txt")
-    known = {line.split("#")[0].strip() for line in open(known_path)} - {""}
-    shared = {}
-    for k, v in local.items():
-        files = v | header.get(k, set())
-        if len(files) > 1 and shares(sorted(files)):
-            shared[k] = files
-    new = sorted(k for k in shared if k not in known)
-    for name in new:
+    shared = {k: v | header.get(k, set()) for k, v in local.items()}
+    shared = {k: files for k, files in shared.items() if len(files) > 1 and shares(sorted(files))}
+    for name in sorted(shared):
         print(f"{name}: defined in {', '.join(sorted(shared[name]))}; a unity batch may join them (rename one)")
-    gone = sorted(known - set(shared))
-    for name in gone:
-        print(f"{name}: no longer shared; remove it from unity_names_known.txt")
-    print(f"{len(local)} local helper names in lib/src checked, {len(new)} newly shared, {len(shared) - len(new)} known")
-    return 1 if new or gone else 0
+    print(f"{len(local)} local helper names in lib/src checked, {len(shared)} shared")
+    return 1 if shared else 0
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ struct Arg::Item {
   Arg value;
 };
 
-Arg Text(std::string s) { return {Arg::kText, std::move(s), {}}; }
+Arg TextArg(std::string s) { return {Arg::kText, std::move(s), {}}; }
 Arg NodeRef(std::string name) { return {Arg::kNode, std::move(name), {}}; }
 
 std::string Scalar(const json& v) {
@@ -48,7 +48,7 @@ std::string Scalar(const json& v) {
 Arg SymArg(const json& v) {
   auto [kind, value] = Union(v);
   if (kind == "as_name" && value->is_string()) return NodeRef(value->get<std::string>());
-  return Text(value ? Scalar(*value) : "None");
+  return TextArg(value ? Scalar(*value) : "None");
 }
 
 Arg List(const json& values, Arg (*each)(const json&), Arg::Kind kind = Arg::kList) {
@@ -59,23 +59,23 @@ Arg List(const json& values, Arg (*each)(const json&), Arg::Kind kind = Arg::kLi
   return a;
 }
 
-Arg ScalarArg(const json& v) { return Text(Scalar(v)); }
+Arg ScalarArg(const json& v) { return TextArg(Scalar(v)); }
 Arg TensorRef(const json& v) { return NodeRef(Str(v, "name", "?")); }
 Arg OptionalTensor(const json& v) {
   auto [kind, value] = Union(v);
-  return kind == "as_tensor" ? TensorRef(*value) : Text("None");
+  return kind == "as_tensor" ? TensorRef(*value) : TextArg("None");
 }
 
 // deserialize_input: one Argument union as FX holds it.
 Arg Deserialize(const json& arg) {
   auto [kind, value] = Union(arg);
-  if (!value || kind == "as_none") return Text("None");
+  if (!value || kind == "as_none") return TextArg("None");
   const json& v = *value;
   if (kind == "as_tensor" || kind == "as_custom_obj" || kind == "as_graph") return NodeRef(Str(v, "name", "?"));
-  if (kind == "as_scalar_type") return Text("torch." + DtypeName(v.is_number_integer() ? v.get<int64_t>() : 0));
-  if (kind == "as_memory_format") return Text(MemoryFormatName(v.is_number_integer() ? v.get<int64_t>() : -1));
-  if (kind == "as_layout") return Text(LayoutName(v.is_number_integer() ? v.get<int64_t>() : -1));
-  if (kind == "as_device") return Text(DeviceText(v));
+  if (kind == "as_scalar_type") return TextArg("torch." + DtypeName(v.is_number_integer() ? v.get<int64_t>() : 0));
+  if (kind == "as_memory_format") return TextArg(MemoryFormatName(v.is_number_integer() ? v.get<int64_t>() : -1));
+  if (kind == "as_layout") return TextArg(LayoutName(v.is_number_integer() ? v.get<int64_t>() : -1));
+  if (kind == "as_device") return TextArg(DeviceText(v));
   if (kind == "as_sym_int" || kind == "as_sym_float" || kind == "as_sym_bool") return SymArg(v);
   if (kind == "as_tensors") return List(v, TensorRef);
   if (kind == "as_optional_tensors") return List(v, OptionalTensor);
@@ -96,10 +96,10 @@ Arg Deserialize(const json& arg) {
       const json* x = Field(v, key);
       return x && x->is_number() ? PyFloat(x->get<double>()) : std::string("nan");
     };
-    return Text("(" + part("real") + "+" + part("imag") + "j)");
+    return TextArg("(" + part("real") + "+" + part("imag") + "j)");
   }
   if (v.is_array()) return List(v, ScalarArg);  // as_ints, as_floats, as_bools, as_strings
-  return Text(Scalar(v));                       // as_int, as_float, as_bool, as_string, as_operator
+  return TextArg(Scalar(v));                       // as_int, as_float, as_bool, as_string, as_operator
 }
 
 // torch/fx/node.py _format_arg.
@@ -211,7 +211,7 @@ class GraphBuilder {
     g.target = "operator.getitem";
     g.name = name.empty() ? Fresh("getitem") : name;
     g.args.items.push_back({"", NodeRef(of)});
-    g.args.items.push_back({"", Text(std::to_string(index))});
+    g.args.items.push_back({"", TextArg(std::to_string(index))});
     Add(std::move(g));
   }
 

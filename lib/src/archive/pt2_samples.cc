@@ -14,12 +14,12 @@ constexpr uint64_t kMaxSampleBytes = uint64_t{64} << 20;
 constexpr int kMaxDepth = 32;
 constexpr size_t kMaxTensors = 1000;
 
-bool IsTensor(const PyRef& v) {
+bool IsRebuiltTensor(const PyRef& v) {
   return v && v->kind == PyKind::kObject &&
          (v->IsGlobal("torch._utils", "_rebuild_tensor_v2") || v->IsGlobal("torch._utils", "_rebuild_parameter"));
 }
 
-Pt2SampleTensor ReadTensor(const PyRef& v, const std::string& path) {
+Pt2SampleTensor ReadSampleTensor(const PyRef& v, const std::string& path) {
   Pt2SampleTensor t{path, "?", {}};
   const PyRef& call = v->IsGlobal("torch._utils", "_rebuild_parameter") && !v->items.empty() ? v->items[0] : v;
   if (!call || call->items.size() < 3) return t;
@@ -37,15 +37,15 @@ Pt2SampleTensor ReadTensor(const PyRef& v, const std::string& path) {
   return t;
 }
 
-void Walk(const PyRef& v, const std::string& path, int depth, std::vector<Pt2SampleTensor>& out) {
+void WalkSamples(const PyRef& v, const std::string& path, int depth, std::vector<Pt2SampleTensor>& out) {
   if (!v || depth > kMaxDepth || out.size() >= kMaxTensors) return;
-  if (IsTensor(v)) {
-    out.push_back(ReadTensor(v, path));
+  if (IsRebuiltTensor(v)) {
+    out.push_back(ReadSampleTensor(v, path));
   } else if (v->kind == PyKind::kTuple || v->kind == PyKind::kList) {
-    for (size_t i = 0; i < v->items.size(); ++i) Walk(v->items[i], path + "[" + std::to_string(i) + "]", depth + 1, out);
+    for (size_t i = 0; i < v->items.size(); ++i) WalkSamples(v->items[i], path + "[" + std::to_string(i) + "]", depth + 1, out);
   } else if (v->kind == PyKind::kDict) {
     for (const auto& [key, value] : v->entries) {
-      Walk(value, path + "[" + (key && key->kind == PyKind::kString ? "'" + key->str + "'" : std::string("?")) + "]", depth + 1, out);
+      WalkSamples(value, path + "[" + (key && key->kind == PyKind::kString ? "'" + key->str + "'" : std::string("?")) + "]", depth + 1, out);
     }
   }
 }
@@ -65,10 +65,10 @@ void ReadSampleInputs(const Archive& a, Pt2Model& m) {
     PyRef root = ParsePickle(saved.Read("data.pkl"));
     // torch.export saves (args, kwargs).
     if (root && root->kind == PyKind::kTuple && root->items.size() == 2) {
-      Walk(root->items[0], "args", 0, m.sample_tensors);
-      Walk(root->items[1], "kwargs", 0, m.sample_tensors);
+      WalkSamples(root->items[0], "args", 0, m.sample_tensors);
+      WalkSamples(root->items[1], "kwargs", 0, m.sample_tensors);
     } else {
-      Walk(root, "inputs", 0, m.sample_tensors);
+      WalkSamples(root, "inputs", 0, m.sample_tensors);
     }
   } catch (const Error& err) {
     m.sample_inputs_error = err.what();

@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-double Number(const std::string& text, const std::string& whole) {
+double ParseNumber(const std::string& text, const std::string& whole) {
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v)) {
@@ -28,7 +28,7 @@ double Number(const std::string& text, const std::string& whole) {
   return v;
 }
 
-std::string Shown(double v) {
+std::string ShownNumber(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
@@ -52,7 +52,7 @@ std::optional<std::string> Ranged(const std::string& text, const ValueRange& ran
     spec.low = std::ceil(range.low);
     spec.high = std::floor(range.high) + 1;
     if (spec.high <= spec.low) {
-      throw Error(ErrorKind::kUsage, "--val-range " + Shown(range.low) + "," + Shown(range.high) +
+      throw Error(ErrorKind::kUsage, "--val-range " + ShownNumber(range.low) + "," + ShownNumber(range.high) +
                                          " holds no whole number for the " + spec.dtype + " tensor " + text);
     }
   }
@@ -94,8 +94,8 @@ std::vector<ValueRange> ParseValueRanges(const std::vector<std::string>& texts) 
     if (body.size() >= 2 && body.front() == '[' && body.back() == ']') body = body.substr(1, body.size() - 2);
     const size_t comma = body.find(',');
     if (comma == std::string::npos) throw Error(ErrorKind::kUsage, "--val-range '" + text + "': expected [NAME:]LOW,HIGH");
-    r.low = Number(body.substr(0, comma), text);
-    r.high = Number(body.substr(comma + 1), text);
+    r.low = ParseNumber(body.substr(0, comma), text);
+    r.high = ParseNumber(body.substr(comma + 1), text);
     if (r.high < r.low) throw Error(ErrorKind::kUsage, "--val-range '" + text + "': LOW is above HIGH");
     if (!names.insert(r.name).second) {
       throw Error(ErrorKind::kUsage, "--val-range given twice for " + (r.name.empty() ? std::string("every argument") : "'" + r.name + "'"));

@@ -54,7 +54,7 @@ struct Section {
   uint32_t link = 0, info = 0;
 };
 
-std::vector<Section> Sections(const Bytes& e) {
+std::vector<Section> ElfSections(const Bytes& e) {
   std::vector<Section> out;
   const auto shoff = e.At<uint64_t>(0x28);
   const auto shentsize = e.At<uint16_t>(0x3A), shnum = e.At<uint16_t>(0x3C);
@@ -75,7 +75,7 @@ std::vector<std::string> Versions(const std::string& bytes, bool needed) {
   std::set<std::string> names;
   if (!IsElf64Le(bytes)) return {};
   const Bytes e(bytes);
-  const std::vector<Section> sections = Sections(e);
+  const std::vector<Section> sections = ElfSections(e);
   for (const Section& s : sections) {
     if (s.type != (needed ? kShtVerneed : kShtVerdef) || s.link >= sections.size()) continue;
     const uint64_t strings = sections[s.link].offset;

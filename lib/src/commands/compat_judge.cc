@@ -55,7 +55,7 @@ std::string ListedItems(const std::vector<std::string>& items, size_t most = 8) 
   return out;
 }
 
-std::string List(const std::vector<std::string>& items, size_t most = 8) {
+std::string ListSome(const std::vector<std::string>& items, size_t most = 8) {
   std::vector<std::string> escaped;
   for (const std::string& item : items) escaped.push_back(EscapeText(item));
   return ListedItems(escaped, most);
@@ -216,7 +216,7 @@ void JudgeTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
     if (!r.classes.count(c)) classes.push_back(c);
   }
   if (!classes.empty()) {
-    v.incompatible.push_back("custom class(es) not registered in " + who + ": " + List(classes) +
+    v.incompatible.push_back("custom class(es) not registered in " + who + ": " + ListSome(classes) +
                              " (objects the archive stores; loading creates them)");
   } else if (!n.classes.empty()) {
     v.checked.push_back(std::to_string(n.classes.size()) + " custom class(es) registered");
@@ -241,10 +241,10 @@ void JudgeExecuTorch(const CompatNeeds& n, const CompatRuntime& r, Verdict& v) {
     if (!r.backends.count(b)) missing.push_back(b);
   }
   if (!missing.empty()) {
-    v.incompatible.push_back("backend(s) not registered in " + RuntimeName(r) + ": " + List(missing) +
+    v.incompatible.push_back("backend(s) not registered in " + RuntimeName(r) + ": " + ListSome(missing) +
                              " (ExecuTorch: \"Backend ... is not registered\")");
   } else if (!n.backends.empty()) {
-    v.checked.push_back("backend(s) " + List(n.backends) + " registered");
+    v.checked.push_back("backend(s) " + ListSome(n.backends) + " registered");
   }
 }
 

@@ -23,7 +23,7 @@ std::string Compact(const json& j) {
   return s;
 }
 
-std::string Escape(const std::string& key) {
+std::string JsonPointerEscape(const std::string& key) {
   // RFC 6901: "~" -> "~0", "/" -> "~1".
   std::string out;
   for (char c : key) {
@@ -38,25 +38,25 @@ std::string Escape(const std::string& key) {
   return out;
 }
 
-void Walk(const json& a, const json& b, const std::string& ptr, std::vector<JsonChange>& out, int depth) {
+void WalkJson(const json& a, const json& b, const std::string& ptr, std::vector<JsonChange>& out, int depth) {
   if (a == b) return;
   if (depth < 64 && a.is_object() && b.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {
-      std::string p = ptr + "/" + Escape(it.key());
+      std::string p = ptr + "/" + JsonPointerEscape(it.key());
       if (!b.contains(it.key())) {
         out.push_back({p, ChangeKind::kRemoved, Compact(it.value()), ""});
       } else {
-        Walk(it.value(), b.at(it.key()), p, out, depth + 1);
+        WalkJson(it.value(), b.at(it.key()), p, out, depth + 1);
       }
     }
     for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!a.contains(it.key())) out.push_back({ptr + "/" + Escape(it.key()), ChangeKind::kAdded, "", Compact(it.value())});
+      if (!a.contains(it.key())) out.push_back({ptr + "/" + JsonPointerEscape(it.key()), ChangeKind::kAdded, "", Compact(it.value())});
     }
     return;
   }
   if (depth < 64 && a.is_array() && b.is_array()) {
     size_t common = std::min(a.size(), b.size());
-    for (size_t i = 0; i < common; ++i) Walk(a[i], b[i], ptr + "/" + std::to_string(i), out, depth + 1);
+    for (size_t i = 0; i < common; ++i) WalkJson(a[i], b[i], ptr + "/" + std::to_string(i), out, depth + 1);
     for (size_t i = common; i < a.size(); ++i) out.push_back({ptr + "/" + std::to_string(i), ChangeKind::kRemoved, Compact(a[i]), ""});
     for (size_t i = common; i < b.size(); ++i) out.push_back({ptr + "/" + std::to_string(i), ChangeKind::kAdded, "", Compact(b[i])});
     return;
@@ -70,7 +70,7 @@ namespace diff_internal {
 
 std::vector<JsonChange> DiffJson(const nlohmann::json& a, const nlohmann::json& b) {
   std::vector<JsonChange> out;
-  Walk(a, b, "", out, 0);
+  WalkJson(a, b, "", out, 0);
   return out;
 }
 

@@ -27,7 +27,7 @@ std::map<std::string, const Pt2Model*> ByName(const ArchiveInfo& info) {
   return out;
 }
 
-std::string ValueText(const Pt2Value& v) {
+std::string Pt2ValueDiffText(const Pt2Value& v) {
   std::string s = v.kind;
   if (!v.dtype.empty()) s += " " + v.dtype;
   if (v.kind == "tensor") {
@@ -46,26 +46,26 @@ void DiffValues(const std::string& model, const char* what, const std::vector<Pt
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     std::string path = model + "." + what + "[" + std::to_string(i) + "]";
     if (i >= b.size()) {
-      r.modules.push_back({path, what, ChangeKind::kRemoved, {{"value", a[i].name + ": " + ValueText(a[i]), ""}}});
+      r.modules.push_back({path, what, ChangeKind::kRemoved, {{"value", a[i].name + ": " + Pt2ValueDiffText(a[i]), ""}}});
     } else if (i >= a.size()) {
-      r.modules.push_back({path, what, ChangeKind::kAdded, {{"value", "", b[i].name + ": " + ValueText(b[i])}}});
+      r.modules.push_back({path, what, ChangeKind::kAdded, {{"value", "", b[i].name + ": " + Pt2ValueDiffText(b[i])}}});
     } else {
       ModuleChange c{path, what, ChangeKind::kChanged, {}};
       if (a[i].name != b[i].name) c.fields.push_back({"name", a[i].name, b[i].name});
-      if (ValueText(a[i]) != ValueText(b[i])) c.fields.push_back({"type", ValueText(a[i]), ValueText(b[i])});
+      if (Pt2ValueDiffText(a[i]) != Pt2ValueDiffText(b[i])) c.fields.push_back({"type", Pt2ValueDiffText(a[i]), Pt2ValueDiffText(b[i])});
       if (!c.fields.empty()) r.modules.push_back(std::move(c));
     }
   }
 }
 
-std::string Range(const Pt2Symbol& s) {
+std::string SymbolRange(const Pt2Symbol& s) {
   return (s.min ? std::to_string(*s.min) : "-inf") + ".." + (s.max ? std::to_string(*s.max) : "inf");
 }
 
 void DiffSymbols(const Pt2Model& a, const Pt2Model& b, DiffResult& r) {
   std::map<std::string, std::string> ra, rb;
-  for (const Pt2Symbol& s : a.symbols) ra[s.name] = Range(s);
-  for (const Pt2Symbol& s : b.symbols) rb[s.name] = Range(s);
+  for (const Pt2Symbol& s : a.symbols) ra[s.name] = SymbolRange(s);
+  for (const Pt2Symbol& s : b.symbols) rb[s.name] = SymbolRange(s);
   for (const auto& [name, range] : ra) {
     auto it = rb.find(name);
     if (it == rb.end()) {

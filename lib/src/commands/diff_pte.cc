@@ -31,20 +31,20 @@ using diff_internal::FinishSections;
 using diff_internal::PteSide;
 using diff_internal::StartSections;
 
-void Field(std::vector<FieldChange>& out, const std::string& field, const std::string& a, const std::string& b) {
+void AddField(std::vector<FieldChange>& out, const std::string& field, const std::string& a, const std::string& b) {
   if (a != b) out.push_back({field, a, b});
 }
 
-std::string HeaderText(const PteHeader& h) {
+std::string HeaderSummary(const PteHeader& h) {
   return h.present ? h.magic + " (" + std::to_string(h.length) + " bytes)" : "none";
 }
 
-void DiffFormat(const PteFile& a, const PteFile& b, DiffResult& r) {
-  Field(r.format, "kind", PteKindName(a.kind), PteKindName(b.kind));
-  Field(r.format, "identifier", a.identifier, b.identifier);
-  Field(r.format, "header", HeaderText(a.header), HeaderText(b.header));
+void DiffPteFormat(const PteFile& a, const PteFile& b, DiffResult& r) {
+  AddField(r.format, "kind", PteKindName(a.kind), PteKindName(b.kind));
+  AddField(r.format, "identifier", a.identifier, b.identifier);
+  AddField(r.format, "header", HeaderSummary(a.header), HeaderSummary(b.header));
   if (a.kind != PteKind::kFlatTensor && b.kind != PteKind::kFlatTensor) {
-    Field(r.format, "program version", std::to_string(a.program.version), std::to_string(b.program.version));
+    AddField(r.format, "program version", std::to_string(a.program.version), std::to_string(b.program.version));
   }
   r.formats_differ = a.kind != b.kind || a.identifier != b.identifier;
 }
@@ -78,7 +78,7 @@ void DiffSizes(const PteFile& a, const PteFile& b, DiffResult& r) {
   }
 }
 
-std::string ValueText(const PteValue& v) {
+std::string PteValueDiffText(const PteValue& v) {
   std::string s = PteValueKindName(v.kind);
   if (v.kind == PteValueKind::kTensor) {
     s += " " + v.tensor.dtype + " " + ShapeText(v.tensor.sizes);
@@ -122,12 +122,12 @@ std::string InstructionsText(const PteMethod& m) {
 }
 
 void DiffMethod(const PteMethod& a, const PteMethod& b, DiffResult& r) {
-  ByPosition(a.name, "input", a.inputs, b.inputs, ValueText, r);
-  ByPosition(a.name, "output", a.outputs, b.outputs, ValueText, r);
+  ByPosition(a.name, "input", a.inputs, b.inputs, PteValueDiffText, r);
+  ByPosition(a.name, "output", a.outputs, b.outputs, PteValueDiffText, r);
   ByPosition(a.name, "delegate", a.delegates, b.delegates, DelegateText, r);
   std::vector<FieldChange> fields;
-  Field(fields, "instructions", InstructionsText(a), InstructionsText(b));
-  Field(fields, "memory plan", ShapeText(a.non_const_buffer_sizes), ShapeText(b.non_const_buffer_sizes));
+  AddField(fields, "instructions", InstructionsText(a), InstructionsText(b));
+  AddField(fields, "memory plan", ShapeText(a.non_const_buffer_sizes), ShapeText(b.non_const_buffer_sizes));
   if (!fields.empty()) r.modules.push_back({a.name, "method", ChangeKind::kChanged, fields});
 }
 
@@ -224,7 +224,7 @@ DiffResult DiffPteSides(const PteSide& a, const std::string& path_a, const PteSi
   r.kind_a = std::string("executorch-") + PteKindName(a.file.kind);
   r.kind_b = std::string("executorch-") + PteKindName(b.file.kind);
   StartSections(options, r);
-  DiffFormat(a.file, b.file, r);
+  DiffPteFormat(a.file, b.file, r);
   if (options.Enabled(DiffSection::kRecords)) {
     DiffSizes(a.file, b.file, r);
     DiffNamedData(a, b, r);

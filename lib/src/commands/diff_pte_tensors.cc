@@ -106,7 +106,7 @@ std::string TorchDtype(const std::string& et) {
 
 // The values of two tensors of one dtype and shape, read side by side in
 // chunks from the two files.
-void CompareValues(const PteSide& a, const Stored& x, const PteSide& b, const Stored& y, const DiffOptions& o,
+void ComparePteValues(const PteSide& a, const Stored& x, const PteSide& b, const Stored& y, const DiffOptions& o,
                    TensorChange& c) {
   const std::string dtype = TorchDtype(x.dtype);
   const uint64_t element = DiffElementSize(dtype);
@@ -242,7 +242,7 @@ void DiffStored(const PteSide& a, const PteSide& b, const DiffOptions& o, DiffRe
       ++external;
       continue;
     }
-    CompareValues(a, x, b, y, o, c);
+    ComparePteValues(a, x, b, y, o, c);
     if (!c.values_compared || c.values.differing > 0 || c.values.nan_mismatch) r.parameters.push_back(std::move(c));
   }
   for (const auto& [name, y] : tb) {

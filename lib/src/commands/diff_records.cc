@@ -38,7 +38,7 @@ std::string CoveredBy(const std::string& name) {
   return "";
 }
 
-std::string MethodName(uint16_t m) {
+std::string CompressionName(uint16_t m) {
   return m == kZipStored ? "stored" : m == kZipDeflated ? "deflate" : "method " + std::to_string(m);
 }
 
@@ -91,7 +91,7 @@ void DiffRecords(const Side& a, const Side& b, const DiffOptions& options, DiffR
       }
     }
     if (x->method != y->method) {
-      c.fields.push_back({"compression", MethodName(x->method), MethodName(y->method)});
+      c.fields.push_back({"compression", CompressionName(x->method), CompressionName(y->method)});
       layout = true;
     }
     if (Aligned(*x) != Aligned(*y)) {

@@ -132,7 +132,7 @@ void CompareValues(const Side& a, const TensorInfo& ta, const Side& b, const Ten
   CompareElements(ta.dtype, ga.data(), gb.data(), ta.numel, options.rtol, options.atol, s);
 }
 
-TensorChange Describe(const TensorInfo* ta, const TensorInfo* tb, ChangeKind kind) {
+TensorChange DescribeChange(const TensorInfo* ta, const TensorInfo* tb, ChangeKind kind) {
   TensorChange c;
   const TensorInfo& any = ta ? *ta : *tb;
   c.name = any.name;
@@ -162,11 +162,11 @@ void DiffTensorLists(const Side& a, const std::vector<const TensorInfo*>& ta, co
     if (in_a[x->name] != x) continue;  // a duplicate name: the first one counts
     auto it = in_b.find(x->name);
     if (it == in_b.end()) {
-      out.push_back(Describe(x, nullptr, ChangeKind::kRemoved));
+      out.push_back(DescribeChange(x, nullptr, ChangeKind::kRemoved));
       continue;
     }
     const TensorInfo* y = it->second;
-    TensorChange c = Describe(x, y, ChangeKind::kChanged);
+    TensorChange c = DescribeChange(x, y, ChangeKind::kChanged);
     std::vector<std::string> notes;
     if (x->role != y->role) notes.push_back("role " + x->role + " -> " + y->role);
     if (x->requires_grad != y->requires_grad) {
@@ -192,7 +192,7 @@ void DiffTensorLists(const Side& a, const std::vector<const TensorInfo*>& ta, co
     if (differs) out.push_back(std::move(c));
   }
   for (const TensorInfo* y : tb) {
-    if (in_b[y->name] == y && !in_a.count(y->name)) out.push_back(Describe(nullptr, y, ChangeKind::kAdded));
+    if (in_b[y->name] == y && !in_a.count(y->name)) out.push_back(DescribeChange(nullptr, y, ChangeKind::kAdded));
   }
 }
 

@@ -37,7 +37,7 @@ MigrateEntry MigrateOne(const MigrateOptions& options) {
   return e;
 }
 
-void WorkerMain(const MigrateOptions& options, int fd) {
+void MigrateWorkerMain(const MigrateOptions& options, int fd) {
   MigrateEntry e;
   try {
     e = MigrateOne(options);
@@ -65,7 +65,7 @@ void MigrateInWorkers(std::vector<MigrateOptions> archives, size_t jobs, const M
   WorkerPool pool;
   pool.count = archives.size();
   pool.jobs = jobs;
-  pool.work = [&](size_t index, int fd) { WorkerMain(archives[index], fd); };
+  pool.work = [&](size_t index, int fd) { MigrateWorkerMain(archives[index], fd); };
   pool.started = batch.started;
   pool.finished = [&](size_t index, std::string& sent, int status) {
     WorkerAnswer<MigrateResult> a = TakeWorkerAnswer<MigrateResult>(sent, status, "migrating it", "a result");

@@ -17,7 +17,7 @@ constexpr char kJournalMagic[8] = {'T', 'S', 'C', 'T', 'L', 'J', '0', '1'};
 constexpr uint64_t kEocdSize = 22;
 constexpr uint64_t kTornScanBytes = 256ull << 20;
 
-void Put64(std::string& s, uint64_t v) {
+void PutLe64(std::string& s, uint64_t v) {
   for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 uint64_t Get(const std::string& s, size_t at, int bytes) {
@@ -103,9 +103,9 @@ bool NewEndRecordBefore(const ByteSource& src, uint64_t view_at, const std::stri
 
 std::string EncodeJournal(const Interrupted& j) {
   std::string s(kJournalMagic, sizeof kJournalMagic);
-  Put64(s, j.old_size);
-  Put64(s, j.old_cd_offset);
-  Put64(s, j.old_eocd_offset);
+  PutLe64(s, j.old_size);
+  PutLe64(s, j.old_cd_offset);
+  PutLe64(s, j.old_eocd_offset);
   const uint32_t crc = Crc32(s.data(), s.size());
   for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
   s.append(4, '\0');

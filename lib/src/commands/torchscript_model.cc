@@ -20,9 +20,9 @@
 namespace tsctl {
 namespace {
 
-void Flatten(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
+void ModuleTensors(const ModuleInfo& m, std::vector<const TensorInfo*>& out) {
   for (const TensorInfo& t : m.tensors) out.push_back(&t);
-  for (const ModuleInfo& c : m.children) Flatten(c, out);
+  for (const ModuleInfo& c : m.children) ModuleTensors(c, out);
 }
 
 // The code, the module tree, and the totals by dtype and device over the
@@ -31,7 +31,7 @@ void ReadTorchScript(const Archive& a, ArchiveInfo& info) {
   inspect_internal::ReadCode(a, info);
   inspect_internal::ReadModules(a, info);
   std::vector<const TensorInfo*> all;
-  if (info.module) Flatten(*info.module, all);
+  if (info.module) ModuleTensors(*info.module, all);
   for (const TensorInfo& t : info.constants) all.push_back(&t);
   std::map<std::pair<std::string, std::string>, TotalInfo> totals;
   for (const TensorInfo* t : all) {

@@ -13,7 +13,7 @@ namespace tsctl {
 namespace {
 
 // The ints of a size or stride tuple; false if it holds anything else.
-bool Ints(const PyRef& v, std::vector<int64_t>& out) {
+bool PickledInts(const PyRef& v, std::vector<int64_t>& out) {
   if (!v || (v->kind != PyKind::kTuple && v->kind != PyKind::kList)) return false;
   for (const PyRef& i : v->items) {
     if (!i || i->kind != PyKind::kInt || !i->str.empty()) return false;
@@ -50,7 +50,7 @@ std::string CheckTensor(const Archive& a, const PyValue& t, const std::string& d
            std::to_string(rec->uncompressed_size) + " bytes";
   }
   std::vector<int64_t> size, stride;
-  if (!args[1] || args[1]->kind != PyKind::kInt || !Ints(args[2], size) || !Ints(args[3], stride)) {
+  if (!args[1] || args[1]->kind != PyKind::kInt || !PickledInts(args[2], size) || !PickledInts(args[3], stride)) {
     return where + ": tensor offset, size or stride is not a tuple of integers";
   }
   if (size.size() != stride.size()) return where + ": size and stride differ in length";

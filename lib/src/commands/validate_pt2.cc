@@ -75,7 +75,7 @@ void CheckWeights(const Pt2Info& info, std::vector<CheckResult>& out) {
 }
 
 // The first bytes of a stored record ("" if compressed or unreadable).
-std::string Head(const Archive& a, const std::string& record, size_t n) {
+std::string RecordHead(const Archive& a, const std::string& record, size_t n) {
   const ZipEntry* e = a.Find(record);
   if (!e || e->method != kZipStored || !e->local_header_error.empty() || e->uncompressed_size < n) return "";
   try {
@@ -92,7 +92,7 @@ void CheckAoti(const Archive& a, const Pt2Info& info, std::vector<CheckResult>& 
     for (const auto& [name, size] : m.files) {
       if (name.size() <= 3 || name.compare(name.size() - 3, 3, ".so") != 0) continue;
       so = true;
-      if (Head(a, name, 4) != "\x7f" "ELF") not_elf.push_back(name);
+      if (RecordHead(a, name, 4) != "\x7f" "ELF") not_elf.push_back(name);
     }
     if (!not_elf.empty()) {
       out.push_back(

@@ -28,7 +28,7 @@ namespace {
 
 constexpr size_t kListed = 8;
 
-std::string Trim(const std::string& s) {
+std::string TrimBlanks(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t");
   return a == std::string::npos ? "" : s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
@@ -83,7 +83,7 @@ Kernels ReadKernels(const std::string& path) {
       }
       continue;
     }
-    const std::string op = Trim(line.substr(0, line.find('#')));
+    const std::string op = TrimBlanks(line.substr(0, line.find('#')));
     if (op.empty()) continue;
     (op.find('.') == std::string::npos ? k.all_overloads : k.exact).insert(op);
   }

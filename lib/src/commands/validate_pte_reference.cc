@@ -34,7 +34,7 @@ namespace {
 using nlohmann::json;
 using Arrays = NumpyArrays;
 
-std::string Shape(const NpyArray& a) { return std::string(a.dtype->name) + ShapeText(a.shape); }
+std::string ArrayType(const NpyArray& a) { return std::string(a.dtype->name) + ShapeText(a.shape); }
 
 // The arrays of a file tsctl wrote (`bytes`, in NumPy's format).
 Arrays ArraysOf(const std::string& bytes, const std::string& suffix) {
@@ -93,7 +93,7 @@ double Tolerance(const std::vector<double>& list, size_t i, double fallback) {
   return list.empty() ? fallback : list[std::min(i, list.size() - 1)];
 }
 
-CheckResult Compare(const Arrays& got, const Arrays& want, const std::string& label, const ValidateOptions& options) {
+CheckResult CompareOutputs(const Arrays& got, const Arrays& want, const std::string& label, const ValidateOptions& options) {
   CheckResult c{check::kPteReference, CheckStatus::kFail, ""};
   c.model_ran = true;
   if (got.size() != want.size()) {
@@ -107,7 +107,7 @@ CheckResult Compare(const Arrays& got, const Arrays& want, const std::string& la
     const NpyArray& b = got[i].second.first;
     const std::string at = "output " + std::to_string(i) + ": ";
     if (a.dtype != b.dtype || a.shape != b.shape) {
-      differ.push_back(at + Shape(b) + ", expected " + Shape(a));
+      differ.push_back(at + ArrayType(b) + ", expected " + ArrayType(a));
       continue;
     }
     const double rtol = Tolerance(options.rtol, i, 1e-5), atol = Tolerance(options.atol, i, 1e-8);
@@ -151,7 +151,7 @@ void CheckPteReference(const ValidateOptions& options, const PteRunOutcome& outc
                                                        : RunTorchModel(b, inputs.path, options, want);
       if (!why.empty()) return fail(why);
     }
-    out.push_back(Compare(got, want, label, options));
+    out.push_back(CompareOutputs(got, want, label, options));
   } catch (const Interrupted&) {
     throw;
   } catch (const Error& e) {

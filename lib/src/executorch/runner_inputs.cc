@@ -98,7 +98,7 @@ using executorch::runtime::EValue;
 using executorch::runtime::Tag;
 
 // Numbers of a nested list, in C order, and its shape; "" or why not.
-std::string Flatten(const json& v, size_t depth, std::vector<int64_t>& shape, std::vector<double>& out) {
+std::string FlattenNested(const json& v, size_t depth, std::vector<int64_t>& shape, std::vector<double>& out) {
   if (v.is_number() || v.is_boolean()) {
     if (depth != shape.size()) return "a list whose items nest unevenly";
     out.push_back(v.is_boolean() ? static_cast<double>(v.get<bool>()) : v.get<double>());
@@ -108,7 +108,7 @@ std::string Flatten(const json& v, size_t depth, std::vector<int64_t>& shape, st
   if (depth == shape.size()) shape.push_back(static_cast<int64_t>(v.size()));
   else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(v.size())) return "a list whose rows differ in length";
   for (const json& x : v) {
-    if (std::string why = Flatten(x, depth + 1, shape, out); !why.empty()) return why;
+    if (std::string why = FlattenNested(x, depth + 1, shape, out); !why.empty()) return why;
   }
   return "";
 }
@@ -132,7 +132,7 @@ std::string ValueFromArg(const std::string& text, Tag tag, const executorch::run
   } else {
     std::vector<int64_t> shape;
     std::vector<double> values;
-    if (std::string why = Flatten(v, 0, shape, values); !why.empty()) return why;
+    if (std::string why = FlattenNested(v, 0, shape, values); !why.empty()) return why;
     std::vector<executorch::aten::SizesType> sizes(shape.begin(), shape.end());
     keep.push_back(executorch::extension::zeros(sizes, info->scalar_type()));
     const DtypeInfo* d = DtypeByValue(static_cast<int>(info->scalar_type()));

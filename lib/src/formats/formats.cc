@@ -29,7 +29,7 @@ const std::vector<const Format*>& Formats() {
 namespace {
 
 // The first `n` bytes of a regular file ("" when shorter or unreadable).
-std::string Head(const std::string& path, size_t n) {
+std::string FileHead(const std::string& path, size_t n) {
   std::ifstream in(path, std::ios::binary);
   std::string head(n, '\0');
   in.read(head.data(), static_cast<std::streamsize>(n));
@@ -44,7 +44,7 @@ const Format* FormatOfFile(const std::string& path) {
   if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return nullptr;  // a FIFO is never opened here
   size_t most = 0;
   for (const Format* f : Formats()) most = std::max(most, f->head_bytes);
-  const std::string head = Head(path, most);
+  const std::string head = FileHead(path, most);
   for (const Format* f : Formats()) {
     if (f->claims_head && head.size() >= f->head_bytes && f->claims_head(std::string_view(head).substr(0, f->head_bytes))) {
       return f;

@@ -87,7 +87,7 @@ void ReadFirst(const ptd_fb::FlatTensorFirstLayout& root, const Head& head, cons
 }
 
 // Each segment holds tensor data under the first key or name that uses it.
-void Attribute(PteFlatTensor& ft) {
+void AttributeTensorSegments(PteFlatTensor& ft) {
   auto use = [&](uint32_t i, const std::string& key) {
     if (i < ft.segments.size() && ft.segments[i].use == PteSizeKind::kUnreferenced) {
       ft.segments[i].use = PteSizeKind::kTensorData;
@@ -117,7 +117,7 @@ void ReadFlatTensorFile(std::string_view flatbuffer, const Head& head, const std
     }
     ReadFirst(*flatbuffers::GetRoot<ptd_fb::FlatTensorFirstLayout>(buf), head, name, budget, out);
   }
-  Attribute(out.flat_tensor);
+  AttributeTensorSegments(out.flat_tensor);
   out.sizes = BreakDown(out.file_size, 8 + uint64_t{head.header.length}, head.flatbuffer_end, SizeParts(),
                         out.flat_tensor.segments, name);
 }

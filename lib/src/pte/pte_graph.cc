@@ -36,7 +36,7 @@ std::string IntText(int64_t v) { return std::to_string(v); }
 
 // print_program's _format_evalue, without its colours; dynamic tensors are
 // marked (UBT, DUT) and a tensor whose bytes the file holds or names is CT.
-std::string ValueText(const PteValue& v) {
+std::string ProgramValueText(const PteValue& v) {
   switch (v.kind) {
     case PteValueKind::kTensor: {
       const PteTensor& t = v.tensor;
@@ -81,7 +81,7 @@ std::string ArgText(const PteMethod& m, int64_t index) {
   std::string s = std::to_string(index);
   if (int64_t i = IndexIn(m.input_values, index); i >= 0) s += "I" + std::to_string(i);
   if (int64_t o = IndexIn(m.output_values, index); o >= 0) s += "O" + std::to_string(o);
-  return s + ValueText(m.value_table[static_cast<size_t>(index)]);
+  return s + ProgramValueText(m.value_table[static_cast<size_t>(index)]);
 }
 
 std::string Args(const PteMethod& m, const std::vector<int64_t>& args) {

@@ -29,13 +29,13 @@ std::string Quote(std::string_view s) { return "'" + EscapeText(s) + "'"; }
 
 namespace {
 
-uint32_t U32(std::string_view b, size_t at) {
+uint32_t LeU32(std::string_view b, size_t at) {
   uint32_t v = 0;
   for (size_t i = 0; i < 4; ++i) v |= uint32_t{static_cast<uint8_t>(b[at + i])} << (8 * i);
   return v;
 }
 
-uint64_t U64(std::string_view b, size_t at) { return uint64_t{U32(b, at)} | (uint64_t{U32(b, at + 4)} << 32); }
+uint64_t LeU64(std::string_view b, size_t at) { return uint64_t{LeU32(b, at)} | (uint64_t{LeU32(b, at + 4)} << 32); }
 
 // "ET" and two decimal digits at `at` (prefix "ET", "FT", "BP", "eh", "FH").
 bool Tagged(std::string_view b, size_t at, const char* prefix) {
@@ -83,13 +83,13 @@ void ReadExtendedHeader(std::string_view head, uint64_t file_size, const std::st
   x.present = true;
   x.magic = magic;
   if (head.size() < 32) Fail(name, "the file (" + N(file_size) + " bytes) ends inside its extended header");
-  x.length = U32(head, 12);
+  x.length = LeU32(head, 12);
   if (x.length < 24) Fail(name, "extended header of " + N(x.length) + " bytes; eh00 has at least 24");
-  x.program_size = U64(head, 16);
-  x.segment_base_offset = U64(head, 24);
+  x.program_size = LeU64(head, 16);
+  x.segment_base_offset = LeU64(head, 24);
   if (x.length >= 32) {
     if (head.size() < 40) Fail(name, "the file (" + N(file_size) + " bytes) ends inside its extended header");
-    x.segment_data_size = U64(head, 32);
+    x.segment_data_size = LeU64(head, 32);
   }
   if (x.program_size > file_size) {
     Fail(name, "extended header: program size " + N(x.program_size) + " is past the end of the file (" + N(file_size) +
@@ -111,12 +111,12 @@ void ReadFlatTensorHeader(std::string_view head, uint64_t file_size, const std::
   PteHeader& x = h.header;
   x.present = true;
   x.magic = magic;
-  x.length = U32(head, 12);
+  x.length = LeU32(head, 12);
   if (x.length < 40) Fail(name, "FlatTensor header of " + N(x.length) + " bytes; FH01 has at least 40");
-  x.flatbuffer_offset = U64(head, 16);
-  uint64_t flatbuffer_size = U64(head, 24);
-  x.segment_base_offset = U64(head, 32);
-  x.segment_data_size = U64(head, 40);
+  x.flatbuffer_offset = LeU64(head, 16);
+  uint64_t flatbuffer_size = LeU64(head, 24);
+  x.segment_base_offset = LeU64(head, 32);
+  x.segment_data_size = LeU64(head, 40);
   if (x.flatbuffer_offset < 8 + uint64_t{x.length}) {
     Fail(name, "FlatTensor header: flatbuffer offset " + N(x.flatbuffer_offset) + " lies inside the header (" +
                    N(8 + uint64_t{x.length}) + " bytes)");

@@ -8,7 +8,7 @@
 namespace tsctl::pte_internal {
 namespace {
 
-std::string Range(const PteSegment& s) { return "bytes " + N(s.file_offset) + "-" + N(s.file_offset + s.size); }
+std::string ByteRange(const PteSegment& s) { return "bytes " + N(s.file_offset) + "-" + N(s.file_offset + s.size); }
 
 // No two non-empty segments share a byte.
 void CheckOverlaps(const std::vector<PteSegment>& segments, const std::string& name) {
@@ -22,7 +22,7 @@ void CheckOverlaps(const std::vector<PteSegment>& segments, const std::string& n
     const PteSegment& s = segments[i];
     if (s.size == 0) continue;
     if (last && s.file_offset < last->file_offset + last->size) {
-      Fail(name, "segments " + N(last_index) + " (" + Range(*last) + ") and " + N(i) + " (" + Range(s) + ") overlap");
+      Fail(name, "segments " + N(last_index) + " (" + ByteRange(*last) + ") and " + N(i) + " (" + ByteRange(s) + ") overlap");
     }
     last = &s;
     last_index = i;

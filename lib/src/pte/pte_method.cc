@@ -54,7 +54,7 @@ PteTensor DescribeTensor(const pte_fb::Tensor& t, Budget& budget) {
   return out;
 }
 
-PteValue List(PteValueKind kind, std::vector<int64_t> items) {
+PteValue ListValue(PteValueKind kind, std::vector<int64_t> items) {
   PteValue out;
   out.kind = kind;
   out.list_size = items.size();
@@ -64,7 +64,7 @@ PteValue List(PteValueKind kind, std::vector<int64_t> items) {
 
 // A list's items; 8-byte ones copied (Wide), as the verifier does not align them.
 template <typename L>
-std::vector<int64_t> Items(const L* l, Budget& budget) {
+std::vector<int64_t> ListItems(const L* l, Budget& budget) {
   if (!l || !l->items()) return {};
   if constexpr (sizeof(*l->items()->data()) == 8) {
     return Wide(l->items(), budget);
@@ -109,7 +109,7 @@ PteValue DescribeValue(const pte_fb::EValue* v, const std::string& where, const 
         LocateTensor(*t, where, ctx, out.tensor);
       }
       break;
-    case K::IntList: return List(PteValueKind::kIntList, Items(v->val_as_IntList(), ctx.budget));
+    case K::IntList: return ListValue(PteValueKind::kIntList, ListItems(v->val_as_IntList(), ctx.budget));
     case K::DoubleList: {
       const auto* l = v->val_as_DoubleList();
       out.kind = PteValueKind::kDoubleList;
@@ -117,10 +117,10 @@ PteValue DescribeValue(const pte_fb::EValue* v, const std::string& where, const 
       out.list_size = out.doubles.size();
       break;
     }
-    case K::BoolList: return List(PteValueKind::kBoolList, Items(v->val_as_BoolList(), ctx.budget));
-    case K::TensorList: return List(PteValueKind::kTensorList, Items(v->val_as_TensorList(), ctx.budget));
+    case K::BoolList: return ListValue(PteValueKind::kBoolList, ListItems(v->val_as_BoolList(), ctx.budget));
+    case K::TensorList: return ListValue(PteValueKind::kTensorList, ListItems(v->val_as_TensorList(), ctx.budget));
     case K::OptionalTensorList:
-      return List(PteValueKind::kOptionalTensorList, Items(v->val_as_OptionalTensorList(), ctx.budget));
+      return ListValue(PteValueKind::kOptionalTensorList, ListItems(v->val_as_OptionalTensorList(), ctx.budget));
     default: out.kind = PteValueKind::kUnknown; break;
   }
   return out;

@@ -30,7 +30,7 @@ PteFile ReadFlatbuffer(const Head& head, std::string_view flatbuffer, uint64_t f
 
 // Runs `read`; an error without the file's name (the byte source's) gets it.
 template <typename F>
-auto Named(const std::string& name, F read) {
+auto ReadNamed(const std::string& name, F read) {
   try {
     return read();
   } catch (const Error& e) {
@@ -54,7 +54,7 @@ PteFile ReadInMemory(std::string_view bytes, const std::string& name, const PteR
 }  // namespace pte_internal
 
 PteFile ReadPte(const std::string& path, const PteReadOptions& options) {
-  std::unique_ptr<ByteSource> src = pte_internal::Named(path, [&] { return OpenFileSource(path); });
+  std::unique_ptr<ByteSource> src = pte_internal::ReadNamed(path, [&] { return OpenFileSource(path); });
   return ReadPteSource(*src, options);
 }
 
@@ -62,10 +62,10 @@ PteFile ReadPteSource(const ByteSource& src, const PteReadOptions& options) {
   using namespace pte_internal;
   const std::string& path = src.Name();
   const uint64_t size = src.Size();
-  const std::string head = Named(path, [&] { return src.ReadString(0, static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes))); });
+  const std::string head = ReadNamed(path, [&] { return src.ReadString(0, static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes))); });
   const Head h = ReadHead(head, size, path);
   AlignedBytes flatbuffer(h.flatbuffer_end);
-  Named(path, [&] {
+  ReadNamed(path, [&] {
     src.Read(0, flatbuffer.data(), static_cast<size_t>(h.flatbuffer_end));
     return 0;
   });

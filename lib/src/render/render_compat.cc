@@ -15,7 +15,7 @@
 namespace tsctl {
 namespace {
 
-std::string Text(const CompatReport& report) {
+std::string CompatText(const CompatReport& report) {
   std::ostringstream out;
   size_t width = 6;
   for (const auto& a : report.archives) {
@@ -96,7 +96,7 @@ std::string RenderCompat(const CompatReport& report, OutputFormat format) {
   switch (format) {
     case OutputFormat::kJson: return Json(report);
     case OutputFormat::kJUnit: return JUnit(report);
-    case OutputFormat::kText: return Text(report);
+    case OutputFormat::kText: return CompatText(report);
     default: break;
   }
   NoRenderer(format, "compat", {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJUnit});

@@ -40,7 +40,7 @@ json FieldsJson(const std::vector<FieldChange>& fields) {
   return j;
 }
 
-json TensorJson(const TensorChange& t) {
+json ChangeJson(const TensorChange& t) {
   json j = {{"name", t.name}, {"role", t.role}, {"change", ChangeKindName(t.kind)},
             {"dtype_a", t.dtype_a}, {"dtype_b", t.dtype_b}, {"values_compared", t.values_compared},
             {"note", t.note}};
@@ -103,10 +103,10 @@ nlohmann::json ToJson(const DiffResult& r) {
         }
         break;
       case DiffSection::kParameters:
-        for (const TensorChange& t : r.parameters) changes.push_back(TensorJson(t));
+        for (const TensorChange& t : r.parameters) changes.push_back(ChangeJson(t));
         break;
       case DiffSection::kConstants:
-        for (const TensorChange& t : r.constants) changes.push_back(TensorJson(t));
+        for (const TensorChange& t : r.constants) changes.push_back(ChangeJson(t));
         break;
       case DiffSection::kCode:
         for (const CodeChange& c : r.code) {

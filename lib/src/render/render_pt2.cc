@@ -25,7 +25,7 @@ json ValueJson(const Pt2Value& v) {
           {"value", v.value}};
 }
 
-json TensorJson(const Pt2Tensor& t) {
+json Pt2TensorJson(const Pt2Tensor& t) {
   return {{"name", t.name},         {"role", t.role},           {"dtype", t.dtype},
           {"shape", t.shape},       {"stride", t.stride},       {"storage_offset", t.storage_offset},
           {"device", t.device},     {"requires_grad", t.requires_grad}, {"persistent", t.persistent},
@@ -42,7 +42,7 @@ json ModelJson(const Pt2Model& m) {
   for (const char* key : {"inputs", "outputs", "tensors", "symbols", "operators"}) j[key] = json::array();
   for (const Pt2Value& v : m.inputs) j["inputs"].push_back(ValueJson(v));
   for (const Pt2Value& v : m.outputs) j["outputs"].push_back(ValueJson(v));
-  for (const Pt2Tensor& t : m.tensors) j["tensors"].push_back(TensorJson(t));
+  for (const Pt2Tensor& t : m.tensors) j["tensors"].push_back(Pt2TensorJson(t));
   for (const Pt2Symbol& s : m.symbols) {
     j["symbols"].push_back({{"name", s.name}, {"min", s.min ? json(*s.min) : json(nullptr)}, {"max", s.max ? json(*s.max) : json(nullptr)}});
   }
@@ -60,7 +60,7 @@ json ModelJson(const Pt2Model& m) {
   return j;
 }
 
-std::string ValueText(const Pt2Value& v) {
+std::string Pt2ValueText(const Pt2Value& v) {
   if (v.kind == "tensor") {
     std::string shape;
     for (const std::string& d : v.shape) shape += (shape.empty() ? "" : ", ") + d;
@@ -81,7 +81,7 @@ std::string SymbolicShapeText(const std::vector<int64_t>& shape) {
 void PrintValues(const char* title, const std::vector<Pt2Value>& values, std::ostream& out) {
   out << "  " << title << (values.empty() ? "  (none)" : "") << '\n';
   Table t({"name", "kind", "type"});
-  for (const Pt2Value& v : values) t.Add({EscapeText(v.name.empty() ? "-" : v.name), EscapeText(v.kind), EscapeText(ValueText(v))});
+  for (const Pt2Value& v : values) t.Add({EscapeText(v.name.empty() ? "-" : v.name), EscapeText(v.kind), EscapeText(Pt2ValueText(v))});
   if (!values.empty()) t.Print(out, "    ");
 }
 

@@ -32,7 +32,7 @@ std::string ValueText(const PteValue& v) {
   }
 }
 
-std::string Values(const std::vector<PteValue>& values) {
+std::string ValuesText(const std::vector<PteValue>& values) {
   std::string s;
   for (const PteValue& v : values) s += (s.empty() ? "" : ", ") + ValueText(v);
   return s.empty() ? "(none)" : s;
@@ -40,8 +40,8 @@ std::string Values(const std::vector<PteValue>& values) {
 
 void MethodText(const PteMethod& m, std::ostream& out) {
   out << "\nMethod " << EscapeText(m.name) << '\n';
-  out << "  inputs        " << Values(m.inputs) << '\n';
-  out << "  outputs       " << Values(m.outputs) << '\n';
+  out << "  inputs        " << ValuesText(m.inputs) << '\n';
+  out << "  outputs       " << ValuesText(m.outputs) << '\n';
   const PteInstructionCounts& i = m.instructions;
   out << "  instructions  " << i.kernel_calls << " kernel calls, " << i.delegate_calls << " delegate calls, " << i.moves
       << " moves, " << i.jump_false << " jumps, " << i.frees << " frees" << (i.unknown ? ", " + std::to_string(i.unknown) + " unknown" : "")
@@ -113,15 +113,15 @@ void HeaderText(const PteFile& f, const std::string& path, std::ostream& out) {
   }
 }
 
-nlohmann::json TensorJson(const PteTensor& t) {
+nlohmann::json PteTensorJson(const PteTensor& t) {
   return {{"dtype", t.dtype},        {"sizes", t.sizes}, {"dim_order", t.dim_order},
           {"dynamism", PteShapeDynamismName(t.dynamism)}, {"nbytes", t.nbytes}, {"fqn", t.fqn},
           {"location", PteDataLocationName(t.location)}};
 }
 
-nlohmann::json ValueJson(const PteValue& v) {
+nlohmann::json PteValueJson(const PteValue& v) {
   nlohmann::json j = {{"kind", PteValueKindName(v.kind)}};
-  if (v.kind == PteValueKind::kTensor) j["tensor"] = TensorJson(v.tensor);
+  if (v.kind == PteValueKind::kTensor) j["tensor"] = PteTensorJson(v.tensor);
   if (!v.scalar.empty()) j["value"] = v.scalar;
   if (v.list_size) j["items"] = v.list_size;
   return j;
@@ -132,7 +132,7 @@ nlohmann::json MethodJson(const PteMethod& m) {
                       {"non_const_buffer_sizes", m.non_const_buffer_sizes}};
   for (const char* side : {"inputs", "outputs"}) {
     j[side] = nlohmann::json::array();
-    for (const PteValue& v : side[0] == 'i' ? m.inputs : m.outputs) j[side].push_back(ValueJson(v));
+    for (const PteValue& v : side[0] == 'i' ? m.inputs : m.outputs) j[side].push_back(PteValueJson(v));
   }
   const PteInstructionCounts& i = m.instructions;
   j["instructions"] = {{"kernel_calls", i.kernel_calls}, {"delegate_calls", i.delegate_calls}, {"moves", i.moves},
@@ -174,7 +174,7 @@ nlohmann::json ProgramJson(const PteProgram& p) {
   }
   j["tensors"] = nlohmann::json::array();
   for (const PteStoredTensor& t : p.tensors) {
-    nlohmann::json tj = TensorJson(t.tensor);
+    nlohmann::json tj = PteTensorJson(t.tensor);
     tj["method"] = t.method;
     tj["value_index"] = t.value_index;
     j["tensors"].push_back(tj);

@@ -62,7 +62,7 @@ Method MethodFromSignature(const std::string& signature) {
   return m;
 }
 
-void Signature(const ReportContents& r, Page& page) {
+void SignatureSection(const ReportContents& r, Page& page) {
   const ArchiveInfo& info = r.info;
   for (const ClassInfo& cls : info.classes) {
     if (!info.module || cls.qualified_name != info.module->type) continue;
@@ -130,7 +130,7 @@ void Modules(const ArchiveInfo& info, Page& page, std::map<std::string, std::str
   if (!info.module) page.modules_note = "No module tree: the archive's data.pkl holds no module.";
 }
 
-void Summary(const ReportContents& r, Page& page) {
+void ArchiveSummary(const ReportContents& r, Page& page) {
   const ArchiveInfo& info = r.info;
   const FormatInfo& f = info.format;
   auto add = [&](const std::string& k, const std::string& v) { page.summary.emplace_back(k, v); };
@@ -214,8 +214,8 @@ Page TorchScriptPage(const ReportContents& r) {
   std::map<std::string, std::string> key_module;
   Modules(info, page, key_module);
   SumModules(page.modules);
-  Summary(r, page);
-  Signature(r, page);
+  ArchiveSummary(r, page);
+  SignatureSection(r, page);
   for (const OperatorUse& op : info.operators.totals) page.operators.push_back({op.name, op.count});
   page.operators_note = info.operators.totals_source == "bytecode"
                             ? "Calls counted from bytecode.pkl's OP instructions (what the lite interpreter needs)."

@@ -46,7 +46,7 @@ std::string SvgStart(const char* aria) {
   return std::string("<svg class=\"chart\" role=\"img\" aria-label=\"") + aria + "\" viewBox=\"0 0 " + OneDecimal(kW) + " " +
          OneDecimal(kH) + "\" width=\"" + OneDecimal(kW) + "\" height=\"" + OneDecimal(kH) + "\">";
 }
-std::string Text(double x, double y, const std::string& text, const char* anchor = "start") {
+std::string SvgText(double x, double y, const std::string& text, const char* anchor = "start") {
   return "<text x=\"" + OneDecimal(x) + "\" y=\"" + OneDecimal(y) + "\" text-anchor=\"" + anchor + "\">" + text + "</text>";
 }
 
@@ -69,8 +69,8 @@ std::string HistogramOfCalls(std::vector<uint64_t> ns) {
            Thousands(bins[i]) + " calls</title><rect class=\"bar\" x=\"" + OneDecimal(x + 1) + "\" y=\"" + OneDecimal(14 + plot_h - h) +
            "\" width=\"" + OneDecimal(bar_w - 2) + "\" height=\"" + OneDecimal(h) + "\"></rect></g>";
   }
-  out += Text(kLeft - 6, 24, Thousands(top) + " calls", "end") + Text(kLeft, kH - 6, Ms(lo)) +
-         Text(kW - 4, kH - 6, Ms(lo + span) + (ns.back() > lo + span ? " (slower calls, up to " + NsText(ns.back()) + ", in the last bar)" : ""), "end");
+  out += SvgText(kLeft - 6, 24, Thousands(top) + " calls", "end") + SvgText(kLeft, kH - 6, Ms(lo)) +
+         SvgText(kW - 4, kH - 6, Ms(lo + span) + (ns.back() > lo + span ? " (slower calls, up to " + NsText(ns.back()) + ", in the last bar)" : ""), "end");
   return out + "</svg>";
 }
 
@@ -103,9 +103,9 @@ std::string CallsLine(const std::vector<uint64_t>& warmup, const std::vector<uin
          "\" height=\"1\"></rect>";
   if (!warmup.empty()) out += line(0, std::min(points, split + 1), "l1");
   out += line(std::min(split, points), points, "l0");
-  out += Text(kLeft - 6, 18, (highest > top ? "\u2265 " : "") + Ms(top), "end") + Text(kLeft - 6, 14 + plot_h, "0", "end") +
-         Text(kLeft, kH - 6, "call 1" + std::string(per > 1 ? " (a point is the mean of " + std::to_string(per) + " calls)" : "")) +
-         Text(kW - 4, kH - 6, "call " + Thousands(all.size()), "end");
+  out += SvgText(kLeft - 6, 18, (highest > top ? "\u2265 " : "") + Ms(top), "end") + SvgText(kLeft - 6, 14 + plot_h, "0", "end") +
+         SvgText(kLeft, kH - 6, "call 1" + std::string(per > 1 ? " (a point is the mean of " + std::to_string(per) + " calls)" : "")) +
+         SvgText(kW - 4, kH - 6, "call " + Thousands(all.size()), "end");
   return out + "</svg>";
 }
 

@@ -96,7 +96,7 @@ std::string Sections(const DiffResult& r) {
          rows + "</tbody></table>";
 }
 
-std::string Summary(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
+std::string DiffSummary(const DiffResult& r, const DiffSide& a, const DiffSide& b) {
   std::string out = "<section id=\"summary\"><h2>Summary</h2>" + Sections(r);
   out += "<h3>The archives</h3>" + SideBySideRows(a.page.summary, b.page.summary);
   if (!a.page.producer.empty() || !b.page.producer.empty()) {
@@ -223,7 +223,7 @@ std::string DiffPage(const DiffResult& r, const DiffSide& a, const DiffSide& b) 
       {"operators", "Operators"}, {"extra", "Extra files"}};
   size_t budget = kMaxHunkLines;
   std::string out = PageStart(r.path_a + " \u2192 " + r.path_b, kNav);
-  out += Summary(r, a, b) + "\n" + FormatSection(r) + "\n" + RecordsSection(r, a, b) + "\n" + SizesSection(a, b) +
+  out += DiffSummary(r, a, b) + "\n" + FormatSection(r) + "\n" + RecordsSection(r, a, b) + "\n" + SizesSection(a, b) +
          "\n" + ModulesChanges(r) + "\n";
   out += TensorChanges("parameters", "Parameters", r.Section(DiffSection::kParameters), r.parameters) + "\n";
   out += TensorChanges("constants", "Constants", r.Section(DiffSection::kConstants), r.constants) + "\n";

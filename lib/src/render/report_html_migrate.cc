@@ -170,7 +170,7 @@ std::string BenchTable(const MigrateResult& r) {
 }
 
 // The file written and the provenance record it carries.
-std::string Written(const MigrateResult& r) {
+std::string WrittenText(const MigrateResult& r) {
   if (!r.written) return "<h3>Written</h3><p class=\"muted\">Nothing written.</p>";
   const Rows rows = {{"file", r.output},
                      {"provenance record", std::string("extra/") + kMigrateRecord},
@@ -195,7 +195,7 @@ std::string ModelSection(const MigrateResult& r, size_t index) {
   out += KeyValues(rows) + TimingsTable(r) + BlockersTable(r);
   for (size_t i = 0; i < r.checks.size() && i < kMaxListedPerModel; ++i) out += Check(r.checks[i]);
   if (r.checks.size() > kMaxListedPerModel) out += report::More(r.checks.size() - kMaxListedPerModel, "checks", kMigrateTool);
-  return out + BenchTable(r) + Written(r) + report::Warnings(r.warnings, kMigrateTool) + "</section>\n";
+  return out + BenchTable(r) + WrittenText(r) + report::Warnings(r.warnings, kMigrateTool) + "</section>\n";
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ RecordPlace ClassifyPt2(const std::string& n, const std::map<std::string, std::s
   return {"other", n};
 }
 
-void Summary(const ReportContents& r, const Pt2Info& pt2, Page& page) {
+void Pt2Summary(const ReportContents& r, const Pt2Info& pt2, Page& page) {
   const ArchiveInfo& info = r.info;
   auto add = [&](const std::string& k, const std::string& v) { page.summary.emplace_back(k, v); };
   add("file", info.path);
@@ -105,7 +105,7 @@ Page Pt2Page(const ReportContents& r) {
   page.path = info.path;
   std::map<std::string, std::string> key_module;
   Programs(pt2, page, key_module);
-  Summary(r, pt2, page);
+  Pt2Summary(r, pt2, page);
   page.sizes = RecordBlocks(info, key_module, ClassifyPt2);
   page.sizes_note = "Bytes as stored in the file; weights by the module of the tensor stored in each record, two "
                     "levels deep.";

@@ -62,7 +62,7 @@ std::string DelegatesText(const PteProgram& program) {
   return out;
 }
 
-void Methods(const PteProgram& program, Page& page) {
+void MethodsSection(const PteProgram& program, Page& page) {
   std::map<std::string, uint64_t> calls;
   std::map<std::string, uint64_t> delegates;
   for (const PteMethod& m : program.methods) {
@@ -85,7 +85,7 @@ void Methods(const PteProgram& program, Page& page) {
   page.signature_note = "Each method's inputs and outputs as the program's values declare them.";
 }
 
-void StoredTensors(const std::vector<Tensor>& named, size_t unnamed, Page& page) {
+void StoredTensorsSection(const std::vector<Tensor>& named, size_t unnamed, Page& page) {
   if (!named.empty()) {
     page.modules = ModulesFromNames(named);
     page.modules[0].type = "stored tensors";
@@ -111,7 +111,7 @@ void ProgramTensors(const PteProgram& program, Page& page) {
       named.push_back(std::move(row));
     }
   }
-  StoredTensors(named, unnamed.tensors.size(), page);
+  StoredTensorsSection(named, unnamed.tensors.size(), page);
   if (!unnamed.tensors.empty()) page.modules.push_back(std::move(unnamed));
   uint64_t external = 0, external_bytes = 0;
   for (const PteStoredTensor& s : program.tensors) {
@@ -135,7 +135,7 @@ void FlatTensors(const PteFlatTensor& data, Page& page) {
     }
     named.push_back({t.fqn, "data", t.dtype, ShapeText(t.sizes), Elements(t.sizes), t.nbytes});
   }
-  StoredTensors(named, unnamed, page);
+  StoredTensorsSection(named, unnamed, page);
   page.signature_note = "A .ptd holds data only: methods live in the program that refers to it.";
   page.operators_note = page.signature_note;
 }
@@ -171,7 +171,7 @@ void Sizes(const PteFile& file, Page& page) {
   page.sizes_note = "The file's size breakdown: the parts sum to the file size.";
 }
 
-void Summary(const PteFile& file, const std::string& path, Page& page) {
+void PteSummary(const PteFile& file, const std::string& path, Page& page) {
   auto add = [&](const std::string& k, const std::string& v) { page.summary.emplace_back(k, v); };
   add("file", path);
   add("kind", std::string("ExecuTorch ") + PteKindName(file.kind) + " (" + file.identifier + ")");
@@ -232,11 +232,11 @@ void Chains(const PteFile& file, Page& page) {
 Page PtePage(const PteFile& file, const std::string& path) {
   Page page;
   page.path = path;
-  Summary(file, path, page);
+  PteSummary(file, path, page);
   if (file.kind == PteKind::kFlatTensor) {
     FlatTensors(file.flat_tensor, page);
   } else {
-    Methods(file.program, page);
+    MethodsSection(file.program, page);
     ProgramTensors(file.program, page);
   }
   Sizes(file, page);

@@ -56,7 +56,7 @@ void ModuleHtml(const Module& m, int depth, bool open, std::string& out) {
   out += "</details></li>";
 }
 
-void Flatten(Module& m, const std::string& prefix, std::vector<Module>& out) {
+void FlattenModules(Module& m, const std::string& prefix, std::vector<Module>& out) {
   for (Module& c : m.children) {
     const std::string path = prefix + "." + c.name;
     std::vector<Module> grand = std::move(c.children);
@@ -65,7 +65,7 @@ void Flatten(Module& m, const std::string& prefix, std::vector<Module>& out) {
     out.push_back(std::move(c));
     Module holder;
     holder.children = std::move(grand);
-    Flatten(holder, path, out);
+    FlattenModules(holder, path, out);
   }
 }
 
@@ -75,7 +75,7 @@ void Cap(Module& m, int depth, int max_depth) {
     return;
   }
   std::vector<Module> flat;
-  Flatten(m, m.name, flat);
+  FlattenModules(m, m.name, flat);
   m.children = std::move(flat);
 }
 

@@ -41,7 +41,7 @@ const char* StatusClass(CheckStatus s) {
 
 // A field of the details as text: strings as they are, numbers to six
 // digits, true/false as yes/no, a shape as "[1, 3]"; "" when absent or null.
-std::string Field(const json& j, const char* key) {
+std::string JsonField(const json& j, const char* key) {
   if (!j.is_object()) return "";
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return "";
@@ -61,7 +61,7 @@ std::string Field(const json& j, const char* key) {
 Rows Present(const json& j, std::initializer_list<std::pair<const char*, const char*>> fields) {
   Rows rows;
   for (const auto& [label, key] : fields) {
-    if (std::string v = Field(j, key); !v.empty()) rows.emplace_back(label, std::move(v));
+    if (std::string v = JsonField(j, key); !v.empty()) rows.emplace_back(label, std::move(v));
   }
   return rows;
 }
@@ -74,7 +74,7 @@ std::string ItemTable(const json& items, std::initializer_list<std::pair<const c
   out += "</tr></thead><tbody>";
   for (size_t i = 0; i < items.size() && i < kMaxListedPerMethod; ++i) {
     out += "<tr class=\"f\">";
-    for (const auto& c : columns) out += "<td class=\"mono\">" + E(Field(items[i], c.second)) + "</td>";
+    for (const auto& c : columns) out += "<td class=\"mono\">" + E(JsonField(items[i], c.second)) + "</td>";
     out += "</tr>";
   }
   out += "</tbody></table>";
@@ -96,14 +96,14 @@ std::string Reference(const json& model) {
   for (size_t i = 0; i < ref.size() && i < kMaxListedPerMethod; ++i) {
     const json& r = ref[i];
     const bool compared = r.value("compared", false), pass = r.value("pass", false);
-    const std::string min = r.value("has_min_tolerance", false) ? Field(r, "min_rtol") + " / " + Field(r, "min_atol") : "";
-    out += "<tr class=\"f\"><td class=\"mono\">" + E(Field(r, "name")) + "</td><td class=\"" +
+    const std::string min = r.value("has_min_tolerance", false) ? JsonField(r, "min_rtol") + " / " + JsonField(r, "min_atol") : "";
+    out += "<tr class=\"f\"><td class=\"mono\">" + E(JsonField(r, "name")) + "</td><td class=\"" +
            (!compared ? "muted" : pass ? "pass" : "fail") + "\">" + (!compared ? "not compared" : pass ? "PASS" : "FAIL") +
            "</td>";
     for (const char* k : {"max_abs", "max_rel", "mean_abs", "mean_rel", "rtol", "atol"}) {
-      out += "<td class=\"n\">" + E(Field(r, k)) + "</td>";
+      out += "<td class=\"n\">" + E(JsonField(r, k)) + "</td>";
     }
-    out += "<td class=\"n\">" + E(min) + "</td><td>" + E(Field(r, "error")) + "</td></tr>";
+    out += "<td class=\"n\">" + E(min) + "</td><td>" + E(JsonField(r, "error")) + "</td></tr>";
   }
   out += "</tbody></table>";
   if (ref.size() > kMaxListedPerMethod) out += report::More(ref.size() - kMaxListedPerMethod, "outputs", "tsctl validate --format json");
@@ -134,7 +134,7 @@ std::string Model(const json& m, const std::string& method) {
   if (m.is_object() && m.contains("intermediates") && m["intermediates"].is_object()) {
     Rows rows;
     for (const auto& [k, v] : m["intermediates"].items()) {
-      if (!v.is_structured()) rows.emplace_back(k, Field(m["intermediates"], k.c_str()));
+      if (!v.is_structured()) rows.emplace_back(k, JsonField(m["intermediates"], k.c_str()));
     }
     out += "<h3>Intermediates</h3>" + KeyValues(rows);
   }
@@ -179,7 +179,7 @@ std::string ArchiveSection(const ArchiveReport& a, size_t index, bool strict) {
     json model = d["model"];
     AddTensorTypes(model);  // dtypes and shapes as the JSON report has them
     if (model.is_array()) {
-      for (const json& m : model) out += Model(m, m.is_object() && m.contains("method") ? Field(m, "method") : Field(m, "schema"));
+      for (const json& m : model) out += Model(m, m.is_object() && m.contains("method") ? JsonField(m, "method") : JsonField(m, "schema"));
     } else {
       out += Model(model, "");
     }

@@ -49,7 +49,7 @@ std::string Entry(const std::string& name, const std::string& desc, const std::o
 }
 
 // Entries joined as a repeated field's list.
-std::string Field(const std::string& field, const std::vector<std::string>& entries) {
+std::string ConfigField(const std::string& field, const std::vector<std::string>& entries) {
   std::string items, comments;
   for (const std::string& e : entries) {
     if (e.rfind("  #", 0) == 0) {
@@ -85,7 +85,7 @@ std::string TritonConfig(const BenchResult& run, const std::string& parameters) 
     const std::string name = run.aoti ? AotiOutputName(run.outputs[i].name) : "OUTPUT__" + std::to_string(i);
     outputs.push_back(Entry(name, run.outputs[i].desc, run.outputs[i].tensor));
   }
-  out += Field("input", inputs) + Field("output", outputs);
+  out += ConfigField("input", inputs) + ConfigField("output", outputs);
   const bool gpu = run.device.rfind("cuda", 0) == 0;
   out += "instance_group [\n  {\n    count: " + std::to_string(run.instances) + "\n    kind: " + (gpu ? "KIND_GPU" : "KIND_CPU");
   if (gpu && run.device.size() > 5) out += "\n    gpus: [ " + run.device.substr(5) + " ]";

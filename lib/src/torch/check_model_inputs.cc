@@ -35,7 +35,7 @@ uint64_t CandidateBytes(const std::vector<ArgSpec>& args) {
 }
 
 // Where the words a refinement reads came from, for its note.
-const char* SourceOf(const std::string& error, bool contradicted) {
+const char* SourceOfError(const std::string& error, bool contradicted) {
   if (!contradicted) return "LibTorch's error";
   return error.rfind("prepacked::", 0) == 0 ? "a prepacked operator's weights" : "a stored tensor's feature";
 }
@@ -243,7 +243,7 @@ bool ModelChecker::TryCandidates() {
     bool contradicted = false;
     if (TryCandidate(q.c, flags, suspect, error, contradicted)) break;
     if (error.empty()) continue;
-    std::optional<Refinement> next = RefineFromError(q.c.args, error, SourceOf(error, contradicted), q.earlier);
+    std::optional<Refinement> next = RefineFromError(q.c.args, error, SourceOfError(error, contradicted), q.earlier);
     if (next) next->args = ApplyValueRanges(next->args, formals, Ranges());
     leads.push_back({flags, error, next ? PinFlags(next->args) : std::string(), q.depth});
     if (next && refinements < kRefinements) {

@@ -50,7 +50,7 @@ void Leaf(std::vector<ReferenceLeaf>& out, const std::string& path, bool pass, s
   out.push_back(std::move(l));
 }
 
-std::vector<c10::IValue> Items(const c10::IValue& v) {
+std::vector<c10::IValue> ValueItems(const c10::IValue& v) {
   std::vector<c10::IValue> out;
   if (v.isList()) {
     for (const auto& e : v.toListRef()) out.push_back(e);
@@ -60,7 +60,7 @@ std::vector<c10::IValue> Items(const c10::IValue& v) {
   return out;
 }
 
-bool Number(const c10::IValue& v) { return v.isDouble() || v.isInt() || v.isBool(); }
+bool IsNumber(const c10::IValue& v) { return v.isDouble() || v.isInt() || v.isBool(); }
 
 }  // namespace
 
@@ -157,7 +157,7 @@ void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::s
     out.push_back(CompareTensors(got.toTensor(), want.toTensor(), path, rtol, atol));
     return;
   }
-  if (want.isDouble() && Number(got) && !got.isBool()) {
+  if (want.isDouble() && IsNumber(got) && !got.isBool()) {
     double g = got.isDouble() ? got.toDouble() : static_cast<double>(got.toInt()), w = want.toDouble();
     bool pass = (std::isnan(g) && std::isnan(w)) || std::fabs(g - w) <= atol + rtol * std::fabs(w);
     ReferenceLeaf c;
@@ -178,8 +178,8 @@ void CompareValues(const c10::IValue& got, const c10::IValue& want, const std::s
   }
   if ((want.isList() || want.isTuple()) && (got.isList() || got.isTuple())) {
     std::vector<c10::IValue> g, w;
-    g = Items(got);
-    w = Items(want);
+    g = ValueItems(got);
+    w = ValueItems(want);
     if (g.size() != w.size()) {
       Leaf(out, path, false, "length " + std::to_string(g.size()) + " vs reference " + std::to_string(w.size()));
       return;
@@ -212,7 +212,7 @@ std::vector<OutputSummary> SummarizeOutputs(const c10::IValue& value, const std:
   std::function<void(const c10::IValue&, const std::string&)> walk = [&](const c10::IValue& v, const std::string& p) {
     if (out.size() >= max_leaves) return;
     if (v.isTuple() || v.isList()) {
-      std::vector<c10::IValue> items = Items(v);
+      std::vector<c10::IValue> items = ValueItems(v);
       if (items.empty()) out.push_back({p, KindOf(v) + " (empty)", 0});
       for (size_t i = 0; i < items.size(); ++i) walk(items[i], p + "[" + std::to_string(i) + "]");
       return;

@@ -180,7 +180,7 @@ class InlinedCounter {
 };
 
 // A field of a NodeLines line: tabs and line ends would split it.
-std::string Field(std::string s) {
+std::string SingleLine(std::string s) {
   for (char& c : s) {
     if (c == '\t' || c == '\n' || c == '\r') c = ' ';
   }
@@ -214,7 +214,7 @@ std::string NodeLines(const torch::jit::Graph& g) {
       auto it = line_of.find(v);
       if (it != line_of.end() && std::find(from.begin(), from.end(), it->second) == from.end()) from.push_back(it->second);
     }
-    out << Field(module) << '\t' << kind << '\t' << Field(label) << '\t';
+    out << SingleLine(module) << '\t' << kind << '\t' << SingleLine(label) << '\t';
     for (size_t i = 0; i < from.size(); ++i) out << (i ? "," : "") << from[i];
     out << '\n';
     return lines++;

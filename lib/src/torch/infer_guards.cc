@@ -18,7 +18,7 @@ const std::set<std::string> kComparisons = {"aten::eq", "aten::ne", "aten::lt", 
 std::string Kind(const Node* n) { return n->kind().toQualString(); }
 
 // `a OP b` for one of kComparisons.
-bool Compare(const std::string& op, int64_t a, int64_t b) {
+bool CompareInts(const std::string& op, int64_t a, int64_t b) {
   if (op == "aten::eq") return a == b;
   if (op == "aten::ne") return a != b;
   if (op == "aten::lt") return a < b;
@@ -205,7 +205,7 @@ TensorGuards::TensorGuards(Value* x) {
 
 bool TensorGuards::RankAllowed(int64_t rank) const {
   return std::none_of(ranks_.begin(), ranks_.end(),
-                      [&](const Check& c) { return Compare(c.op, rank, c.constant) == c.raises_when; });
+                      [&](const Check& c) { return CompareInts(c.op, rank, c.constant) == c.raises_when; });
 }
 
 bool TensorGuards::SizeAllowed(int64_t dim, int64_t rank, int64_t size) const {
@@ -214,7 +214,7 @@ bool TensorGuards::SizeAllowed(int64_t dim, int64_t rank, int64_t size) const {
     // The constant compared with is one of c.constants (which one depends on
     // other values): the size passes if it passes with one of them.
     if (std::none_of(c.constants.begin(), c.constants.end(),
-                     [&](int64_t m) { return Compare(c.op, size, m) != c.raises_when; })) {
+                     [&](int64_t m) { return CompareInts(c.op, size, m) != c.raises_when; })) {
       return false;
     }
   }

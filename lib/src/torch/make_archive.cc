@@ -56,7 +56,7 @@ struct SourceResolver : torch::jit::NativeResolver {
   }
 };
 
-std::string Join(const std::vector<InputSpec>& specs) {
+std::string JoinSpecs(const std::vector<InputSpec>& specs) {
   std::string s;
   for (const auto& i : specs) s += (s.empty() ? "" : ", ") + i.ToString();
   return s;
@@ -143,7 +143,7 @@ void CheckTrace(const TraceOptions& o, torch::jit::Method& method, torch::jit::M
   uint64_t seed = 1;
   for (const auto& set : o.check_inputs) {
     CheckReport c;
-    c.inputs = Join(set);
+    c.inputs = JoinSpecs(set);
     try {
       std::vector<c10::IValue> in = MakeInputs(set, seed++);
       c10::IValue want = method(in);

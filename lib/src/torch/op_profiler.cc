@@ -45,7 +45,7 @@ struct Global {
   bool trace = false;
   bool active = false;
 };
-Global& G() {
+Global& ProfilerState() {
   static Global g;
   return g;
 }
@@ -55,10 +55,10 @@ constexpr size_t kMaxEvents = 2'000'000;
 ThreadState& State() {
   if (!tls) {
     auto s = std::make_unique<ThreadState>();
-    std::lock_guard<std::mutex> lock(G().mu);
-    s->tid = static_cast<int>(G().threads.size()) + 1;
+    std::lock_guard<std::mutex> lock(ProfilerState().mu);
+    s->tid = static_cast<int>(ProfilerState().threads.size()) + 1;
     tls = s.get();
-    G().threads.push_back(std::move(s));
+    ProfilerState().threads.push_back(std::move(s));
   }
   return *tls;
 }
@@ -91,10 +91,10 @@ std::string ShapesOf(const at::RecordFunction& fn) {
   return s.str();
 }
 
-std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
+std::unique_ptr<at::ObserverContext> OnProfiledStart(const at::RecordFunction& fn) {
   ThreadState& st = State();
   st.stack.push_back({NowNs(), 0});
-  if (G().shapes) {
+  if (ProfilerState().shapes) {
     auto ctx = std::make_unique<ShapesContext>();
     ctx->shapes = ShapesOf(fn);
     return ctx;
@@ -123,7 +123,7 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   } else {
     st.stack.back().child_ns += dur;
   }
-  if (G().trace && st.events.size() < kMaxEvents) {
+  if (ProfilerState().trace && st.events.size() < kMaxEvents) {
     // Which model is this? The callback learns it from the debug info the
     // caller set with c10::DebugInfoGuard.
     const auto* info = dynamic_cast<const ModelDebugInfo*>(c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PRODUCER_INFO));
@@ -134,7 +134,7 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
 }  // namespace
 
 OpProfiler::OpProfiler(bool shapes, double sample, bool trace) {
-  Global& g = G();
+  Global& g = ProfilerState();
   {
     std::lock_guard<std::mutex> lock(g.mu);
     if (g.active) throw Error(ErrorKind::kUsage, "only one operator profiler at a time");
@@ -143,22 +143,22 @@ OpProfiler::OpProfiler(bool shapes, double sample, bool trace) {
     g.trace = trace;
     g.threads.clear();
   }
-  at::RecordFunctionCallback cb(&OnStart, &OnEnd);
+  at::RecordFunctionCallback cb(&OnProfiledStart, &OnEnd);
   cb.needsInputs(shapes).samplingProb(sample).scopes({at::RecordScope::FUNCTION});
   handle_ = at::addGlobalCallback(cb);
 }
 
 OpProfiler::~OpProfiler() {
   at::removeCallback(handle_);
-  std::lock_guard<std::mutex> lock(G().mu);
-  G().active = false;
+  std::lock_guard<std::mutex> lock(ProfilerState().mu);
+  ProfilerState().active = false;
 }
 
 std::vector<OpStat> OpProfiler::Stats(uint64_t* top_ns) const {
   std::map<std::string, OpStat> merged;
   uint64_t top = 0;
-  std::lock_guard<std::mutex> lock(G().mu);
-  for (const auto& t : G().threads) {
+  std::lock_guard<std::mutex> lock(ProfilerState().mu);
+  for (const auto& t : ProfilerState().threads) {
     top += t->top_ns;
     for (const auto& [key, s] : t->stats) {
       OpStat& m = merged[key];
@@ -178,8 +178,8 @@ std::vector<OpStat> OpProfiler::Stats(uint64_t* top_ns) const {
 
 std::vector<TraceEvent> OpProfiler::Events() const {
   std::vector<TraceEvent> out;
-  std::lock_guard<std::mutex> lock(G().mu);
-  for (const auto& t : G().threads) out.insert(out.end(), t->events.begin(), t->events.end());
+  std::lock_guard<std::mutex> lock(ProfilerState().mu);
+  for (const auto& t : ProfilerState().threads) out.insert(out.end(), t->events.begin(), t->events.end());
   return out;
 }
 

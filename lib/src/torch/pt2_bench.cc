@@ -45,7 +45,7 @@ void RequireAotiOptions(const BenchOptions& o) {
 }
 
 // The inputs: given (typed by the package's inputs), or loaded from a file.
-std::vector<at::Tensor> BenchInputs(const BenchOptions& o, BenchResult& r) {
+std::vector<at::Tensor> Pt2BenchInputs(const BenchOptions& o, BenchResult& r) {
   std::vector<std::string>& described = r.inputs;
   std::vector<size_t> at;  // the argument position behind each described input
   std::vector<ArgSpec> given = ArgsFromInputs(o.inputs);
@@ -94,7 +94,7 @@ BenchResult BenchPt2(const BenchOptions& o) {
   uint64_t t0 = BenchNowNs();
   AotiPackage package(o.path, o.pt2.model);  // kTorch with the loader's message
   r.load_ns = BenchNowNs() - t0;
-  const std::vector<at::Tensor> inputs = BenchInputs(o, r);
+  const std::vector<at::Tensor> inputs = Pt2BenchInputs(o, r);
   std::optional<c10::InferenceMode> inference;
   std::optional<torch::NoGradGuard> no_grad;
   if (o.settings.inference_mode) inference.emplace(); else no_grad.emplace();

@@ -39,7 +39,7 @@ constexpr HiddenWrite kHiddenWrites[] = {
     {"aten::miopen_batch_norm", "training"},  {"aten::instance_norm", "use_input_stats"},
 };
 
-std::string Join(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+std::string JoinPath(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
 
 std::string TypeName(const c10::IValue& v) {
   if (!v.isObject()) return "";
@@ -176,7 +176,7 @@ class StateFinder {
 
   void GetAttr(Node* n, const Origin& from) {
     const std::string name = n->s(c10::attr::name);
-    Origin o{Join(from.path, name), c10::IValue(), TypeName(from.object)};
+    Origin o{JoinPath(from.path, name), c10::IValue(), TypeName(from.object)};
     if (from.object.isObject()) {
       const auto& obj = from.object.toObjectRef();
       if (obj.type()->hasAttribute(name)) {
@@ -278,7 +278,7 @@ class StateFinder {
       if (const Origin* o = StateOf(n->input(0))) {
         Origin holder = *o;
         holder.owner_type = TypeName(o->object);
-        Write(n, holder, Join(o->path, n->s(c10::attr::name)));
+        Write(n, holder, JoinPath(o->path, n->s(c10::attr::name)));
       }
       return;
     }

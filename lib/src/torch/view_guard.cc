@@ -25,7 +25,7 @@ constexpr Wide kMaxElements = Wide{1} << 57;
 // 2^10 of them far from the 2^127 an __int128 holds).
 constexpr Wide kHuge = Wide{1} << 100;
 
-std::string Str(Wide v) {
+std::string WideText(Wide v) {
   if (v == 0) return "0";
   const bool negative = v < 0;
   unsigned __int128 u = negative ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
@@ -37,7 +37,7 @@ std::string Str(Wide v) {
   return negative ? "-" + s : s;
 }
 
-std::string List(const std::vector<int64_t>& v) {
+std::string IntsText(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
@@ -79,7 +79,7 @@ std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& sizes) {
   return strides;
 }
 
-std::optional<std::vector<int64_t>> Ints(const c10::IValue& v) {
+std::optional<std::vector<int64_t>> IntsOfValue(const c10::IValue& v) {
   if (v.isIntList()) return v.toIntVector();
   if (v.isList()) {
     std::vector<int64_t> out;
@@ -123,18 +123,18 @@ std::optional<ViewCall> ReadCall(const std::string& op, c10::ArrayRef<const c10:
     else if (in[1].isTensor() && in[1].toTensor().has_storage()) c.storage_bytes = in[1].toTensor().storage().nbytes();
     else return std::nullopt;
     c.offset = in[2].toInt();
-    auto sizes = Ints(in[3]);
+    auto sizes = IntsOfValue(in[3]);
     if (!sizes) return std::nullopt;
     c.sizes = *sizes;
-    auto strides = in.size() > 4 ? Ints(in[4]) : std::nullopt;
+    auto strides = in.size() > 4 ? IntsOfValue(in[4]) : std::nullopt;
     c.strides = strides && !strides->empty() ? *strides : ContiguousStrides(c.sizes);
     return c;
   }
   const size_t first = op == "aten::as_strided_scatter" ? 2 : 1;
   if (in.size() < first + 2) return std::nullopt;
   c.unchecked = Unchecked(op);
-  auto sizes = Ints(in[first]);
-  auto strides = Ints(in[first + 1]);
+  auto sizes = IntsOfValue(in[first]);
+  auto strides = IntsOfValue(in[first + 1]);
   if (!sizes || !strides) return std::nullopt;
   c.sizes = *sizes;
   c.strides = *strides;
@@ -149,14 +149,14 @@ struct Armed {
   bool on = false;
   at::CallbackHandle handle{};
 };
-Armed& G() {
+Armed& ViewGuardState() {
   static Armed* g = new Armed;  // never destroyed: a callback may run while the process exits
   return *g;
 }
 
 thread_local bool in_guard = false;
 
-std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
+std::unique_ptr<at::ObserverContext> OnViewStart(const at::RecordFunction& fn) {
   const char* name = fn.name();
   if (in_guard || !name || std::strncmp(name, "aten::", 6) != 0) return nullptr;
   const std::string op = name;
@@ -200,7 +200,7 @@ std::optional<int64_t> ConstInt(const torch::jit::Value* v) {
 }
 
 std::optional<std::vector<int64_t>> ConstInts(const torch::jit::Value* v) {
-  if (const auto iv = torch::jit::toIValue(v)) return Ints(*iv);
+  if (const auto iv = torch::jit::toIValue(v)) return IntsOfValue(*iv);
   const torch::jit::Node* n = v->node();
   if (n->kind() != c10::prim::ListConstruct) return std::nullopt;
   std::vector<int64_t> out;
@@ -250,9 +250,9 @@ std::string ViewOutsideStorage(const std::vector<int64_t>& sizes, const std::vec
   // int64. Past 2^63 its product wraps and nothing refuses the view.
   const Wide end = e->huge ? kHuge : (e->hi + 1) * static_cast<Wide>(itemsize);
   if (!e->huge && (e->lo < 0 || end <= static_cast<Wide>(INT64_MAX))) return "";
-  return "sizes " + List(sizes) + ", strides " + List(strides) + " and storage offset " + std::to_string(offset) +
+  return "sizes " + IntsText(sizes) + ", strides " + IntsText(strides) + " and storage offset " + std::to_string(offset) +
          " on a storage of " + std::to_string(storage_bytes) + " bytes: a view ending " +
-         (e->huge ? std::string("past any address space") : "at byte " + Str(end)) +
+         (e->huge ? std::string("past any address space") : "at byte " + WideText(end)) +
          ", past 2^63, where LibTorch 1.13's int64 bounds check wraps around and lets it read and write the "
          "process's memory";
 }
@@ -263,20 +263,20 @@ std::string ViewPastStorage(const std::vector<int64_t>& sizes, const std::vector
   if (!e) return "";
   const Wide end = e->huge ? kHuge : (e->hi + 1) * static_cast<Wide>(itemsize);
   if (!e->huge && e->lo >= 0 && end <= static_cast<Wide>(storage_bytes)) return "";
-  return "sizes " + List(sizes) + ", strides " + List(strides) + " at storage offset " + std::to_string(offset) +
+  return "sizes " + IntsText(sizes) + ", strides " + IntsText(strides) + " at storage offset " + std::to_string(offset) +
          " on a storage of " + std::to_string(storage_bytes) + " bytes: a view " +
          (!e->huge && e->lo < 0 ? std::string("starting before its storage")
-                                : "ending " + (e->huge ? std::string("past any address space") : "at byte " + Str(end))) +
+                                : "ending " + (e->huge ? std::string("past any address space") : "at byte " + WideText(end))) +
          ", which this operator places without any bounds check, so it would read and write the process's memory";
 }
 
 void ArmViewGuard() {
-  std::lock_guard<std::mutex> lock(G().mu);
-  if (G().on) return;
-  at::RecordFunctionCallback cb(&OnStart);
+  std::lock_guard<std::mutex> lock(ViewGuardState().mu);
+  if (ViewGuardState().on) return;
+  at::RecordFunctionCallback cb(&OnViewStart);
   cb.needsInputs(true).scopes({at::RecordScope::FUNCTION});
-  G().handle = at::addGlobalCallback(cb);
-  G().on = true;
+  ViewGuardState().handle = at::addGlobalCallback(cb);
+  ViewGuardState().on = true;
 }
 
 void KeepViewGuardIfCalled(const torch::jit::Module& module) {
@@ -285,10 +285,10 @@ void KeepViewGuardIfCalled(const torch::jit::Module& module) {
   bool called = false;
   EachFunctionNode(module, [&](const std::string&, const torch::jit::Node* n) { called = called || Guarded(n); });
   if (called) return;
-  std::lock_guard<std::mutex> lock(G().mu);
-  if (!G().on) return;
-  at::removeCallback(G().handle);
-  G().on = false;
+  std::lock_guard<std::mutex> lock(ViewGuardState().mu);
+  if (!ViewGuardState().on) return;
+  at::removeCallback(ViewGuardState().handle);
+  ViewGuardState().on = false;
 }
 
 std::vector<std::string> UnsafeViewCalls(const torch::jit::Module& module) {
@@ -313,8 +313,8 @@ std::vector<std::string> UnsafeViewCalls(const torch::jit::Module& module) {
     std::optional<Extent> e = ExtentOf(*sizes, *strides, *offset);
     if (!e || (!e->huge && e->lo >= 0 && e->hi + 1 <= kMaxElements)) return;
     const std::string source = SourceOf(node);
-    std::string line = where + " calls " + node->kind().toQualString() + " with sizes " + List(*sizes) + ", strides " +
-                       List(*strides) + (unchecked ? std::string(" at the tensor's own offset") : " and storage offset " + std::to_string(*offset)) +
+    std::string line = where + " calls " + node->kind().toQualString() + " with sizes " + IntsText(*sizes) + ", strides " +
+                       IntsText(*strides) + (unchecked ? std::string(" at the tensor's own offset") : " and storage offset " + std::to_string(*offset)) +
                        (source.empty() ? "" : " (" + source + ")") +
                        (e->lo < 0 ? ": a view starting before its storage"
                                   : ": a view ending past element 2^57, more memory than any address space holds "

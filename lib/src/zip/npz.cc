@@ -46,7 +46,7 @@ std::string NpzName(size_t i) { return "arr_" + std::to_string(i); }
 
 namespace {
 
-[[noreturn]] void Bad(const std::string& what, const std::string& why) { throw Error(ErrorKind::kFormat, what + ": " + why); }
+[[noreturn]] void BadNumpy(const std::string& what, const std::string& why) { throw Error(ErrorKind::kFormat, what + ": " + why); }
 
 // The shape tuple's text ("2, 3" or "4,") as sizes. Each dimension is a
 // plain integer: a nested or otherwise odd shape (a header of 40 000 '(')
@@ -61,7 +61,7 @@ std::vector<int64_t> Shape(const std::string& dims, const std::string& what) {
     if (first != std::string::npos) {
       const std::string digits = part.substr(first, last - first + 1);
       if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) {
-        Bad(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
+        BadNumpy(what, "the .npy header's shape is not a tuple of integers (it starts '(" + dims.substr(0, 32) + "')");
       }
       shape.push_back(std::stoll(digits));
     }
@@ -74,22 +74,22 @@ std::vector<int64_t> Shape(const std::string& dims, const std::string& what) {
 }  // namespace
 
 NpyArray ParseNpy(std::string_view bytes, const std::string& what) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) Bad(what, "not an .npy array");
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) BadNumpy(what, "not an .npy array");
   size_t header_len = 0, start = 10;
   if (bytes[6] == 1) {
     header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
   } else {
-    if (bytes.size() < 12) Bad(what, "a truncated .npy header");
+    if (bytes.size() < 12) BadNumpy(what, "a truncated .npy header");
     for (int i = 3; i >= 0; --i) header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + i]);
     start = 12;
   }
-  if (header_len > bytes.size() - start) Bad(what, "a truncated .npy header");
+  if (header_len > bytes.size() - start) BadNumpy(what, "a truncated .npy header");
   const std::string h(bytes.substr(start, header_len));
   auto field = [&](const std::string& key) {
     const size_t k = h.find("'" + key + "'");
-    if (k == std::string::npos) Bad(what, "the .npy header has no '" + key + "'");
+    if (k == std::string::npos) BadNumpy(what, "the .npy header has no '" + key + "'");
     const size_t at = h.find_first_not_of(" ", h.find(':', k) + 1);
-    if (at == std::string::npos) Bad(what, "the .npy header's '" + key + "' has no value");
+    if (at == std::string::npos) BadNumpy(what, "the .npy header's '" + key + "' has no value");
     return at;
   };
   const size_t d = field("descr");
@@ -98,18 +98,18 @@ NpyArray ParseNpy(std::string_view bytes, const std::string& what) {
   for (const DtypeInfo& t : AllDtypes()) {
     if (*t.numpy && descr == t.numpy) out.dtype = &t;
   }
-  if (!out.dtype) Bad(what, "an array of dtype '" + descr + "', which tsctl cannot read");
+  if (!out.dtype) BadNumpy(what, "an array of dtype '" + descr + "', which tsctl cannot read");
   out.fortran = h.compare(field("fortran_order"), 4, "True") == 0;
   const size_t s = field("shape");
   out.shape = Shape(h.substr(s + 1, h.find(')', s) - s - 1), what);
   out.data = start + header_len;
   uint64_t numel = 1;
   for (int64_t x : out.shape) {
-    if (x != 0 && numel > (uint64_t{1} << 60) / static_cast<uint64_t>(x)) Bad(what, "the .npy shape is too large");
+    if (x != 0 && numel > (uint64_t{1} << 60) / static_cast<uint64_t>(x)) BadNumpy(what, "the .npy shape is too large");
     numel *= static_cast<uint64_t>(x);
   }
   out.bytes = numel * out.dtype->size;
-  if (bytes.size() - out.data < out.bytes) Bad(what, "the array data is shorter than its shape says");
+  if (bytes.size() - out.data < out.bytes) BadNumpy(what, "the array data is shorter than its shape says");
   return out;
 }
 
