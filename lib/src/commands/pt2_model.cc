@@ -38,19 +38,13 @@ void Pt2Graphs(const Archive& archive, const ReportOptions&, ReportContents& rep
 // ZIP structure.
 Archive PreparePt2Bench(Archive archive, BenchOptions& o, ResolvedInputs& in) {
   RequireSoundStructure(archive.layout());
-  Pt2Support runs;
-  try {
-    runs = ServerInfo().pt2;
-  } catch (const Error&) {
-    runs.runs_aoti = false;
-  }
   const Pt2Info info = ReadPt2(archive);
-  Pt2RunSpec spec = Pt2RunSpecOf(archive, info);
-  if (!runs.runs_aoti || archive.kind() == ArchiveKind::kPt2Early || spec.kind == Pt2RunSpec::Kind::kNone) {
-    Archive::Open(OpenFileSource(o.path));  // throws the one line for this kind (exit 6)
-  }
-  if (spec.kind == Pt2RunSpec::Kind::kProgram) {
-    throw Error(ErrorKind::kUnavailable, "a .pt2 exported program: " + runs.program_unavailable);
+  Pt2Support runs;
+  Pt2RunSpec spec;
+  switch (Pt2RunsHere(archive, info, runs, spec)) {
+    case Pt2Here::kProgram: throw Error(ErrorKind::kUnavailable, "a .pt2 exported program: " + runs.program_unavailable);
+    case Pt2Here::kRuns: break;
+    default: Archive::Open(OpenFileSource(o.path));  // throws the one line for this kind (exit 6)
   }
   const std::string load_path = CheckForLibTorch(archive, o.path, o.allow_load_hooks);
   const std::string model = spec.model;

@@ -17,6 +17,7 @@
 #include "tsctl/operators.h"
 #include "tsctl/pickle.h"
 #include "tsctl/pt2.h"
+#include "tsctl/pt2_run.h"
 #include "tsctl/torch_backend.h"
 #include "tsctl/progress_event.h"
 #include "tsctl/validate.h"
@@ -155,6 +156,15 @@ void BundledCaseChecks(const nlohmann::json& method, const std::string& runtime_
 // exported program: BuildInfo::pt2_program_unavailable says why), never a
 // PASS. Throws as CheckModelInChild.
 void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report);
+// Whether this build runs the .pt2 `archive` (validate_pt2_run.cc), the one
+// decision validate and bench take: kRuns, an AOTInductor package and a
+// LibTorch that runs them (ServerInfo); else why not, in this order: no
+// runner in this build, the early layout, an exported program
+// (`runs.program_unavailable` says why), nothing to run. `runs`: what the
+// LibTorch server said (runs_aoti false where none starts); `spec`: the
+// run (Pt2RunSpecOf), read past the first two.
+enum class Pt2Here { kRuns, kNoRunner, kEarly, kProgram, kNothing };
+Pt2Here Pt2RunsHere(const Archive& archive, const Pt2Info& info, Pt2Support& runs, Pt2RunSpec& spec);
 // Loads and runs the archive at `path` in isolated children (one per method
 // checked) and appends the torch.* checks. Throws tsctl::Error of the
 // child's kind for usage errors and an unavailable plugin.

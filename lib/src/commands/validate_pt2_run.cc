@@ -52,37 +52,44 @@ std::string Refusal(const std::vector<CheckResult>& checks, const Pt2Info& info)
 
 }  // namespace
 
-void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
-  auto& out = report.checks;
-  Pt2Support runs;
+Pt2Here Pt2RunsHere(const Archive& archive, const Pt2Info& info, Pt2Support& runs, Pt2RunSpec& spec) {
   try {
     runs = ServerInfo().pt2;
   } catch (const Error&) {
     runs.runs_aoti = false;
   }
-  if (!runs.runs_aoti) {
-    if (archive.kind() != ArchiveKind::kPt2Early && !info.aoti.empty()) {
-      // Native code nobody ran: never a quiet PASS (--strict fails it).
-      out.push_back({check::kTorchLoad, CheckStatus::kWarn,
-                     std::string(kNoRunner) + ": an AOTInductor package is native code, and nothing here ran it "
-                                              "(the LibTorch 2.x build runs it in the sandbox)"});
+  if (!runs.runs_aoti) return Pt2Here::kNoRunner;
+  if (archive.kind() == ArchiveKind::kPt2Early) return Pt2Here::kEarly;
+  spec = Pt2RunSpecOf(archive, info);
+  if (spec.kind == Pt2RunSpec::Kind::kProgram) return Pt2Here::kProgram;
+  return spec.kind == Pt2RunSpec::Kind::kAoti ? Pt2Here::kRuns : Pt2Here::kNothing;
+}
+
+void RunPt2InChild(const Archive& archive, const Pt2Info& info, const ValidateOptions& options, ArchiveReport& report) {
+  auto& out = report.checks;
+  Pt2Support runs;
+  Pt2RunSpec spec;
+  switch (Pt2RunsHere(archive, info, runs, spec)) {
+    case Pt2Here::kNoRunner:
+      if (archive.kind() != ArchiveKind::kPt2Early && !info.aoti.empty()) {
+        // Native code nobody ran: never a quiet PASS (--strict fails it).
+        out.push_back({check::kTorchLoad, CheckStatus::kWarn,
+                       std::string(kNoRunner) + ": an AOTInductor package is native code, and nothing here ran it "
+                                                "(the LibTorch 2.x build runs it in the sandbox)"});
+      } else {
+        out.push_back({check::kTorchLoad, CheckStatus::kSkip, kNoRunner});
+      }
       return;
-    }
-    out.push_back({check::kTorchLoad, CheckStatus::kSkip, kNoRunner});
-    return;
+    case Pt2Here::kEarly:
+      out.push_back({check::kTorchLoad, CheckStatus::kSkip,
+                     "not run: no LibTorch loads the early layout (serialized_exported_program.json, PyTorch 2.1-2.2)"});
+      return;
+    case Pt2Here::kProgram:
+      out.push_back({check::kTorchLoad, CheckStatus::kWarn, "not run: a .pt2 exported program: " + runs.program_unavailable});
+      return;
+    case Pt2Here::kNothing: return;
+    case Pt2Here::kRuns: break;
   }
-  if (archive.kind() == ArchiveKind::kPt2Early) {
-    out.push_back({check::kTorchLoad, CheckStatus::kSkip,
-                   "not run: no LibTorch loads the early layout (serialized_exported_program.json, PyTorch 2.1-2.2)"});
-    return;
-  }
-  Pt2RunSpec spec = Pt2RunSpecOf(archive, info);
-  if (spec.kind == Pt2RunSpec::Kind::kProgram) {
-    out.push_back(
-        {check::kTorchLoad, CheckStatus::kWarn, "not run: a .pt2 exported program: " + runs.program_unavailable});
-    return;
-  }
-  if (spec.kind != Pt2RunSpec::Kind::kAoti) return;
   if (std::string why = Refusal(out, info); !why.empty()) {
     out.push_back({check::kTorchLoad, CheckStatus::kSkip, "not run: " + why});
     return;
