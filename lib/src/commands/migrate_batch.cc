@@ -19,33 +19,13 @@
 namespace tsctl {
 namespace {
 
-// One archive, as the one-by-one path converts it.
-MigrateEntry MigrateOne(const MigrateOptions& options) {
-  MigrateEntry e;
-  try {
-    e.result = Migrate(options);
-    e.migrated = true;
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const Error& err) {
-    e.error_kind = err.kind();
-    e.error = err.what();
-    e.error_detail = err.detail();
-  } catch (const std::exception& err) {
-    e.error = std::string("unexpected error: ") + err.what();
-  }
-  return e;
+MigrateEntry MigrateEntryOf(WorkerAnswer<MigrateResult> a) {
+  return {a.ok, std::move(a.value), a.error_kind, std::move(a.error), std::move(a.error_detail)};
 }
 
-void MigrateWorkerMain(const MigrateOptions& options, int fd) {
-  MigrateEntry e;
-  try {
-    e = MigrateOne(options);
-  } catch (const Interrupted&) {
-    ::_exit(125);
-  }
-  WriteFrame(fd, kWorkerAnswerFrame,
-             e.migrated ? EncodeChildValue(e.result) : EncodeChildError(Error(e.error_kind, e.error, e.error_detail)));
+// One archive, in this process or a worker.
+WorkerAnswer<MigrateResult> MigrateOne(const MigrateOptions& options) {
+  return AnswerOf<MigrateResult>([&] { return Migrate(options); });
 }
 
 bool StopsAll(const MigrateEntry& e) { return !e.migrated && e.error_kind == ErrorKind::kUnavailable; }
@@ -65,16 +45,11 @@ void MigrateInWorkers(std::vector<MigrateOptions> archives, size_t jobs, const M
   WorkerPool pool;
   pool.count = archives.size();
   pool.jobs = jobs;
-  pool.work = [&](size_t index, int fd) { MigrateWorkerMain(archives[index], fd); };
+  pool.work = [&](size_t index, int fd) { AnswerInWorker<MigrateResult>(fd, [&] { return Migrate(archives[index]); }); };
   pool.started = batch.started;
   pool.finished = [&](size_t index, std::string& sent, int status) {
-    WorkerAnswer<MigrateResult> a = TakeWorkerAnswer<MigrateResult>(sent, status, "migrating it", "a result");
-    MigrateEntry& e = entries[index];
-    e.migrated = a.ok;
-    e.result = std::move(a.value);
-    e.error_kind = a.error_kind;
-    e.error = std::move(a.error);
-    e.error_detail = std::move(a.error_detail);
+    MigrateEntry& e = entries[index] =
+        MigrateEntryOf(TakeWorkerAnswer<MigrateResult>(sent, status, "migrating it", "a result"));
     if (e.migrated) e.result.path = archives[index].path;
     if (batch.finished) batch.finished(index, e, ++done, archives.size());
     return StopsAll(e);
@@ -92,7 +67,7 @@ std::vector<MigrateEntry> MigrateBatch(const std::vector<MigrateOptions>& archiv
   if (jobs <= 1) {
     for (size_t i = 0; i < archives.size(); ++i) {
       if (batch.started) batch.started(i);
-      entries[i] = MigrateOne(archives[i]);
+      entries[i] = MigrateEntryOf(MigrateOne(archives[i]));
       if (batch.finished) batch.finished(i, entries[i], i + 1, archives.size());
       if (StopsAll(entries[i])) break;
     }

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <functional>
@@ -84,6 +85,41 @@ WorkerAnswer<T> TakeWorkerAnswer(std::string& sent, int status, const std::strin
                                   : "the worker " + doing + " ended without " + missing;
   }
   return a;
+}
+
+// `work()`, one job of a batch, as WorkerAnswer<T>: its value, or the
+// tsctl::Error it threw (another exception: "unexpected error: ...", kIo);
+// tsctl::Interrupted passes through.
+template <class T, class F>
+WorkerAnswer<T> AnswerOf(F work) {
+  WorkerAnswer<T> a;
+  try {
+    a.value = work();
+    a.ok = true;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const Error& err) {
+    a.error_kind = err.kind();
+    a.error = err.what();
+    a.error_detail = err.detail();
+  } catch (const std::exception& err) {
+    a.error = std::string("unexpected error: ") + err.what();
+  }
+  return a;
+}
+
+// In a worker (WorkerPool::work): AnswerOf(work) as its one
+// kWorkerAnswerFrame to `fd`; interrupted, it exits 125.
+template <class T, class F>
+void AnswerInWorker(int fd, F work) {
+  WorkerAnswer<T> a;
+  try {
+    a = AnswerOf<T>(work);
+  } catch (const Interrupted&) {
+    ::_exit(125);
+  }
+  WriteFrame(fd, kWorkerAnswerFrame,
+             a.ok ? EncodeChildValue(a.value) : EncodeChildError(Error(a.error_kind, a.error, a.error_detail)));
 }
 
 }  // namespace tsctl

@@ -29,36 +29,13 @@
 namespace tsctl {
 namespace {
 
-// One archive's check, as the one-by-one path makes it.
-BatchEntry CheckOne(const std::string& path, const ValidateOptions& options) {
-  BatchEntry e;
-  e.path = path;
-  try {
-    e.report = ValidateArchive(path, options);
-    e.checked = true;
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const Error& err) {
-    e.error_kind = err.kind();
-    e.error = err.what();
-    e.error_detail = err.detail();
-  } catch (const std::exception& err) {
-    e.error_kind = ErrorKind::kIo;
-    e.error = std::string("unexpected error: ") + err.what();
-  }
-  return e;
+BatchEntry BatchEntryOf(const std::string& path, WorkerAnswer<ArchiveReport> a) {
+  return {path, a.ok, std::move(a.value), a.error_kind, std::move(a.error), std::move(a.error_detail)};
 }
 
-// The worker's side: check, send the report or the error.
-void WorkerMain(const std::string& path, const ValidateOptions& options, int fd) {
-  BatchEntry e;
-  try {
-    e = CheckOne(path, options);
-  } catch (const Interrupted&) {
-    ::_exit(125);
-  }
-  WriteFrame(fd, kWorkerAnswerFrame,
-             e.checked ? EncodeChildValue(e.report) : EncodeChildError(Error(e.error_kind, e.error, e.error_detail)));
+// One archive's check, in this process or a worker.
+WorkerAnswer<ArchiveReport> CheckOne(const std::string& path, const ValidateOptions& options) {
+  return AnswerOf<ArchiveReport>([&] { return ValidateArchive(path, options); });
 }
 
 }  // namespace
@@ -151,16 +128,11 @@ void ValidateInWorkers(const std::vector<std::string>& paths, ValidateOptions op
   WorkerPool pool;
   pool.count = paths.size();
   pool.jobs = jobs;
-  pool.work = [&](size_t index, int fd) { WorkerMain(paths[index], options, fd); };
+  pool.work = [&](size_t index, int fd) {
+    AnswerInWorker<ArchiveReport>(fd, [&] { return ValidateArchive(paths[index], options); });
+  };
   pool.finished = [&](size_t index, std::string& sent, int status) {
-    WorkerAnswer<ArchiveReport> a = TakeWorkerAnswer<ArchiveReport>(sent, status, "checking it", "a report");
-    BatchEntry& e = entries[index];
-    e.path = paths[index];
-    e.checked = a.ok;
-    e.report = std::move(a.value);
-    e.error_kind = a.error_kind;
-    e.error = std::move(a.error);
-    e.error_detail = std::move(a.error_detail);
+    entries[index] = BatchEntryOf(paths[index], TakeWorkerAnswer<ArchiveReport>(sent, status, "checking it", "a report"));
     if (batch.progress) batch.progress(++done, paths.size());
     return false;
   };
@@ -192,7 +164,7 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   if (jobs <= 1) {
     for (size_t i = 0; i < paths.size(); ++i) {
       if (batch.waiting) batch.waiting(paths[i], 0);
-      entries[i] = CheckOne(paths[i], options);
+      entries[i] = BatchEntryOf(paths[i], CheckOne(paths[i], options));
       if (batch.progress) batch.progress(i + 1, paths.size());
     }
     return entries;
