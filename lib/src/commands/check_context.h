@@ -53,9 +53,10 @@ struct CheckContext {
 
 // Each row's check in order (CheckRow::check), each timed (TimedStep): a
 // row named by --skip is not run and reported SKIP in its place, unless it
-// blocks loading (or the context's rows_block; it runs, for what it keeps from LibTorch, and ApplySkip
-// reports it SKIP); rows without a function (a runtime's) are left to the
-// run; none after a row that sets `stop`.
+// blocks loading (CheckRow::blocks_loading, or the context's rows_block: it
+// runs, for what it keeps from LibTorch, and ApplySkip reports it SKIP);
+// rows without a function (a runtime's) are left to the run; none after a
+// row that sets `stop`.
 void RunRows(const std::vector<CheckRow>& rows, CheckContext& context);
 
 }  // namespace tsctl

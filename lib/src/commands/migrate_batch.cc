@@ -23,11 +23,6 @@ MigrateEntry MigrateEntryOf(WorkerAnswer<MigrateResult> a) {
   return {a.ok, std::move(a.value), a.error_kind, std::move(a.error), std::move(a.error_detail)};
 }
 
-// One archive, in this process or a worker.
-WorkerAnswer<MigrateResult> MigrateOne(const MigrateOptions& options) {
-  return AnswerOf<MigrateResult>([&] { return Migrate(options); });
-}
-
 bool StopsAll(const MigrateEntry& e) { return !e.migrated && e.error_kind == ErrorKind::kUnavailable; }
 
 void MigrateInWorkers(std::vector<MigrateOptions> archives, size_t jobs, const MigrateBatchOptions& batch,
@@ -67,7 +62,7 @@ std::vector<MigrateEntry> MigrateBatch(const std::vector<MigrateOptions>& archiv
   if (jobs <= 1) {
     for (size_t i = 0; i < archives.size(); ++i) {
       if (batch.started) batch.started(i);
-      entries[i] = MigrateEntryOf(MigrateOne(archives[i]));
+      entries[i] = MigrateEntryOf(AnswerOf<MigrateResult>([&] { return Migrate(archives[i]); }));
       if (batch.finished) batch.finished(i, entries[i], i + 1, archives.size());
       if (StopsAll(entries[i])) break;
     }

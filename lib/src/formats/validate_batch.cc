@@ -33,11 +33,6 @@ BatchEntry BatchEntryOf(const std::string& path, WorkerAnswer<ArchiveReport> a) 
   return {path, a.ok, std::move(a.value), a.error_kind, std::move(a.error), std::move(a.error_detail)};
 }
 
-// One archive's check, in this process or a worker.
-WorkerAnswer<ArchiveReport> CheckOne(const std::string& path, const ValidateOptions& options) {
-  return AnswerOf<ArchiveReport>([&] { return ValidateArchive(path, options); });
-}
-
 }  // namespace
 
 int DefaultValidateJobs() {
@@ -164,7 +159,7 @@ std::vector<BatchEntry> ValidateBatch(const std::vector<std::string>& paths, Val
   if (jobs <= 1) {
     for (size_t i = 0; i < paths.size(); ++i) {
       if (batch.waiting) batch.waiting(paths[i], 0);
-      entries[i] = BatchEntryOf(paths[i], CheckOne(paths[i], options));
+      entries[i] = BatchEntryOf(paths[i], AnswerOf<ArchiveReport>([&] { return ValidateArchive(paths[i], options); }));
       if (batch.progress) batch.progress(i + 1, paths.size());
     }
     return entries;
