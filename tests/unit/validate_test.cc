@@ -214,6 +214,23 @@ TEST_CASE("validate: --skip of zip.crc and zip.sizes reads no record for them; a
     ApplySkip(p.skip, r.checks);
     CHECK(StatusOf(r, "pt2.aoti") == CheckStatus::kSkip);
   }
+  // An exported program has no AOTInductor model for pt2.aoti to judge: run
+  // because it blocks, it still says SKIP in its place (not appended after
+  // the run's torch.load by ApplySkip).
+  const std::string program = test::TestData("pt2/cnn.pt2");
+  Archive exported = Archive::OpenAny(OpenFileSource(program));
+  ValidateOptions p = NoTorch();
+  p.skip = {"pt2.aoti"};
+  ArchiveReport r;
+  CheckContext c(program, p, r);
+  c.archive = &exported;
+  c.rows_block = true;
+  RunRows(Pt2CheckRows(), c);
+  std::vector<std::string> order;
+  for (const CheckResult& x : r.checks) order.push_back(x.id);
+  INFO(JoinAll(order));
+  CHECK(order == std::vector<std::string>{"pt2.kind", "pt2.version", "pt2.program", "pt2.weights", "pt2.aoti"});
+  CHECK(StatusOf(r, "pt2.aoti") == CheckStatus::kSkip);
 }
 
 TEST_CASE("validate: truncated at many offsets, always a finding, never a crash", "[validate]") {

@@ -48,11 +48,15 @@ void RunRows(const std::vector<CheckRow>& rows, CheckContext& context) {
   for (const CheckRow& row : rows) {
     if (context.stop) return;
     if (!row.check) continue;
-    if (!row.blocks_loading && !context.rows_block && std::find(skip.begin(), skip.end(), row.id) != skip.end()) {
+    const bool skipped = std::find(skip.begin(), skip.end(), row.id) != skip.end();
+    if (skipped && !row.blocks_loading && !context.rows_block) {
       context.Add({row.id, CheckStatus::kSkip, "skipped by --skip"});
       continue;
     }
+    const size_t before = context.report.checks.size();
     TimedStep(context.report.checks, [&] { row.check(context); });
+    // A skipped row that ran and found nothing to judge still says SKIP in its place.
+    if (skipped && context.report.checks.size() == before) context.Add({row.id, CheckStatus::kSkip, "skipped by --skip"});
   }
 }
 
